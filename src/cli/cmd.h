@@ -1,0 +1,47 @@
+/* The command table: one entry per verb, one cmd_<verb>.c per entry. */
+#ifndef NODEGATE_CLI_CMD_H
+#define NODEGATE_CLI_CMD_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/error.h"
+#include "core/policy.h"
+
+/* Exit statuses every verb shares. */
+enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2 };
+
+struct ng_cli {
+	ng_policy policy;
+	const char *prog;
+};
+
+struct ng_cmd_entry {
+	const char *name;
+	const char *usage;   /* arguments after the verb */
+	const char *summary; /* one line for `nodegate --help` */
+	const char *help;    /* the rest of `nodegate VERB --help` */
+	int (*exec)(struct ng_cli *cli, int argc, char **argv);
+};
+
+extern const struct ng_cmd_entry ng_cmd_gate_entry;
+extern const struct ng_cmd_entry ng_cmd_policy_entry;
+extern const struct ng_cmd_entry ng_cmd_verdicts_entry;
+
+/* util.c */
+int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out);
+/* Reads a whole file ("-" is standard input), NUL-terminated. */
+char *ng_read_file(const char *path, size_t *len, ng_err *err);
+/* Reads and parses a JSON file; *text keeps the source for literal checks. */
+cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);
+/* "0.1,0.2,-0.05" -> numbers. Every item must be a number. */
+int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
+/* A double for JSON output: null when not finite. */
+void ng_json_add_number(cJSON *obj, const char *key, double v);
+/* Runs the gate's batch mode (cmd_gate_batch.c). */
+int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
+
+#endif

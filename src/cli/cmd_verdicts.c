@@ -1,0 +1,70 @@
+/* nodegate verdicts: every verdict, what it means and where it lands. */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "cli/cmd.h"
+#include "core/verdict.h"
+
+static int exec_verdicts(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_verdicts_entry = {
+	.name = "verdicts",
+	.usage = "[--json]",
+	.summary = "List every gate verdict, what it means and where it lands.",
+	.help =
+	"Options:\n"
+	"  -j, --json   a JSON array instead of text\n"
+	"  -h, --help   this text\n"
+	"\n"
+	"Only pass and warn are admissible. \"hard\" verdicts are not statements about\n"
+	"performance; hysteresis never rewrites them.\n",
+	.exec = exec_verdicts,
+};
+
+static int exec_verdicts(struct ng_cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	bool json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': ng_cmd_print_help(&ng_cmd_verdicts_entry, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(&ng_cmd_verdicts_entry, "unrecognised option");
+		}
+	}
+	if (optind < argc)
+		return ng_cmd_usage_error(&ng_cmd_verdicts_entry, "unexpected argument \"%s\"",
+		                          argv[optind]);
+
+	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	for (int v = 0; v < NG_V_COUNT; v++) {
+		const struct ng_verdict_info *vi = ng_verdict_info((ng_verdict)v);
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "verdict", vi->name);
+			cJSON_AddStringToObject(o, "family", vi->family);
+			cJSON_AddBoolToObject(o, "admissible", vi->admissible);
+			cJSON_AddBoolToObject(o, "hard", vi->hard);
+			cJSON_AddStringToObject(o, "meaning", vi->meaning);
+			cJSON_AddStringToObject(o, "lands", vi->lands);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf("%-23s %-12s %-14s %s\n", vi->name, vi->family,
+			       vi->admissible ? "admissible" : "not admissible", vi->hard ? "(hard)" : "");
+			printf("    means: %s\n    lands: %s\n", vi->meaning, vi->lands);
+		}
+	}
+	if (json) {
+		char *s = cJSON_Print(arr);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(arr);
+	}
+	return NG_EXIT_OK;
+}

@@ -1,0 +1,112 @@
+#include "cli/cmd.h"
+#include "core/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nodegate %s: ", e->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: nodegate %s %s\n(nodegate %s --help for more)\n", e->name,
+	        e->usage, e->name);
+	return NG_EXIT_USAGE;
+}
+
+void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
+{
+	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary, e->help);
+}
+
+char *ng_read_file(const char *path, size_t *len, ng_err *err)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		ng_fail(err, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		char *b2 = realloc(buf, cap * 2);
+		if (!b2) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = b2;
+		cap *= 2;
+	}
+	bool failed = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (!buf || failed) {
+		free(buf);
+		ng_fail(err, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err)
+{
+	*text = ng_read_file(path, len, err);
+	if (!*text)
+		return NULL;
+	ng_err perr;
+	cJSON *doc = ng_json_parse(*text, *len, &perr);
+	if (!doc) {
+		ng_fail(err, "%s: %s", path, perr.msg);
+		free(*text);
+		*text = NULL;
+	}
+	return doc;
+}
+
+int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)
+{
+	size_t cap = 1;
+	for (const char *p = s; *p; p++)
+		cap += *p == ',';
+	double *v = malloc(cap * sizeof *v);
+	if (!v)
+		return ng_fail(err, "out of memory");
+	size_t k = 0;
+	const char *p = s;
+	while (*s) {
+		char *end;
+		errno = 0;
+		double d = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || errno == ERANGE || !isfinite(d)) {
+			free(v);
+			return ng_fail(err, "\"%s\" is not a list of finite numbers separated by commas "
+			                    "(item %zu)", s, k + 1);
+		}
+		v[k++] = d;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+void ng_json_add_number(cJSON *obj, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(obj, key, v);
+	else
+		cJSON_AddNullToObject(obj, key);
+}

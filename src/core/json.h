@@ -1,0 +1,45 @@
+/* JSON helpers over cJSON that read a document the way the reference rule
+ * (Python's json module and dict semantics) reads it:
+ *   - a repeated key means its last value, as a Python dict keeps it;
+ *   - keys are case sensitive;
+ *   - truthiness is Python's: null, false, 0, "", [] and {} are false;
+ *   - equality is Python's: 1 == 1.0 == true, objects compare by key set.
+ * Pure: text in, values out. */
+#ifndef NODEGATE_CORE_JSON_H
+#define NODEGATE_CORE_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+
+/* Parses exactly one JSON value from text[0..len), nothing after it but
+ * white space. Refuses what cannot be represented faithfully: a \u0000 escape
+ * (C strings would end there, so "a\u0000b" would compare equal to "a").
+ * On failure returns NULL with the reason and byte offset in err. */
+cJSON *ng_json_parse(const char *text, size_t len, ng_err *err);
+
+/* The value of key in obj, last occurrence winning; NULL if absent or if obj
+ * is not an object. */
+const cJSON *ng_json_get(const cJSON *obj, const char *key);
+
+bool ng_json_truthy(const cJSON *v); /* NULL (absent) is false */
+bool ng_json_equal(const cJSON *a, const cJSON *b); /* NULL (absent) equals null */
+
+/* A canonical text for v such that two values have the same text exactly
+ * when ng_json_equal says they are equal. */
+void ng_json_canonical(const cJSON *v, ng_strbuf *out);
+
+/* Whether the number item was written as an integer literal (no '.', 'e' or
+ * 'E'), which Python reads as int rather than float. root is the document
+ * text was parsed into. Walks the document: meant for rare questions. */
+bool ng_json_is_integer_literal(const char *text, size_t len, const cJSON *root,
+                                const cJSON *item);
+
+/* Calls fn for each member of obj whose key does not occur again later in
+ * obj: the members a Python dict built from this object would hold. */
+void ng_json_each_member(const cJSON *obj, void (*fn)(const cJSON *member, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,218 @@
+#include "core/policy.h"
+#include "core/json.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum kind { K_DOUBLE, K_COUNT, K_NAMES };
+
+struct param {
+	const char *section, *key;
+	enum kind kind;
+	size_t offset;
+	double lo, hi;       /* allowed range */
+	bool lo_open, hi_open;
+	const char *description;
+};
+
+#define OFF(f) offsetof(ng_policy, f)
+#define INF HUGE_VAL
+
+static const struct param params[NG_P_COUNT] = {
+	[NG_P_WARN] = {"gate", "warn", K_DOUBLE, OFF(warn), 0, 1, true, true,
+		"Shortfall of the run median below baseline that warns, when it also clears the noise bar."},
+	[NG_P_BLOCK] = {"gate", "block", K_DOUBLE, OFF(block), 0, 1, true, true,
+		"Shortfall that blocks, when it also clears the noise bar; samples under (1 - block) x median count as slow."},
+	[NG_P_FAST] = {"gate", "fast", K_DOUBLE, OFF(fast), 1, INF, true, true,
+		"Ratio to baseline at or above which a run is implausible (measured something else)."},
+	[NG_P_SLOW] = {"gate", "slow", K_DOUBLE, OFF(slow), 0, 1, true, true,
+		"Ratio to baseline at or below which a run is implausible (a parser or unit fault)."},
+	[NG_P_NOISE_SIGMAS] = {"gate", "noise_sigmas", K_DOUBLE, OFF(noise_sigmas), 0, INF, false, true,
+		"Standard errors in the noise bar: noise_sigmas x cv / sqrt(samples)."},
+	[NG_P_UNSTABLE_CV_MULTIPLE] = {"gate", "unstable_cv_multiple", K_DOUBLE, OFF(unstable_cv_multiple), 0, INF, true, true,
+		"A run whose own spread (std/mean) exceeds this many baseline cvs is unstable."},
+	[NG_P_BIMODAL_FRACTION] = {"gate", "bimodal_fraction", K_DOUBLE, OFF(bimodal_fraction), 0, 1, true, false,
+		"Share of slow samples that makes an otherwise passing run bimodal."},
+	[NG_P_REQUIRED_DIAG] = {"gate", "required_diag", K_NAMES, OFF(required_diag), 0, 0, false, false,
+		"DCGM tests that must be present with status pass; absent or skipped is diag-incomplete."},
+	[NG_P_COHORT_MIN] = {"gate", "cohort_min", K_COUNT, OFF(cohort_min), 1, 1e9, false, false,
+		"Fewest cohort members that can attribute a drop to the fleet."},
+	[NG_P_COHORT_MAJORITY] = {"gate", "cohort_majority", K_DOUBLE, OFF(cohort_majority), 0, 1, true, false,
+		"Share of the cohort that must be past the warn bar for a fleet regression."},
+	[NG_P_COHORT_DROP_LIMIT] = {"gate", "cohort_drop_limit", K_DOUBLE, OFF(cohort_drop_limit), 0, INF, true, true,
+		"Cohort drops must lie within [-limit, limit]; one outside invalidates the cohort."},
+	[NG_P_CLEAR_AFTER] = {"hysteresis", "clear_after", K_COUNT, OFF(clear_after), 1, 1e9, false, false,
+		"Consecutive passes that clear a block."},
+	[NG_P_ESCALATE_AFTER] = {"hysteresis", "escalate_after", K_COUNT, OFF(escalate_after), 1, 1e9, false, false,
+		"Consecutive warnings that escalate to a block."},
+};
+
+void ng_policy_default(ng_policy *p)
+{
+	*p = (ng_policy){
+		.warn = 0.05,
+		.block = 0.10,
+		.fast = 1.5,
+		.slow = 0.25,
+		.noise_sigmas = 2.0,
+		.unstable_cv_multiple = 3.0,
+		.bimodal_fraction = 0.25,
+		.n_required_diag = 3,
+		.required_diag = {"pcie", "memory", "nccl_tests"},
+		.cohort_min = 5,
+		.cohort_majority = 0.6,
+		.cohort_drop_limit = 1.0,
+		.clear_after = 2,
+		.escalate_after = 3,
+	};
+}
+
+size_t ng_policy_param_count(void) { return NG_P_COUNT; }
+
+const char *ng_policy_param_description(size_t i)
+{
+	return i < NG_P_COUNT ? params[i].description : "";
+}
+
+const char *ng_policy_param_name(size_t i)
+{
+	static char names[NG_P_COUNT][64];
+	if (i >= NG_P_COUNT)
+		return "";
+	if (!names[i][0])
+		snprintf(names[i], sizeof names[i], "%s.%s", params[i].section, params[i].key);
+	return names[i];
+}
+
+const char *ng_policy_param_source(const ng_policy *p, size_t i)
+{
+	return i < NG_P_COUNT && p->from_file[i] ? p->source_file : "default";
+}
+
+void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out)
+{
+	if (i >= NG_P_COUNT)
+		return;
+	const char *field = (const char *)p + params[i].offset;
+	switch (params[i].kind) {
+	case K_DOUBLE: ng_strbuf_add_double(out, *(const double *)field); break;
+	case K_COUNT: ng_strbuf_printf(out, "%ld", *(const long *)field); break;
+	case K_NAMES:
+		ng_strbuf_addc(out, '[');
+		for (size_t k = 0; k < p->n_required_diag; k++) {
+			if (k)
+				ng_strbuf_adds(out, ", ");
+			ng_strbuf_add_json_string(out, p->required_diag[k]);
+		}
+		ng_strbuf_addc(out, ']');
+		break;
+	}
+}
+
+bool ng_policy_requires_diag(const ng_policy *p, const char *test)
+{
+	for (size_t k = 0; k < p->n_required_diag; k++)
+		if (strcmp(p->required_diag[k], test) == 0)
+			return true;
+	return false;
+}
+
+static bool in_range(const struct param *pr, double v)
+{
+	if (!isfinite(v))
+		return false;
+	if (pr->lo_open ? !(v > pr->lo) : !(v >= pr->lo))
+		return false;
+	if (isfinite(pr->hi) && (pr->hi_open ? !(v < pr->hi) : !(v <= pr->hi)))
+		return false;
+	return true;
+}
+
+static int set_param(ng_policy *p, size_t i, const cJSON *v, ng_err *err)
+{
+	const struct param *pr = &params[i];
+	char *field = (char *)p + pr->offset;
+	const char *name = ng_policy_param_name(i);
+	switch (pr->kind) {
+	case K_DOUBLE:
+	case K_COUNT:
+		if (!cJSON_IsNumber(v))
+			return ng_fail(err, "%s must be a number", name);
+		if (!in_range(pr, v->valuedouble))
+			return ng_fail(err, "%s = %g is out of range %s%g, %g%s", name, v->valuedouble,
+			               pr->lo_open ? "(" : "[", pr->lo, pr->hi, pr->hi_open ? ")" : "]");
+		if (pr->kind == K_DOUBLE) {
+			*(double *)field = v->valuedouble;
+		} else {
+			if (v->valuedouble != floor(v->valuedouble))
+				return ng_fail(err, "%s must be a whole number of runs or nodes", name);
+			*(long *)field = (long)v->valuedouble;
+		}
+		return 0;
+	case K_NAMES: {
+		if (!cJSON_IsArray(v))
+			return ng_fail(err, "%s must be an array of test names", name);
+		size_t n = 0;
+		for (const cJSON *c = v->child; c; c = c->next, n++) {
+			if (n >= NG_DIAG_MAX)
+				return ng_fail(err, "%s lists more than %d tests", name, NG_DIAG_MAX);
+			if (!cJSON_IsString(c) || !c->valuestring[0] ||
+			    strlen(c->valuestring) >= NG_DIAG_NAME_MAX)
+				return ng_fail(err, "%s: each entry must be a test name of 1 to %d characters",
+				               name, NG_DIAG_NAME_MAX - 1);
+			memcpy(p->required_diag[n], c->valuestring, strlen(c->valuestring) + 1);
+		}
+		p->n_required_diag = n;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static bool known_section(const char *s)
+{
+	for (size_t i = 0; i < NG_P_COUNT; i++)
+		if (strcmp(params[i].section, s) == 0)
+			return true;
+	return false;
+}
+
+int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err)
+{
+	if (!cJSON_IsObject(doc))
+		return ng_fail(err, "a policy must be a JSON object with sections \"gate\" and \"hysteresis\"");
+	ng_policy next = *p;
+	snprintf(next.source_file, sizeof next.source_file, "%s", source);
+
+	for (const cJSON *sec = doc->child; sec; sec = sec->next) {
+		if (strcmp(sec->string, "schema") == 0) {
+			if (!cJSON_IsString(sec) || strcmp(sec->valuestring, "nodegate/policy/1") != 0)
+				return ng_fail(err, "schema must be \"nodegate/policy/1\"");
+			continue;
+		}
+		if (!known_section(sec->string))
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis)",
+			               sec->string);
+		if (!cJSON_IsObject(sec))
+			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);
+		for (const cJSON *kv = sec->child; kv; kv = kv->next) {
+			size_t i = 0;
+			while (i < NG_P_COUNT && !(strcmp(params[i].section, sec->string) == 0 &&
+			                           strcmp(params[i].key, kv->string) == 0))
+				i++;
+			if (i == NG_P_COUNT)
+				return ng_fail(err, "unknown policy value \"%s.%s\" (nodegate policy lists them)",
+				               sec->string, kv->string);
+			if (set_param(&next, i, kv, err) < 0)
+				return -1;
+			next.from_file[i] = true;
+		}
+	}
+	if (!(next.warn <= next.block))
+		return ng_fail(err, "gate.warn (%g) must not exceed gate.block (%g)", next.warn, next.block);
+
+	*p = next;
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* Every constant of the decision rule, as a named policy value.
+ *
+ * Defaults are the fabric-gate runbook's. A policy file (JSON) overrides any
+ * of them; each value remembers where it came from so `nodegate policy` can
+ * say why the gate behaved as it did. */
+#ifndef NODEGATE_CORE_POLICY_H
+#define NODEGATE_CORE_POLICY_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+
+#define NG_DIAG_MAX 16
+#define NG_DIAG_NAME_MAX 64
+
+enum ng_policy_param {
+	NG_P_WARN,
+	NG_P_BLOCK,
+	NG_P_FAST,
+	NG_P_SLOW,
+	NG_P_NOISE_SIGMAS,
+	NG_P_UNSTABLE_CV_MULTIPLE,
+	NG_P_BIMODAL_FRACTION,
+	NG_P_REQUIRED_DIAG,
+	NG_P_COHORT_MIN,
+	NG_P_COHORT_MAJORITY,
+	NG_P_COHORT_DROP_LIMIT,
+	NG_P_CLEAR_AFTER,
+	NG_P_ESCALATE_AFTER,
+	NG_P_COUNT
+};
+
+typedef struct {
+	double warn;                 /* shortfall that warns, if it clears the noise */
+	double block;                /* shortfall that blocks, if it clears the noise */
+	double fast;                 /* ratio at or above which a run is implausible */
+	double slow;                 /* ratio at or below which a run is implausible */
+	double noise_sigmas;         /* noise bar = noise_sigmas * cv / sqrt(n) */
+	double unstable_cv_multiple; /* run spread above this many baseline cvs is unstable */
+	double bimodal_fraction;     /* share of samples under (1-block)*median that is bimodal */
+	size_t n_required_diag;
+	char required_diag[NG_DIAG_MAX][NG_DIAG_NAME_MAX];
+	long cohort_min;             /* fewest cohort members that can excuse a node */
+	double cohort_majority;      /* share of the cohort that must be past the warn bar */
+	double cohort_drop_limit;    /* cohort drops outside [-limit, limit] invalidate it */
+	long clear_after;            /* consecutive passes that clear a block */
+	long escalate_after;         /* consecutive warns that become a block */
+
+	/* Where each value came from: the built-in default, or source_file. */
+	bool from_file[NG_P_COUNT];
+	char source_file[256];
+} ng_policy;
+
+void ng_policy_default(ng_policy *p);
+
+/* Applies a policy document: {"gate": {...}, "hysteresis": {...}}. All or
+ * nothing: on any error p is unchanged and err names the key and the rule it
+ * broke. source is recorded as where the values came from. */
+int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err);
+
+size_t ng_policy_param_count(void);
+const char *ng_policy_param_name(size_t i);        /* e.g. "gate.warn" */
+const char *ng_policy_param_description(size_t i);
+/* The value as JSON text (a number, or an array of names). */
+void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out);
+const char *ng_policy_param_source(const ng_policy *p, size_t i); /* "default" or a path */
+
+bool ng_policy_requires_diag(const ng_policy *p, const char *test);
+
+#endif

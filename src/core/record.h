@@ -1,0 +1,63 @@
+/* Records, baselines and cohorts from JSON, as the gate sees them.
+ *
+ * A record is one measurement run of one metric on one node (see
+ * docs/record.md). The gate reads four of its fields: class, samples, wrong
+ * and diag. This module turns parsed JSON into the gate's views, reading each
+ * field exactly as the reference rule reads a Python dict:
+ *   wrong    absent or not a finite number -> invalid; null -> unverified
+ *   samples  absent or falsy -> none; entries that are not numbers -> NaN
+ *   diag     absent or falsy -> {}; a repeated test keeps its last status
+ *   class    absent and null are the same; 1, 1.0 and true are the same
+ * Pure: no I/O. Buffers are reused across calls, so judging a stream of
+ * records allocates only when a record is larger than any before it. */
+#ifndef NODEGATE_CORE_RECORD_H
+#define NODEGATE_CORE_RECORD_H
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "judge/gate.h"
+
+#define NG_RECORD_SCHEMA "nodegate/record/1"
+#define NG_BASELINE_SCHEMA "nodegate/baseline/1"
+
+typedef struct {
+	ng_gate_record rec;
+	ng_gate_baseline base;
+	const double *cohort;
+	size_t n_cohort;
+
+	/* storage behind the views */
+	double *samples_buf, *cohort_buf, *work_buf;
+	size_t samples_cap, cohort_cap, work_cap;
+	ng_diag_entry *diag_buf;
+	size_t diag_cap;
+	ng_strbuf rec_class, base_class;
+} ng_gate_input;
+
+/* The source text the record was parsed from, so a count written as a huge
+ * integer literal (finite to the reference, infinite to a double) can be told
+ * from an infinite float. Optional: NULL text treats both as infinite. */
+typedef struct {
+	const char *text;
+	size_t len;
+	const cJSON *root;
+} ng_json_source;
+
+/* record must be a JSON object. Returns -1 (out of memory) with err set. */
+int ng_gate_input_record(ng_gate_input *in, const cJSON *record, const ng_json_source *src,
+                         ng_err *err);
+/* baseline: an object, or NULL/null for none at all (judged as no-baseline). */
+int ng_gate_input_baseline(ng_gate_input *in, const cJSON *baseline, ng_err *err);
+/* drops: an array of numbers; NULL/null for none. Anything that is not a
+ * number, in or instead of the array, is NaN and so invalidates the cohort. */
+int ng_gate_input_cohort_json(ng_gate_input *in, const cJSON *drops, ng_err *err);
+int ng_gate_input_cohort(ng_gate_input *in, const double *drops, size_t n, ng_err *err);
+
+/* Judges what the input holds. */
+ng_verdict ng_gate_input_judge(ng_gate_input *in, const ng_policy *pol, ng_gate_trace *trace);
+
+void ng_gate_input_free(ng_gate_input *in);
+
+#endif
