@@ -152,7 +152,7 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 	else if (explain)
 		print_explain(stdout, path, in, &t, &cli->policy);
 	else if (many)
-		printf("%s: %s\n", path, ng_verdict_name(v));
+		printf("%-23s %s  (%s)\n", ng_verdict_name(v), path, ng_gate_step_text(t.step));
 	else
 		printf("%s\n", ng_verdict_name(v));
 	if (explain && many && !json)
