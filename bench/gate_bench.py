@@ -71,7 +71,7 @@ def generate_cases(path, n, seed):
     from gen_cases import generate
     t0 = time.perf_counter()
     count = 0
-    with open(path, "w") as f:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
         for line in generate(n, seed, "realistic"):
             f.write(line if line.endswith("\n") else line + "\n")
             count += 1
@@ -114,7 +114,7 @@ def batch_counts(out_path):
     """Verdict counts and error count over the batch output."""
     counts = collections.Counter()
     errors = 0
-    with open(out_path) as f:
+    with open(out_path, encoding="utf-8", newline="\n") as f:
         for line in f:
             d = json.loads(line)
             if "error" in d:
@@ -127,7 +127,8 @@ def batch_counts(out_path):
 def run_reference(cases_path, k, repeats):
     from gate_ref import judge_case
     lines = []
-    with open(cases_path) as f:
+    # Split on "\n" only: a case may hold other characters Python calls line breaks.
+    with open(cases_path, encoding="utf-8", newline="\n") as f:
         for line in f:
             if len(lines) == k:
                 break
@@ -212,7 +213,7 @@ def main():
     ref_lines, ref_answers, ref_s = run_reference(cases_path, ref_k, args.ref_repeats)
     ref_rate = ref_k / ref_s
     mismatches = []
-    with open(batch_out) as f:
+    with open(batch_out, encoding="utf-8", newline="\n") as f:
         for i, (ref, got_line) in enumerate(zip(ref_answers, f)):
             got = json.loads(got_line)
             if not same_answer(ref, got):

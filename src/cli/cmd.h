@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/policy.h"
+#include "core/record.h"
 
 /* Exit statuses every verb shares. */
 enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2 };
@@ -26,6 +27,8 @@ struct ng_cmd_entry {
 };
 
 extern const struct ng_cmd_entry ng_cmd_gate_entry;
+extern const struct ng_cmd_entry ng_cmd_parse_entry;
+extern const struct ng_cmd_entry ng_cmd_run_entry;
 extern const struct ng_cmd_entry ng_cmd_policy_entry;
 extern const struct ng_cmd_entry ng_cmd_verdicts_entry;
 
@@ -41,6 +44,14 @@ cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
 /* A double for JSON output: null when not finite. */
 void ng_json_add_number(cJSON *obj, const char *key, double v);
+/* gate_report.c: a verdict with its arithmetic, as text or one JSON line. */
+void ng_report_gate_explain(FILE *out, const char *label, const ng_gate_input *in,
+                            const ng_gate_trace *t, const ng_policy *pol);
+void ng_report_gate_json(FILE *out, const char *label, const ng_gate_trace *t);
+/* record_table.c: a readable view of an array of records. */
+void ng_print_record_table(FILE *out, const cJSON *records);
+/* cmd_parse.c: a record holds a measurement (samples, or a clean diagnostic). */
+bool ng_record_measured(const cJSON *record);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

@@ -42,91 +42,6 @@ const struct ng_cmd_entry ng_cmd_gate_entry = {
 	.exec = exec_gate,
 };
 
-static const char *pct(char *buf, size_t n, double v)
-{
-	if (isnan(v))
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%.2f%%", v * 100.0);
-	return buf;
-}
-
-static void print_explain(FILE *out, const char *path, const ng_gate_input *in,
-                          const ng_gate_trace *t, const ng_policy *pol)
-{
-	const struct ng_verdict_info *vi = ng_verdict_info(t->verdict);
-	char a[32], b[32], c[32];
-	fprintf(out, "record      %s\n", path);
-	fprintf(out, "verdict     %s (%s)\n", vi->name, vi->admissible ? "admissible" : "not admissible");
-	fprintf(out, "decided by  %s", ng_gate_step_text(t->step));
-	if (t->diag_test)
-		fprintf(out, " (%s)", t->diag_test);
-	fprintf(out, "\nlands       %s\n", vi->lands);
-	fprintf(out, "baseline    median %.6g, cv %.6g\n", in->base.median, in->base.cv);
-	fprintf(out, "samples     n=%zu", t->n);
-	if (!isnan(t->median))
-		fprintf(out, ", median %.6g", t->median);
-	if (!isnan(t->spread))
-		fprintf(out, ", spread %s (unstable above %s)", pct(a, sizeof a, t->spread),
-		        pct(b, sizeof b, pol->unstable_cv_multiple * in->base.cv));
-	fputc('\n', out);
-	if (!isnan(t->ratio))
-		fprintf(out, "ratio       %.4f (implausible at or below %g, at or above %g)\n", t->ratio,
-		        pol->slow, pol->fast);
-	if (!isnan(t->drop)) {
-		fprintf(out, "drop        %s; bars: warn %s, block %s\n", pct(a, sizeof a, t->drop),
-		        pct(b, sizeof b, pol->warn), pct(c, sizeof c, pol->block));
-		fprintf(out, "noise bar   %s = %g x cv %g / sqrt(%zu)\n", pct(a, sizeof a, t->noise_bar),
-		        pol->noise_sigmas, in->base.cv, t->n);
-		fprintf(out, "slow share  %s of samples under %.6g (bimodal at %s)\n",
-		        pct(a, sizeof a, t->slow_fraction), in->base.median * (1 - pol->block),
-		        pct(b, sizeof b, pol->bimodal_fraction));
-	}
-	if (t->cohort_n || t->step == NG_STEP_FLEET || t->step == NG_STEP_BLOCK ||
-	    t->step == NG_STEP_WARN) {
-		fprintf(out, "cohort      %zu drops, %zu valid (need all valid and at least %ld)", t->cohort_n,
-		        t->cohort_valid, pol->cohort_min);
-		if (!isnan(t->cohort_past_warn))
-			fprintf(out, ", %s past the warn bar (need %s)", pct(a, sizeof a, t->cohort_past_warn),
-			        pct(b, sizeof b, pol->cohort_majority));
-		if (!isnan(t->cohort_median))
-			fprintf(out, ", median drop %s; node minus cohort %s vs noise %s",
-			        pct(a, sizeof a, t->cohort_median), pct(b, sizeof b, t->drop - t->cohort_median),
-			        pct(c, sizeof c, t->noise_bar));
-		fputc('\n', out);
-	}
-}
-
-static void print_json(FILE *out, const char *path, const ng_gate_trace *t)
-{
-	const struct ng_verdict_info *vi = ng_verdict_info(t->verdict);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "record", path);
-	cJSON_AddStringToObject(o, "verdict", vi->name);
-	cJSON_AddBoolToObject(o, "admissible", vi->admissible);
-	cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t->step));
-	if (t->diag_test)
-		cJSON_AddStringToObject(o, "diag_test", t->diag_test);
-	cJSON_AddStringToObject(o, "lands", vi->lands);
-	cJSON *e = cJSON_AddObjectToObject(o, "explain");
-	cJSON_AddNumberToObject(e, "n", (double)t->n);
-	ng_json_add_number(e, "median", t->median);
-	ng_json_add_number(e, "spread", t->spread);
-	ng_json_add_number(e, "ratio", t->ratio);
-	ng_json_add_number(e, "drop", t->drop);
-	ng_json_add_number(e, "noise_bar", t->noise_bar);
-	ng_json_add_number(e, "slow_fraction", t->slow_fraction);
-	cJSON_AddNumberToObject(e, "cohort_n", (double)t->cohort_n);
-	cJSON_AddNumberToObject(e, "cohort_valid", (double)t->cohort_valid);
-	ng_json_add_number(e, "cohort_median", t->cohort_median);
-	ng_json_add_number(e, "cohort_past_warn", t->cohort_past_warn);
-	char *s = cJSON_PrintUnformatted(o);
-	if (s)
-		fprintf(out, "%s\n", s);
-	free(s);
-	cJSON_Delete(o);
-}
-
 /* Judges one record file. Returns the exit status it contributes. */
 static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, bool explain,
                       bool json, bool many)
@@ -148,9 +63,9 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 	ng_gate_trace t;
 	ng_verdict v = ng_gate_input_judge(in, &cli->policy, &t);
 	if (json)
-		print_json(stdout, path, &t);
+		ng_report_gate_json(stdout, path, &t);
 	else if (explain)
-		print_explain(stdout, path, in, &t, &cli->policy);
+		ng_report_gate_explain(stdout, path, in, &t, &cli->policy);
 	else if (many)
 		printf("%-23s %s  (%s)\n", ng_verdict_name(v), path, ng_gate_step_text(t.step));
 	else

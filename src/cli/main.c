@@ -19,6 +19,10 @@
 
 static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_gate_entry,
+#ifdef NODEGATE_HAVE_PARSERS
+	&ng_cmd_parse_entry,
+	&ng_cmd_run_entry,
+#endif
 	&ng_cmd_policy_entry,
 	&ng_cmd_verdicts_entry,
 };

@@ -1,23 +1,137 @@
 #include "core/json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* True when text holds the escape \u0000 (not an escaped backslash followed by
- * "u0000"): an odd run of backslashes right before "u0000". */
-static bool has_nul_escape(const char *text, size_t len)
+/* Integer literals of this many digits or more may not fit a double exactly
+ * (2^53 has 16 digits), so their text is kept (see ng_json_big_integer). */
+#define BIG_INTEGER_DIGITS 16
+
+struct big_int {
+	size_t ordinal; /* among the document's numbers, in text order */
+	const char *text;
+	size_t len;
+};
+
+struct big_ints {
+	struct big_int *v;
+	size_t n, cap;
+};
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Checks what cJSON lets through and Python's json module (the reference's
+ * reader) refuses, so that a line the reference cannot read is not judged
+ * here either: white space other than space, tab, CR and LF (cJSON skips every
+ * byte up to 0x20, and a leading byte order mark); a raw control character in
+ * a string; a number not spelt the way RFC 8259 spells it (01, 1., 1.e5, -.5,
+ * which strtod reads happily). Also refuses the escape \u0000, which C strings
+ * would end at, so "a\u0000b" would compare equal to "a". On the way, notes
+ * the integer literals that may not fit a double. */
+static int check_text(const char *text, size_t len, struct big_ints *big, ng_err *err)
 {
-	const char *p = text, *end = text + len;
-	while ((p = memmem(p, (size_t)(end - p), "u0000", 5)) != NULL) {
-		size_t slashes = 0;
-		for (const char *q = p; q > text && q[-1] == '\\'; q--)
-			slashes++;
-		if (slashes % 2 == 1)
-			return true;
-		p += 5;
+	size_t numbers = 0;
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+		return ng_fail(err, "not valid JSON (a byte order mark at byte 1; write UTF-8 without one)");
+	for (size_t i = 0; i < len;) {
+		char c = text[i];
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++) {
+				if ((unsigned char)text[i] < 0x20)
+					return ng_fail(err, "not valid JSON (control character 0x%02x inside a string "
+					               "at byte %zu; it must be escaped)", (unsigned char)text[i], i + 1);
+				if (text[i] == '\\') {
+					if (len - i > 5 && memcmp(text + i + 1, "u0000", 5) == 0)
+						return ng_fail(err, "strings containing \\u0000 are not accepted "
+						               "(they would compare equal to their prefix)");
+					i++; /* the escaped character; cJSON checks the escape */
+				}
+			}
+			i++; /* the closing quote; cJSON reports a string left open */
+			continue;
+		}
+		if (c == '-' || is_digit(c)) {
+			size_t start = i, digits = 0;
+			bool integer = true, ok = true;
+			if (text[i] == '-')
+				i++;
+			if (i < len && text[i] == '0') {
+				i++;
+				digits = 1;
+			} else {
+				for (; i < len && is_digit(text[i]); i++)
+					digits++;
+				ok = digits > 0;
+			}
+			if (ok && i < len && text[i] == '.') {
+				integer = false;
+				size_t d = ++i;
+				while (i < len && is_digit(text[i]))
+					i++;
+				ok = i > d;
+			}
+			if (ok && i < len && (text[i] == 'e' || text[i] == 'E')) {
+				integer = false;
+				if (++i < len && (text[i] == '+' || text[i] == '-'))
+					i++;
+				size_t d = i;
+				while (i < len && is_digit(text[i]))
+					i++;
+				ok = i > d;
+			}
+			/* What follows a number is white space or punctuation, never more
+			 * of something that looks like a number (01, 1.e5, 1e). */
+			if (!ok || (i < len && (is_digit(text[i]) || strchr("+-.eE", text[i]))))
+				return ng_fail(err, "not valid JSON (a number at byte %zu is not written the "
+				               "way JSON writes numbers: \"%.20s\")", start + 1, text + start);
+			if (integer && digits >= BIG_INTEGER_DIGITS) {
+				if (big->n == big->cap) {
+					size_t cap2 = big->cap ? big->cap * 2 : 8;
+					struct big_int *v = realloc(big->v, cap2 * sizeof *v);
+					if (!v)
+						return ng_fail(err, "out of memory reading %zu-digit integers", digits);
+					big->v = v;
+					big->cap = cap2;
+				}
+				big->v[big->n++] = (struct big_int){numbers, text + start, i - start};
+			}
+			numbers++;
+			continue;
+		}
+		if ((unsigned char)c <= 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return ng_fail(err, "not valid JSON (byte 0x%02x at byte %zu is not white space "
+			               "JSON allows)", (unsigned char)c, i + 1);
+		i++;
 	}
-	return false;
+	return 0;
+}
+
+/* Hangs each noted integer literal's text on its number item, as valuestring
+ * (which cJSON leaves NULL for numbers and frees with the item). Numbers are
+ * leaves, so a pre-order walk meets them in the order of their literals. */
+static int attach_big(cJSON *node, const struct big_ints *big, size_t *k, size_t *next)
+{
+	if (*next == big->n)
+		return 0;
+	if (cJSON_IsNumber(node)) {
+		if (big->v[*next].ordinal == *k) {
+			const struct big_int *b = &big->v[*next];
+			char *s = cJSON_malloc(b->len + 1);
+			if (!s)
+				return -1;
+			memcpy(s, b->text, b->len);
+			s[b->len] = '\0';
+			node->valuestring = s;
+			(*next)++;
+		}
+		(*k)++;
+	}
+	for (cJSON *c = node->child; c; c = c->next)
+		if (attach_big(c, big, k, next) < 0)
+			return -1;
+	return 0;
 }
 
 cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
@@ -27,9 +141,9 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 		ng_fail(err, "a NUL byte at offset %zu is not JSON", (size_t)(nul - text));
 		return NULL;
 	}
-	if (has_nul_escape(text, len)) {
-		ng_fail(err, "strings containing \\u0000 are not accepted "
-		             "(they would compare equal to their prefix)");
+	struct big_ints big = {0};
+	if (check_text(text, len, &big, err) < 0) {
+		free(big.v);
 		return NULL;
 	}
 	const char *stop = NULL;
@@ -42,8 +156,21 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 			ng_fail(err, "empty input where a JSON value was expected");
 		else
 			ng_fail(err, "not valid JSON (error near byte %zu: \"%.20s\")", at + 1, text + at);
+	} else if (big.n) {
+		size_t k = 0, next = 0;
+		if (attach_big(v, &big, &k, &next) < 0) {
+			ng_fail(err, "out of memory keeping %zu large integers", big.n);
+			cJSON_Delete(v);
+			v = NULL;
+		}
 	}
+	free(big.v);
 	return v;
+}
+
+const char *ng_json_big_integer(const cJSON *item)
+{
+	return cJSON_IsNumber(item) ? item->valuestring : NULL;
 }
 
 const cJSON *ng_json_get(const cJSON *obj, const char *key)
@@ -138,6 +265,30 @@ static bool numeric_like(const cJSON *v, double *out)
 	}
 }
 
+/* Python compares an int and a float by exact value, and keeps an integer
+ * literal exactly, so two numbers are equal when their exact values are: an
+ * integer literal too long for a double compares as its digits, and a double
+ * with an integral value as all of its digits ("%.0f" prints it exactly). So
+ * 10**22 equals 1e22, while 2**53 + 1 does not equal 2**53 or 2**53 + 0.0. */
+static bool number_equal(const cJSON *a, double x, const cJSON *b, double y)
+{
+	const char *da = ng_json_big_integer(a), *db = ng_json_big_integer(b);
+	if (!da && !db)
+		return x == y;
+	char tmp[400]; /* the digits of any finite double */
+	if (!da || !db) {
+		double z = da ? y : x;
+		if (!isfinite(z) || z != trunc(z))
+			return false;
+		snprintf(tmp, sizeof tmp, "%.0f", z);
+		if (da)
+			db = tmp;
+		else
+			da = tmp;
+	}
+	return strcmp(da, db) == 0;
+}
+
 struct eq_ctx {
 	const cJSON *other;
 	size_t count;
@@ -167,7 +318,7 @@ bool ng_json_equal(const cJSON *a, const cJSON *b)
 		return a_null && b_null;
 	double x, y;
 	if (numeric_like(a, &x))
-		return numeric_like(b, &y) && x == y;
+		return numeric_like(b, &y) && number_equal(a, x, b, y);
 	if ((a->type & 0xFF) != (b->type & 0xFF))
 		return false;
 	if (cJSON_IsString(a))
@@ -211,8 +362,13 @@ void ng_json_canonical(const cJSON *v, ng_strbuf *out)
 	if (!v || cJSON_IsNull(v)) {
 		ng_strbuf_adds(out, "null");
 	} else if (numeric_like(v, &x)) {
-		if (x == 0.0)
+		/* Exact values, as number_equal compares them. */
+		if (ng_json_big_integer(v))
+			ng_strbuf_adds(out, ng_json_big_integer(v));
+		else if (x == 0.0)
 			ng_strbuf_adds(out, "0"); /* -0.0 == 0.0 */
+		else if (isfinite(x) && x == trunc(x))
+			ng_strbuf_printf(out, "%.0f", x);
 		else
 			ng_strbuf_printf(out, "%.17g", x);
 	} else if (cJSON_IsString(v)) {

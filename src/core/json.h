@@ -3,7 +3,8 @@
  *   - a repeated key means its last value, as a Python dict keeps it;
  *   - keys are case sensitive;
  *   - truthiness is Python's: null, false, 0, "", [] and {} are false;
- *   - equality is Python's: 1 == 1.0 == true, objects compare by key set.
+ *   - equality is Python's: 1 == 1.0 == true, objects compare by key set,
+ *     an integer literal by its exact value (10**22 == 1e22 != 10**22 + 1).
  * Pure: text in, values out. */
 #ifndef NODEGATE_CORE_JSON_H
 #define NODEGATE_CORE_JSON_H
@@ -16,10 +17,23 @@
 #include "core/strbuf.h"
 
 /* Parses exactly one JSON value from text[0..len), nothing after it but
- * white space. Refuses what cannot be represented faithfully: a \u0000 escape
- * (C strings would end there, so "a\u0000b" would compare equal to "a").
- * On failure returns NULL with the reason and byte offset in err. */
+ * white space. Accepts exactly what Python's json module accepts (RFC 8259:
+ * no leading zeros, no "1." or ".5", no white space but space, tab, CR and LF,
+ * no raw control characters in strings, no byte order mark), except what
+ * cannot be represented faithfully: a \u0000 escape (C strings would end
+ * there, so "a\u0000b" would compare equal to "a"), NaN and Infinity, and
+ * lone UTF-16 surrogates. Python's own limits are not copied: it refuses
+ * integers of more than 4300 digits and bytes that are not UTF-8, and gives up
+ * on nesting a few levels short of cJSON's 1000. On failure returns NULL with
+ * the reason and byte offset in err. */
 cJSON *ng_json_parse(const char *text, size_t len, ng_err *err);
+
+/* For a number parsed by ng_json_parse and written as an integer literal of 16
+ * digits or more, the literal (sign and digits), which a double may not hold
+ * exactly: Python keeps such an int exactly, so 10**400 is finite to it and
+ * 2**53 + 1 is not 2**53. NULL for any other item. The text is kept as the
+ * item's valuestring, which cJSON leaves unused for numbers. */
+const char *ng_json_big_integer(const cJSON *item);
 
 /* The value of key in obj, last occurrence winning; NULL if absent or if obj
  * is not an object. */

@@ -28,6 +28,15 @@ static double number_or_nan(const cJSON *v)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A positive integer literal too large for a double. The reference reads it
+ * as a finite Python int, so it passes every check as one, and raises only
+ * where its arithmetic converts it to a float (see samples_overflow). */
+static bool overflowing_integer(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && isinf(v->valuedouble) && v->valuedouble > 0 &&
+	       ng_json_big_integer(v) != NULL;
+}
+
 static void read_class(const cJSON *v, ng_strbuf *buf, ng_class *out)
 {
 	if (!v || cJSON_IsNull(v)) {
@@ -65,6 +74,7 @@ static int read_samples(ng_gate_input *in, const cJSON *v, ng_err *err)
 	ng_gate_record *r = &in->rec;
 	r->n_samples = 0;
 	r->samples = in->samples_buf;
+	r->samples_overflow = false;
 	if (!ng_json_truthy(v))
 		return 0;
 	if (!cJSON_IsArray(v)) {
@@ -81,8 +91,14 @@ static int read_samples(ng_gate_input *in, const cJSON *v, ng_err *err)
 	if (grow((void **)&in->samples_buf, &in->samples_cap, n, sizeof(double), err) < 0)
 		return -1;
 	size_t i = 0;
-	for (const cJSON *c = v->child; c; c = c->next)
-		in->samples_buf[i++] = number_or_nan(c);
+	for (const cJSON *c = v->child; c; c = c->next) {
+		if (overflowing_integer(c)) {
+			in->samples_buf[i++] = DBL_MAX;
+			r->samples_overflow = true;
+		} else {
+			in->samples_buf[i++] = number_or_nan(c);
+		}
+	}
 	r->samples = in->samples_buf;
 	r->n_samples = i;
 	return 0;
@@ -146,8 +162,11 @@ int ng_gate_input_baseline(ng_gate_input *in, const cJSON *b, ng_err *err)
 {
 	if (b && !cJSON_IsNull(b) && !cJSON_IsObject(b))
 		return ng_fail(err, "a baseline must be a JSON object");
-	in->base.median = number_or_nan(ng_json_get(b, "median"));
-	in->base.cv = number_or_nan(ng_json_get(b, "cv"));
+	const cJSON *median = ng_json_get(b, "median"), *cv = ng_json_get(b, "cv");
+	in->base.median_overflow = overflowing_integer(median);
+	in->base.cv_overflow = overflowing_integer(cv);
+	in->base.median = in->base.median_overflow ? DBL_MAX : number_or_nan(median);
+	in->base.cv = in->base.cv_overflow ? DBL_MAX : number_or_nan(cv);
 	read_class(ng_json_get(b, "class"), &in->base_class, &in->base.cls);
 	if (in->base_class.oom)
 		return ng_fail(err, "out of memory reading the baseline class");

@@ -5,7 +5,10 @@
  * and diag. This module turns parsed JSON into the gate's views, reading each
  * field exactly as the reference rule reads a Python dict:
  *   wrong    absent or not a finite number -> invalid; null -> unverified
- *   samples  absent or falsy -> none; entries that are not numbers -> NaN
+ *   samples  absent or falsy -> none; entries that are not numbers -> NaN;
+ *            an integer too large for a double -> samples_overflow (and the
+ *            baseline's median and cv likewise), refused where the reference's
+ *            arithmetic would raise on it
  *   diag     absent or falsy -> {}; a repeated test keeps its last status
  *   class    absent and null are the same; 1, 1.0 and true are the same
  * Pure: no I/O. Buffers are reused across calls, so judging a stream of

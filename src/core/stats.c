@@ -1,6 +1,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,49 +9,51 @@
 #define NP_BUFSIZE 8192
 #define PW_BLOCKSIZE 128
 
-/* x[i] is v[i] when mean is NULL, else (v[i] - *mean)^2: np.std squares the
+/* np.add.reduce's pairwise summation over x[0, n), where x[i] is v[i]
+ * (pairwise_sum) or (v[i] - mean)^2 (pairwise_sqdev): np.std squares the
  * deviations into a temporary array and then sums it, and computing each
- * element on the fly gives the same values in the same order. */
-static inline double elem(const double *v, size_t i, const double *mean)
-{
-	if (!mean)
-		return v[i];
-	double d = v[i] - *mean;
-	return d * d;
-}
+ * element on the fly gives the same values in the same order. Two copies
+ * rather than one with a flag, so neither tests the flag per element. */
+#define DEFINE_PAIRWISE(name, ELEM)                                                          \
+	static double name(const double *v, size_t n, double mean)                           \
+	{                                                                                    \
+		(void)mean;                                                                  \
+		if (n < 8) {                                                                 \
+			double res = -0.0;                                                   \
+			for (size_t i = 0; i < n; i++)                                       \
+				res += ELEM(v[i]);                                           \
+			return res;                                                          \
+		}                                                                            \
+		if (n <= PW_BLOCKSIZE) {                                                     \
+			double r[8];                                                         \
+			size_t i;                                                            \
+			for (int j = 0; j < 8; j++)                                          \
+				r[j] = ELEM(v[j]);                                           \
+			for (i = 8; i < n - (n % 8); i += 8)                                 \
+				for (int j = 0; j < 8; j++)                                  \
+					r[j] += ELEM(v[i + (size_t)j]);                      \
+			double res = ((r[0] + r[1]) + (r[2] + r[3])) +                       \
+			             ((r[4] + r[5]) + (r[6] + r[7]));                        \
+			for (; i < n; i++)                                                   \
+				res += ELEM(v[i]);                                           \
+			return res;                                                          \
+		}                                                                            \
+		size_t n2 = n / 2;                                                           \
+		n2 -= n2 % 8;                                                                \
+		return name(v, n2, mean) + name(v + n2, n - n2, mean);                       \
+	}
 
-static double pairwise(const double *v, size_t n, const double *mean)
-{
-	if (n < 8) {
-		double res = -0.0;
-		for (size_t i = 0; i < n; i++)
-			res += elem(v, i, mean);
-		return res;
-	}
-	if (n <= PW_BLOCKSIZE) {
-		double r[8];
-		size_t i;
-		for (int j = 0; j < 8; j++)
-			r[j] = elem(v, (size_t)j, mean);
-		for (i = 8; i < n - (n % 8); i += 8)
-			for (int j = 0; j < 8; j++)
-				r[j] += elem(v, i + (size_t)j, mean);
-		double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-		for (; i < n; i++)
-			res += elem(v, i, mean);
-		return res;
-	}
-	size_t n2 = n / 2;
-	n2 -= n2 % 8;
-	return pairwise(v, n2, mean) + pairwise(v + n2, n - n2, mean);
-}
+#define PW_VALUE(x) (x)
+#define PW_SQDEV(x) (((x) - mean) * ((x) - mean))
+DEFINE_PAIRWISE(pairwise_sum, PW_VALUE)
+DEFINE_PAIRWISE(pairwise_sqdev, PW_SQDEV)
 
 static double chunked_sum(const double *v, size_t n, const double *mean)
 {
 	double acc = 0.0;
 	for (size_t off = 0; off < n; off += NP_BUFSIZE) {
 		size_t len = n - off < NP_BUFSIZE ? n - off : NP_BUFSIZE;
-		acc += pairwise(v + off, len, mean);
+		acc += mean ? pairwise_sqdev(v + off, len, *mean) : pairwise_sum(v + off, len, 0.0);
 	}
 	return acc;
 }
@@ -66,89 +69,164 @@ double ng_np_std_over_mean(const double *v, size_t n)
 	return sqrt(var) / mean;
 }
 
-static void swap(double *a, double *b)
-{
-	double t = *a;
-	*a = *b;
-	*b = t;
-}
-
-static void insertion_sort(double *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		double x = a[i];
-		size_t j = i;
-		for (; j > 0 && a[j - 1] > x; j--)
-			a[j] = a[j - 1];
-		a[j] = x;
-	}
-}
-
 static int cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
 	return (a > b) - (a < b);
 }
 
-/* Puts the k-th smallest at a[k], smaller ones before it, larger after.
- * Quickselect with a median-of-three pivot; after too many rounds (an input
- * built to defeat the pivot) it sorts what is left, so it stays O(n log n). */
-static void select_kth(double *a, size_t n, size_t k)
+static inline double min2(double a, double b) { return b < a ? b : a; }
+static inline double max2(double a, double b) { return b > a ? b : a; }
+
+static inline double median3(const double *a, size_t lo, size_t hi)
 {
-	size_t lo = 0, hi = n; /* [lo, hi) contains index k */
+	double x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+	return max2(min2(x, y), min2(max2(x, y), z));
+}
+
+/* Moves the elements of a[lo, hi) that are below p (or_equal: not above p) to
+ * the front and returns where the rest begins. Branch free: every element is
+ * swapped, and the comparison only decides whether the front grows, so the
+ * cost does not depend on how well a branch predictor guesses random data. */
+static size_t partition_below(double *a, size_t lo, size_t hi, double p, bool or_equal)
+{
+	size_t i = lo;
+	if (or_equal) {
+		for (size_t j = lo; j < hi; j++) {
+			double x = a[j];
+			size_t below = x <= p;
+			a[j] = a[i];
+			a[i] = x;
+			i += below;
+		}
+	} else {
+		for (size_t j = lo; j < hi; j++) {
+			double x = a[j];
+			size_t below = x < p;
+			a[j] = a[i];
+			a[i] = x;
+			i += below;
+		}
+	}
+	return i;
+}
+
+/* Orders x[i] and x[j], the smaller first, without a branch (minsd, maxsd).
+ * Values that compare equal come out as two copies of one of them, which
+ * changes nothing but, for -0.0 against 0.0, a sign that middle() drops. */
+#define CX(i, j)                                                   \
+	do {                                                           \
+		double p_ = x[i], q_ = x[j];                               \
+		x[i] = min2(p_, q_);                                       \
+		x[j] = max2(p_, q_);                                       \
+	} while (0)
+
+/* Sorts a[0, m), m <= 16 and no NaN, with Batcher's odd-even merge network
+ * for 16 inputs (63 compare-exchanges, padded with +inf). No branch depends
+ * on the data, which for runs this short costs less than the mispredicted
+ * branches of an insertion sort or of more quickselect rounds. */
+static void sort_small(double *a, size_t m)
+{
+	double x[16] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY,
+	                INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+	memcpy(x, a, m * sizeof *a);
+	CX(0, 1); CX(2, 3); CX(4, 5); CX(6, 7); CX(8, 9); CX(10, 11); CX(12, 13); CX(14, 15);
+	CX(0, 2); CX(1, 3); CX(4, 6); CX(5, 7); CX(8, 10); CX(9, 11); CX(12, 14); CX(13, 15);
+	CX(1, 2); CX(5, 6); CX(9, 10); CX(13, 14);
+	CX(0, 4); CX(1, 5); CX(2, 6); CX(3, 7); CX(8, 12); CX(9, 13); CX(10, 14); CX(11, 15);
+	CX(2, 4); CX(3, 5); CX(10, 12); CX(11, 13);
+	CX(1, 2); CX(3, 4); CX(5, 6); CX(9, 10); CX(11, 12); CX(13, 14);
+	CX(0, 8); CX(1, 9); CX(2, 10); CX(3, 11); CX(4, 12); CX(5, 13); CX(6, 14); CX(7, 15);
+	CX(4, 8); CX(5, 9); CX(6, 10); CX(7, 11);
+	CX(2, 4); CX(3, 5); CX(6, 8); CX(7, 9); CX(10, 12); CX(11, 13);
+	CX(1, 2); CX(3, 4); CX(5, 6); CX(7, 8); CX(9, 10); CX(11, 12); CX(13, 14);
+	memcpy(a, x, m * sizeof *a);
+}
+#undef CX
+
+/* Puts the k-th smallest of a[lo, hi) at a[k], smaller ones before it, larger
+ * after, and returns where the sorted run that ends at k begins (a[r..k] is in
+ * order). Quickselect with a median-of-three pivot and branch-free partitions
+ * down to 16 values, then a sorting network; after too many rounds (an input
+ * built to defeat the pivot) it sorts what is left, so it stays O(n log n). */
+static size_t select_kth(double *a, size_t lo, size_t hi, size_t k)
+{
+	/* [lo, hi) contains index k */
 	unsigned budget = 64;
 	while (hi - lo > 16) {
 		if (budget-- == 0) {
 			qsort(a + lo, hi - lo, sizeof *a, cmp_double);
-			return;
+			return lo;
 		}
-		size_t mid = lo + (hi - lo) / 2;
-		if (a[mid] < a[lo])
-			swap(&a[mid], &a[lo]);
-		if (a[hi - 1] < a[lo])
-			swap(&a[hi - 1], &a[lo]);
-		if (a[hi - 1] < a[mid])
-			swap(&a[hi - 1], &a[mid]);
-		double pivot = a[mid];
-		/* Hoare partition over [lo, hi). */
-		size_t i = lo, j = hi - 1;
-		for (;;) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i >= j)
-				break;
-			swap(&a[i], &a[j]);
-			i++;
-			j--;
+		double p = median3(a, lo, hi);
+		/* [lo, i) < p <= [i, hi), and p itself is in the second part. */
+		size_t i = partition_below(a, lo, hi, p, false);
+		if (i == lo) {
+			/* p is the least value left: set its copies aside together,
+			 * or a run of equal values would cost a round each. */
+			size_t m = partition_below(a, lo, hi, p, true);
+			if (k < m)
+				return lo;
+			lo = m;
+		} else if (k < i) {
+			hi = i;
+		} else {
+			lo = i;
 		}
-		/* Now [lo, j] <= pivot <= [j+1, hi). */
-		if (k <= j)
-			hi = j + 1;
-		else
-			lo = j + 1;
 	}
-	insertion_sort(a + lo, hi - lo);
+	sort_small(a + lo, hi - lo);
+	return lo;
+}
+
+/* np.median of work[0, n) once select_kth() has put k = n / 2 in place and
+ * sorted work[sorted_from..k]. */
+static double middle(const double *work, size_t n, size_t sorted_from)
+{
+	size_t k = n / 2;
+	/* np.median is np.mean of the middle one or two values, and numpy 1.24's
+	 * sum starts from +0.0: a middle of negative zeros comes out +0.0. */
+	if (n % 2)
+		return 0.0 + work[k];
+	/* The lower middle is the largest element left of k: its neighbour when
+	 * that is in the sorted run, else a scan. */
+	double lower = work[k - 1];
+	if (sorted_from >= k)
+		for (size_t i = 0; i < k - 1; i++)
+			lower = max2(lower, work[i]);
+	return (0.0 + lower + work[k]) / 2.0;
 }
 
 double ng_np_median(const double *v, size_t n, double *work)
 {
-	memcpy(work, v, n * sizeof *v);
-	return ng_np_median_inplace(work, n);
+	size_t k = n / 2, lo = 0, hi = n;
+	if (n > 16) { /* shorter runs go straight to the sorting network */
+		/* The first round partitions while copying: below the pivot from the
+		 * front of work, the rest from the back, each value stored to both
+		 * ends and the comparison only choosing which end moves on. */
+		double p = median3(v, 0, n);
+		size_t front = 0, back = n - 1;
+		for (size_t j = 0; j < n; j++) {
+			double x = v[j];
+			size_t below = x < p;
+			work[front] = x;
+			work[back] = x;
+			front += below;
+			back -= 1 - below;
+		}
+		/* front == 0 when p is the least value; then select over all of it. */
+		if (front > 0) {
+			if (k < front)
+				hi = front;
+			else
+				lo = front;
+		}
+	} else {
+		memcpy(work, v, n * sizeof *v);
+	}
+	return middle(work, n, select_kth(work, lo, hi, k));
 }
 
 double ng_np_median_inplace(double *work, size_t n)
 {
-	size_t k = n / 2;
-	select_kth(work, n, k);
-	if (n % 2)
-		return work[k];
-	/* The lower middle is the largest element left of k. */
-	double lower = work[0];
-	for (size_t i = 1; i < k; i++)
-		if (work[i] > lower)
-			lower = work[i];
-	/* np.mean of the two middle values: a sum, then a division by the count. */
-	return (-0.0 + lower + work[k]) / 2.0;
+	return middle(work, n, select_kth(work, 0, n, n / 2));
 }

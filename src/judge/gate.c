@@ -1,5 +1,6 @@
 #include "judge/gate.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ static const char *const step_text[NG_STEP_COUNT] = {
 	[NG_STEP_FLEET] = "the validated cohort moved as much as this node, within noise",
 	[NG_STEP_BLOCK] = "the drop clears the block bar and the noise bar",
 	[NG_STEP_WARN] = "the drop clears the warn bar and the noise bar, not the block bar",
+	[NG_STEP_OVERFLOW] = "an integer too large for a double reached the arithmetic",
 	[NG_STEP_WORK_TOO_SMALL] = "the caller's scratch buffer was too small to judge",
 };
 
@@ -52,6 +54,17 @@ static bool same_class(ng_class a, ng_class b)
 	return a.kind == NG_CLASS_NONE || strcmp(a.text, b.text) == 0;
 }
 
+/* strcmp(a, b) == 0, inline: diagnostic names are short and most pairs
+ * differ in the first byte, where a call per pair costs more than the compare. */
+static inline bool same_name(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 static ng_verdict decide(ng_gate_trace *t, ng_verdict v, ng_gate_step s)
 {
 	t->verdict = v;
@@ -77,9 +90,14 @@ static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
 
 	if (r->n_samples == 0)
 		return decide(t, NG_V_NO_MEASUREMENT, NG_STEP_NO_SAMPLES);
+	/* A sample is valid when finite and positive: 0 < x <= DBL_MAX, which NaN
+	 * fails too. Every sample is looked at (no early exit) so the loop has no
+	 * branch per sample; the verdict does not depend on which one failed. */
+	bool samples_ok = true;
 	for (size_t i = 0; i < r->n_samples; i++)
-		if (!isfinite(r->samples[i]) || r->samples[i] <= 0)
-			return decide(t, NG_V_INVALID_INPUT, NG_STEP_SAMPLES_INVALID);
+		samples_ok &= (r->samples[i] > 0) & (r->samples[i] <= DBL_MAX);
+	if (!samples_ok)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_SAMPLES_INVALID);
 
 	if (!isfinite(b->median) || !isfinite(b->cv) || b->median <= 0 || b->cv <= 0)
 		return decide(t, NG_V_NO_BASELINE, NG_STEP_BASELINE_INVALID);
@@ -97,7 +115,7 @@ static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
 	for (size_t k = 0; k < pol->n_required_diag; k++) {
 		bool found = false;
 		for (size_t i = 0; i < r->n_diag && !found; i++)
-			found = strcmp(r->diag[i].test, pol->required_diag[k]) == 0;
+			found = same_name(r->diag[i].test, pol->required_diag[k]);
 		if (!found) {
 			t->diag_test = pol->required_diag[k];
 			return decide(t, NG_V_DIAG_INCOMPLETE, NG_STEP_DIAG_INCOMPLETE);
@@ -119,6 +137,15 @@ static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
 	if (!same_class(r->cls, b->cls))
 		return decide(t, NG_V_INCOMPARABLE, NG_STEP_CLASS_MISMATCH);
 
+	/* An integer too large for a double passed the checks above as the finite
+	 * number it is. The reference raises where its arithmetic first converts
+	 * one to a float, so it is refused at that point and no earlier: the
+	 * samples' spread, then the instability bar (3 x cv, only tested with more
+	 * than one sample), then the ratio (median), then the noise bar (cv). */
+	if (r->samples_overflow)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_OVERFLOW);
+	if (r->n_samples > 1 && b->cv_overflow)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_OVERFLOW);
 	if (r->n_samples > 1) {
 		t->spread = ng_np_std_over_mean(r->samples, r->n_samples);
 		if (t->spread > pol->unstable_cv_multiple * b->cv)
@@ -170,6 +197,8 @@ ng_verdict ng_gate(const ng_gate_record *r, const ng_gate_baseline *b,
 	ng_verdict v = unmeasured(r, b, pol, t);
 	if (v != NG_V_COUNT)
 		return v;
+	if (b->median_overflow)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_OVERFLOW);
 
 	size_t n = r->n_samples;
 	if (work.cap < n || work.cap < n_cohort)
@@ -179,6 +208,8 @@ ng_verdict ng_gate(const ng_gate_record *r, const ng_gate_baseline *b,
 	t->ratio = t->median / b->median;
 	if (t->ratio >= pol->fast || t->ratio <= pol->slow)
 		return decide(t, NG_V_IMPLAUSIBLE, NG_STEP_IMPLAUSIBLE);
+	if (b->cv_overflow)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_OVERFLOW);
 
 	t->drop = 1.0 - t->median / b->median;
 	t->noise_bar = noise_bar(pol, b->cv, n);

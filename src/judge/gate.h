@@ -48,12 +48,20 @@ typedef struct {
 	size_t n_diag;
 	bool diag_malformed;
 	ng_class cls;
+	/* A sample written as a positive integer too large for a double (10**400):
+	 * the reference holds it exactly, so it passes the sample checks as the
+	 * finite positive number it is, and raises where arithmetic first turns
+	 * it into a float. Its place in samples holds DBL_MAX. */
+	bool samples_overflow;
 } ng_gate_record;
 
 typedef struct {
 	double median; /* NaN when absent or not a number */
 	double cv;
 	ng_class cls;
+	/* median or cv written as a positive integer too large for a double, as
+	 * samples_overflow; the field holds DBL_MAX. */
+	bool median_overflow, cv_overflow;
 } ng_gate_baseline;
 
 /* Which check decided, in the order the rule makes them. */
@@ -77,6 +85,7 @@ typedef enum {
 	NG_STEP_FLEET,
 	NG_STEP_BLOCK,
 	NG_STEP_WARN,
+	NG_STEP_OVERFLOW, /* where the reference's arithmetic meets an overflowing integer */
 	NG_STEP_WORK_TOO_SMALL,
 	NG_STEP_COUNT
 } ng_gate_step;

@@ -9,7 +9,9 @@ A case says how to run the binary and what must come back:
    "exit": 1,
    "stdout": "exact text",                   optional
    "stdout_has": ["..."], "stdout_not": ["..."], "stderr_has": ["..."],
-   "stdout_json_lines": [{...}, ...]}        every output line parsed and compared
+   "stdout_json_lines": [{...}, ...],        every output line parsed and compared
+   "out_file_json": {"name": "out.json", "has": ["..."]}}   a file the command wrote
+"@fake_tool" is the stand-in program of tests/standins (FAKE_MODE picks its act).
 Generated inputs too large to keep in a file are built by GENERATORS below.
 Prints one line per case and ends with "N passed, N failed".
 """
@@ -35,9 +37,12 @@ GENERATORS = {
 }
 
 
+FAKE_TOOL = ""
+
+
 def expand(value, tmp, examples):
     if isinstance(value, str):
-        return value.replace("@tmp", tmp).replace("@examples", examples)
+        return value.replace("@tmp", tmp).replace("@examples", examples).replace("@fake_tool", FAKE_TOOL)
     if isinstance(value, list):
         return [expand(v, tmp, examples) for v in value]
     if isinstance(value, dict):
@@ -81,6 +86,16 @@ def run_case(path, nodegate, examples):
         for s in case.get("stderr_has", []):
             if s not in err:
                 failures.append(f"stderr lacks {s!r}")
+        if "out_file_json" in case:
+            f = os.path.join(tmp, case["out_file_json"]["name"])
+            try:
+                text = open(f).read()
+                json.loads(text)
+                for s in case["out_file_json"].get("has", []):
+                    if s not in text:
+                        failures.append(f"{f} lacks {s!r}")
+            except (OSError, ValueError) as e:
+                failures.append(f"{f}: {e}")
         if "stdout_json_lines" in case:
             lines = out.splitlines()
             exp = case["stdout_json_lines"]
@@ -107,11 +122,16 @@ def main():
     ap.add_argument("--nodegate", required=True)
     ap.add_argument("--cases", required=True)
     ap.add_argument("--examples", required=True)
+    ap.add_argument("--fake-tool", default="", help="the stand-in tool, for run cases")
     ap.add_argument("only", nargs="*", help="case names to run")
     a = ap.parse_args()
+    global FAKE_TOOL
+    FAKE_TOOL = os.path.abspath(a.fake_tool) if a.fake_tool else ""
     nodegate = os.path.abspath(a.nodegate)
     examples = os.path.abspath(a.examples)
     names = sorted(f for f in os.listdir(a.cases) if f.endswith(".json"))
+    if not FAKE_TOOL:
+        names = [n for n in names if "@fake_tool" not in open(os.path.join(a.cases, n)).read()]
     if a.only:
         names = [n for n in names if n[:-5] in a.only]
     passed = failed = 0

@@ -1,0 +1,305 @@
+/* nodegate run: run a measurement tool through the harness, read its output
+ * into records, and optionally judge them with the gate. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "collect/harness.h"
+#include "core/atomic_file.h"
+#include "core/json.h"
+#include "core/record.h"
+#include "core/record_build.h"
+
+static int exec_run(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_run_entry = {
+	.name = "run",
+	.usage = "TOOL [--repeat N] [--timeout S] [--raw-dir DIR] [--class CLASS] [--node NAME]\n"
+	         "       [--diag RECORDS.json] [--baseline B.json [--cohort-drops LIST] [--explain]]\n"
+	         "       [--json] [--out FILE] [--no-probe] -- COMMAND [ARGS...]",
+	.summary = "Run a measurement tool and read what it printed into records.",
+	.help =
+	"TOOL is how to read the output: nccl-tests, dcgmi, perftest, nvbandwidth.\n"
+	"\n"
+	"Before running, nodegate asks COMMAND for its help text (COMMAND -h; for dcgmi,\n"
+	"dcgmi SUBCOMMAND -h) and refuses to pass an option it does not list: an\n"
+	"nccl-tests build that does not know -I prints usage and exits 0 having\n"
+	"measured nothing. A missing binary, a timeout or a crash is a record with no\n"
+	"samples that says so, never a pass.\n"
+	"\n"
+	"Options:\n"
+	"  -n, --repeat N        run N times; each metric's samples are merged (default 1)\n"
+	"  -t, --timeout S       seconds per run before the run is killed (default 600)\n"
+	"  -r, --raw-dir DIR     keep each run's raw stdout/stderr there (sha256 is always kept)\n"
+	"  -C, --class CLASS     the topology class to record (must match the baseline's)\n"
+	"  -N, --node NAME       the node identity to record (default: the host name)\n"
+	"  -d, --diag FILE       records holding a \"diag\" map (e.g. the --out of\n"
+	"                        `nodegate run dcgmi`), copied into records that have none\n"
+	"  -b, --baseline FILE   judge the records with the gate against this baseline\n"
+	"  -c, --cohort-drops L  the cohort's drops, as for `nodegate gate`\n"
+	"  -e, --explain         show the gate's arithmetic\n"
+	"  -j, --json            print {\"records\": [...], \"verdicts\": [...]} as JSON\n"
+	"  -o, --out FILE        also write the records there (atomically)\n"
+	"      --no-probe        do not check options against the help text\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: with --baseline, 0 when every judged record is admissible and\n"
+	"1 when any is not; without, 0 when every record holds a measurement and 1\n"
+	"when any holds none; 2 on usage errors.\n",
+	.exec = exec_run,
+};
+
+struct run_args {
+	struct ng_harness_opts h;
+	const char *diag_path, *baseline_path, *cohort, *out_path;
+	bool explain, json;
+};
+
+static bool parse_positive(const char *s, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*s == '\0' || *end || errno || !(v > 0) || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Copies the worst status per test from the diag records into every record
+ * that carries no diag of its own. */
+static int apply_diag(cJSON *records, const char *path, ng_err *err)
+{
+	char *text;
+	size_t len;
+	cJSON *doc = ng_load_json_file(path, &text, &len, err);
+	if (!doc)
+		return -1;
+	cJSON *merged = ng_record_new("dcgm.diag", NULL, NULL);
+	cJSON_DeleteItemFromObjectCaseSensitive(merged, "diag");
+	const cJSON *items = cJSON_IsArray(doc) ? doc->child : doc;
+	bool any = false;
+	for (const cJSON *r = items; r; r = cJSON_IsArray(doc) ? r->next : NULL) {
+		if (!cJSON_IsObject(ng_json_get(r, "diag")))
+			continue;
+		if (!any) {
+			ng_json_set(merged, "diag", cJSON_Duplicate(ng_json_get(r, "diag"), 1));
+			any = true;
+		} else {
+			ng_records_merge(merged, r);
+		}
+	}
+	int rc = 0;
+	if (!any) {
+		rc = ng_fail(err, "%s holds no record with a \"diag\" map", path);
+	} else {
+		for (cJSON *r = records->child; r; r = r->next)
+			if (!cJSON_GetObjectItemCaseSensitive(r, "diag"))
+				ng_json_set(r, "diag", cJSON_Duplicate(ng_json_get(merged, "diag"), 1));
+	}
+	cJSON_Delete(merged);
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
+}
+
+/* Judges the records the baseline is for (its metric, when it names one) and
+ * every record that measured nothing. Returns the exit status. */
+static int judge(struct ng_cli *cli, const struct run_args *a, cJSON *records, cJSON *verdicts)
+{
+	ng_err err;
+	char *btext;
+	size_t blen;
+	cJSON *bdoc = ng_load_json_file(a->baseline_path, &btext, &blen, &err);
+	if (!bdoc) {
+		fprintf(stderr, "nodegate run: baseline %s\n", err.msg);
+		return NG_EXIT_USAGE;
+	}
+	ng_gate_input in = {0};
+	int rc = NG_EXIT_OK;
+	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
+		fprintf(stderr, "nodegate run: baseline %s: %s\n", a->baseline_path, err.msg);
+		rc = NG_EXIT_USAGE;
+		goto out;
+	}
+	if (a->cohort) {
+		double *d;
+		size_t n;
+		if (ng_parse_number_list(a->cohort, &d, &n, &err) < 0) {
+			rc = ng_cmd_usage_error(&ng_cmd_run_entry, "--cohort-drops: %s", err.msg);
+			goto out;
+		}
+		ng_gate_input_cohort(&in, d, n, &err);
+		free(d);
+	}
+	const cJSON *bmetric = ng_json_get(bdoc, "metric");
+	for (const cJSON *r = records->child; r; r = r->next) {
+		const cJSON *m = ng_json_get(r, "metric");
+		const char *metric = cJSON_IsString(m) ? m->valuestring : "(no metric)";
+		if (cJSON_IsString(bmetric) && strcmp(metric, bmetric->valuestring) != 0 &&
+		    ng_record_measured(r))
+			continue;
+		if (ng_gate_input_record(&in, r, NULL, &err) < 0) {
+			fprintf(stderr, "nodegate run: %s\n", err.msg);
+			rc = NG_EXIT_USAGE;
+			break;
+		}
+		ng_gate_trace t;
+		ng_verdict v = ng_gate_input_judge(&in, &cli->policy, &t);
+		if (a->json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "metric", metric);
+			cJSON_AddStringToObject(o, "verdict", ng_verdict_name(v));
+			cJSON_AddBoolToObject(o, "admissible", ng_verdict_admissible(v));
+			cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t.step));
+			cJSON_AddItemToArray(verdicts, o);
+		} else if (a->explain) {
+			putchar('\n');
+			ng_report_gate_explain(stdout, metric, &in, &t, &cli->policy);
+		} else {
+			printf("verdict  %-23s %s  (%s)\n", ng_verdict_name(v), metric,
+			       ng_gate_step_text(t.step));
+		}
+		if (!ng_verdict_admissible(v) && rc == NG_EXIT_OK)
+			rc = NG_EXIT_NOT_ADMISSIBLE;
+	}
+out:
+	ng_gate_input_free(&in);
+	cJSON_Delete(bdoc);
+	free(btext);
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	static const struct option longopts[] = {
+		{"repeat", required_argument, NULL, 'n'},
+		{"timeout", required_argument, NULL, 't'},
+		{"raw-dir", required_argument, NULL, 'r'},
+		{"class", required_argument, NULL, 'C'},
+		{"node", required_argument, NULL, 'N'},
+		{"diag", required_argument, NULL, 'd'},
+		{"baseline", required_argument, NULL, 'b'},
+		{"cohort-drops", required_argument, NULL, 'c'},
+		{"explain", no_argument, NULL, 'e'},
+		{"json", no_argument, NULL, 'j'},
+		{"out", required_argument, NULL, 'o'},
+		{"no-probe", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	double v;
+	int c;
+	/* "+": stop at the first non-option, so COMMAND's own options stay its own. */
+	while ((c = getopt_long(argc, argv, "+n:t:r:C:N:d:b:c:ejo:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_positive(optarg, 100000, &v) || v != floor(v))
+				return ng_cmd_usage_error(&ng_cmd_run_entry, "--repeat takes a whole number, 1 to 100000");
+			a->h.repeat = (unsigned)v;
+			break;
+		case 't':
+			if (!parse_positive(optarg, 86400 * 7, &a->h.timeout_s))
+				return ng_cmd_usage_error(&ng_cmd_run_entry, "--timeout takes seconds, more than 0");
+			break;
+		case 'r': a->h.raw_dir = optarg; break;
+		case 'C': a->h.cls = optarg; break;
+		case 'N': a->h.node = optarg; break;
+		case 'd': a->diag_path = optarg; break;
+		case 'b': a->baseline_path = optarg; break;
+		case 'c': a->cohort = optarg; break;
+		case 'e': a->explain = true; break;
+		case 'j': a->json = true; break;
+		case 'o': a->out_path = optarg; break;
+		case 'P': a->h.probe = false; break;
+		case 'h': ng_cmd_print_help(&ng_cmd_run_entry, stdout); return -1;
+		default: return ng_cmd_usage_error(&ng_cmd_run_entry, "unrecognised option");
+		}
+	}
+	return 0;
+}
+
+static int exec_run(struct ng_cli *cli, int argc, char **argv)
+{
+	static char host[256];
+	struct run_args a = {.h = {.repeat = 1, .timeout_s = 600, .probe = true,
+	                           .max_output = (size_t)256 << 20}};
+	/* TOOL comes first; then nodegate's options; then "--" and the command. */
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		ng_cmd_print_help(&ng_cmd_run_entry, stdout);
+		return NG_EXIT_OK;
+	}
+	if (argc < 2)
+		return ng_cmd_usage_error(&ng_cmd_run_entry, "name a TOOL");
+	a.h.parser = ng_parser_find(argv[1]);
+	if (!a.h.parser)
+		return ng_cmd_usage_error(&ng_cmd_run_entry,
+		                          "unknown tool \"%s\" (nccl-tests, dcgmi, perftest, nvbandwidth)",
+		                          argv[1]);
+	int rc = parse_args(argc - 1, argv + 1, &a);
+	if (rc != 0)
+		return rc < 0 ? NG_EXIT_OK : rc;
+	int cmd = optind + 1;
+	if (cmd < argc && strcmp(argv[cmd - 1], "--") != 0 && strcmp(argv[cmd], "--") == 0)
+		cmd++;
+	if (cmd >= argc)
+		return ng_cmd_usage_error(&ng_cmd_run_entry, "give the command to run after --");
+	if ((a.cohort || a.explain) && !a.baseline_path)
+		return ng_cmd_usage_error(&ng_cmd_run_entry, "--cohort-drops and --explain need --baseline");
+	if (!a.h.node && gethostname(host, sizeof host - 1) == 0)
+		a.h.node = host;
+	a.h.argv = argv + cmd;
+	a.h.argc = (size_t)(argc - cmd);
+
+	ng_err err;
+	cJSON *records = ng_harness_run(&a.h, &err);
+	if (!records) {
+		fprintf(stderr, "nodegate run: %s\n", err.msg);
+		return NG_EXIT_USAGE;
+	}
+	rc = NG_EXIT_OK;
+	if (a.diag_path && apply_diag(records, a.diag_path, &err) < 0) {
+		fprintf(stderr, "nodegate run: --diag %s\n", err.msg);
+		rc = NG_EXIT_USAGE;
+		goto out;
+	}
+	if (a.out_path) {
+		char *s = cJSON_Print(records);
+		int w = s ? ng_write_file_atomic(a.out_path, s, strlen(s), &err) : ng_fail(&err, "out of memory");
+		free(s);
+		if (w < 0) {
+			fprintf(stderr, "nodegate run: --out: %s\n", err.msg);
+			rc = NG_EXIT_USAGE;
+			goto out;
+		}
+	}
+	cJSON *verdicts = cJSON_CreateArray();
+	if (!a.json)
+		ng_print_record_table(stdout, records);
+	if (a.baseline_path) {
+		rc = judge(cli, &a, records, verdicts);
+	} else {
+		for (const cJSON *r = records->child; r; r = r->next)
+			if (!ng_record_measured(r))
+				rc = NG_EXIT_NOT_ADMISSIBLE;
+	}
+	if (a.json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemReferenceToObject(doc, "records", records);
+		if (a.baseline_path)
+			cJSON_AddItemReferenceToObject(doc, "verdicts", verdicts);
+		char *s = cJSON_Print(doc);
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		cJSON_Delete(doc);
+	}
+	cJSON_Delete(verdicts);
+out:
+	cJSON_Delete(records);
+	return rc;
+}

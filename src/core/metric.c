@@ -1,0 +1,55 @@
+#include "core/metric.h"
+
+#include <string.h>
+
+static const struct ng_metric metrics[] = {
+	{"nccl.*", "fabric", "GB/s", true,
+	 "nccl-tests busbw (decimal GB/s) at the largest message size, e.g. nccl.all_reduce.busbw"},
+	{"rdma.*", "fabric", "Gb/s", true,
+	 "perftest bandwidth converted to decimal Gb/s (MiB/s / 119.2), e.g. rdma.ib_write_bw.bw_avg"},
+	{"rdma.ib_write_lat.t_typical", "fabric", "us", false,
+	 "perftest ib_write_lat typical latency (usec); kept in detail, recorded without samples"},
+	{"rdma.ib_read_lat.t_typical", "fabric", "us", false,
+	 "perftest ib_read_lat typical latency (usec); kept in detail, recorded without samples"},
+	{"rdma.ib_send_lat.t_typical", "fabric", "us", false,
+	 "perftest ib_send_lat typical latency (usec); kept in detail, recorded without samples"},
+	{"rdma.ib_atomic_lat.t_typical", "fabric", "us", false,
+	 "perftest ib_atomic_lat typical latency (usec); kept in detail, recorded without samples"},
+	{"nvbandwidth.*", "fabric", "GB/s", true,
+	 "nvbandwidth testcase bandwidth (decimal GB/s), e.g. nvbandwidth.device_to_device_memcpy_read_ce"},
+	{"nvbandwidth.host_device_latency_sm", "fabric", "ns", false,
+	 "nvbandwidth latency testcase: SUM of its CPU-GPU pointer-chase latencies (ns); "
+	 "kept in detail, recorded without samples"},
+	{"nvbandwidth.device_to_device_latency_sm", "fabric", "ns", false,
+	 "nvbandwidth latency testcase: SUM of its GPU-GPU pointer-chase latencies (ns); "
+	 "kept in detail, recorded without samples"},
+	{"nvbandwidth.device_to_device_latency_tma", "fabric", "ns", false,
+	 "nvbandwidth latency testcase: SUM of its GPU-GPU TMA latencies (ns); "
+	 "kept in detail, recorded without samples"},
+	{"dcgm.diag", "health", "", true,
+	 "dcgmi diag per-test statuses; no samples, only diag"},
+};
+
+const struct ng_metric *ng_metric_table(size_t *n)
+{
+	*n = sizeof metrics / sizeof metrics[0];
+	return metrics;
+}
+
+const struct ng_metric *ng_metric_lookup(const char *name)
+{
+	const struct ng_metric *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
+		const char *m = metrics[i].name;
+		size_t len = strlen(m);
+		if (strcmp(m, name) == 0)
+			return &metrics[i];
+		if (len >= 2 && strcmp(m + len - 2, ".*") == 0 && strncmp(m, name, len - 1) == 0 &&
+		    name[len - 1] != '\0' && len - 1 > best_len) {
+			best = &metrics[i];
+			best_len = len - 1;
+		}
+	}
+	return best;
+}
