@@ -1,6 +1,10 @@
 #include "core/json.h"
 
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +138,331 @@ static int attach_big(cJSON *node, const struct big_ints *big, size_t *k, size_t
 	return 0;
 }
 
+/* ---- a fast path for cJSON_Parse ----
+ *
+ * Parsing is most of what `gate --batch` spends per line, and most of the
+ * parse is strtod, which cJSON calls for every number and which is slow on
+ * the 16- and 17-digit literals a measured double prints as. parse_fast()
+ * builds the tree cJSON would build, node for node, for the plain JSON such
+ * lines are made of, and converts a number without strtod when an exact
+ * method settles it (strtod decides the rest). Anything else (an escape in a
+ * string, deep nesting, a long literal, a syntax error) makes it give up and
+ * leave the text to cJSON, so what is accepted, refused and reported stays
+ * cJSON's. check_text() has already run either way. */
+
+#define FAST_MAX_DEPTH 64
+#define FAST_MAX_NUMBER 40 /* cJSON reads at most 63 characters of a number */
+
+struct fast {
+	const char *p, *end;
+	unsigned depth;
+	bool x87_ok; /* the x87 rounds to nearest with its full 64-bit significand */
+};
+
+static inline void fast_ws(struct fast *f)
+{
+	while (f->p < f->end && (*f->p == ' ' || *f->p == '\t' || *f->p == '\n' || *f->p == '\r'))
+		f->p++;
+}
+
+static const double pow10_exact[23] = {
+	1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64
+#define FAST_X87 1
+static const long double pow10_exact_ld[28] = {
+	1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+	1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+	1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+};
+#endif
+
+/* w * 10^q correctly rounded, as strtod would give it, or false when the
+ * exact paths cannot say. */
+static bool fast_scale(const struct fast *f, uint64_t w, int q, bool neg, double *out)
+{
+	double d;
+	if (w == 0) {
+		d = 0.0;
+	}
+#if FLT_EVAL_METHOD == 0
+	/* Clinger: both operands exact, so the one operation rounds once. */
+	else if (w <= (UINT64_C(1) << 53) && q >= -22 && q <= 22) {
+		d = q < 0 ? (double)w / pow10_exact[-q] : (double)w * pow10_exact[q];
+	}
+#endif
+#ifdef FAST_X87
+	/* The same in the x87's 64-bit significand (w and 10^27 fit it exactly),
+	 * then rounded to double. Rounding twice can differ from rounding once
+	 * only when the first result lies exactly halfway between two doubles;
+	 * that case, and results outside the normal range, go to strtod. */
+	else if (f->x87_ok && q >= -27 && q <= 27) {
+		long double r = q < 0 ? (long double)w / pow10_exact_ld[-q]
+		                      : (long double)w * pow10_exact_ld[q];
+		uint64_t mant;
+		memcpy(&mant, &r, sizeof mant); /* the significand, explicit integer bit */
+		if ((mant & 0x7FF) == 0x400)
+			return false;
+		d = (double)r;
+		if (!(d >= DBL_MIN && d <= DBL_MAX))
+			return false;
+	}
+#endif
+	else {
+		(void)f;
+		(void)pow10_exact;
+		return false;
+	}
+	*out = neg ? -d : d;
+	return true;
+}
+
+/* A number as cJSON reads it: the literal through strtod (with the decimal
+ * point of the current locale, as cJSON writes it). */
+static double strtod_like_cjson(const char *s, size_t n)
+{
+	char buf[FAST_MAX_NUMBER + 1];
+	char point = '.';
+	const struct lconv *lc = localeconv();
+	if (lc && lc->decimal_point && lc->decimal_point[0])
+		point = lc->decimal_point[0];
+	for (size_t i = 0; i < n; i++)
+		buf[i] = s[i] == '.' ? point : s[i];
+	buf[n] = '\0';
+	return strtod(buf, NULL);
+}
+
+static bool fast_number(struct fast *f, cJSON *item)
+{
+	const char *s = f->p, *p = s, *end = f->end;
+	bool neg = false;
+	uint64_t w = 0;
+	int sig = 0, frac = 0; /* digits in w; of those, after the point */
+	bool exact = true;     /* w holds every digit */
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p < end && *p == '0') {
+		p++;
+	} else if (p < end && *p >= '1' && *p <= '9') {
+		for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+			if (sig < 19) {
+				w = w * 10 + (uint64_t)(*p - '0');
+				sig++;
+			} else {
+				exact = false;
+			}
+		}
+		if (!exact)
+			return false; /* an integer this long is the slow path's */
+	} else {
+		return false;
+	}
+	if (p < end && *p == '.') {
+		const char *d = ++p;
+		if (w == 0) /* leading zeros only scale */
+			for (; p < end && *p == '0'; p++)
+				frac++;
+		for (; p < end && (unsigned)(*p - '0') < 10; p++) {
+			if (sig < 19) {
+				w = w * 10 + (uint64_t)(*p - '0');
+				sig++;
+				frac++;
+			} else {
+				exact = false; /* more digits than fit: strtod decides */
+			}
+		}
+		if (p == d)
+			return false;
+	}
+	int e = 0;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		bool eneg = false;
+		if (p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		const char *d = p;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			if (e < 10000)
+				e = e * 10 + (*p - '0');
+		if (p == d)
+			return false;
+		if (eneg)
+			e = -e;
+	}
+	/* What follows must end the number for cJSON as well: it reads on over
+	 * these characters and then lets strtod stop where it likes. */
+	if (p < end && ((*p >= '0' && *p <= '9') || *p == '+' || *p == '-' || *p == '.' ||
+	                *p == 'e' || *p == 'E'))
+		return false;
+	size_t n = (size_t)(p - s);
+	if (n > FAST_MAX_NUMBER)
+		return false;
+	double v;
+	if (!exact || !fast_scale(f, w, e - frac, neg, &v))
+		v = strtod_like_cjson(s, n);
+	item->valuedouble = v;
+	/* cJSON's saturating conversion */
+	if (v >= INT_MAX)
+		item->valueint = INT_MAX;
+	else if (v <= (double)INT_MIN)
+		item->valueint = INT_MIN;
+	else
+		item->valueint = (int)v;
+	item->type = cJSON_Number;
+	f->p = p;
+	return true;
+}
+
+/* A string without escapes, copied as cJSON copies it. */
+static char *fast_string(struct fast *f)
+{
+	const char *s = ++f->p, *p = s;
+	while (p < f->end && *p != '"') {
+		if (*p == '\\' || (unsigned char)*p < 0x20)
+			return NULL;
+		p++;
+	}
+	if (p == f->end)
+		return NULL;
+	size_t n = (size_t)(p - s);
+	char *out = cJSON_malloc(n + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	f->p = p + 1;
+	return out;
+}
+
+static cJSON *fast_item(void)
+{
+	cJSON *item = cJSON_malloc(sizeof *item);
+	if (item)
+		memset(item, 0, sizeof *item);
+	return item;
+}
+
+static bool fast_value(struct fast *f, cJSON *item);
+
+/* An array or object ('[' or '{' at f->p): children linked as cJSON links
+ * them, the first child's prev pointing at the last. */
+static bool fast_container(struct fast *f, cJSON *item, bool object)
+{
+	char close = object ? '}' : ']';
+	if (++f->depth > FAST_MAX_DEPTH)
+		return false;
+	item->type = object ? cJSON_Object : cJSON_Array;
+	f->p++;
+	fast_ws(f);
+	if (f->p < f->end && *f->p == close) {
+		f->p++;
+		f->depth--;
+		return true;
+	}
+	cJSON *last = NULL;
+	for (;;) {
+		cJSON *child = fast_item();
+		if (!child)
+			return false;
+		if (last) {
+			last->next = child;
+			child->prev = last;
+		} else {
+			item->child = child;
+		}
+		last = child;
+		item->child->prev = last;
+		if (object) {
+			if (f->p >= f->end || *f->p != '"')
+				return false;
+			if (!(child->string = fast_string(f)))
+				return false;
+			fast_ws(f);
+			if (f->p >= f->end || *f->p != ':')
+				return false;
+			f->p++;
+			fast_ws(f);
+		}
+		if (!fast_value(f, child))
+			return false;
+		fast_ws(f);
+		if (f->p < f->end && *f->p == ',') {
+			f->p++;
+			fast_ws(f);
+			continue;
+		}
+		if (f->p < f->end && *f->p == close) {
+			f->p++;
+			f->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+static bool fast_literal(struct fast *f, const char *word, size_t n)
+{
+	if ((size_t)(f->end - f->p) < n || memcmp(f->p, word, n) != 0)
+		return false;
+	f->p += n;
+	return true;
+}
+
+static bool fast_value(struct fast *f, cJSON *item)
+{
+	if (f->p >= f->end)
+		return false;
+	switch (*f->p) {
+	case '{': return fast_container(f, item, true);
+	case '[': return fast_container(f, item, false);
+	case '"':
+		item->type = cJSON_String;
+		return (item->valuestring = fast_string(f)) != NULL;
+	case 't':
+		item->type = cJSON_True;
+		item->valueint = 1;
+		return fast_literal(f, "true", 4);
+	case 'f':
+		item->type = cJSON_False;
+		return fast_literal(f, "false", 5);
+	case 'n':
+		item->type = cJSON_NULL;
+		return fast_literal(f, "null", 4);
+	default: return fast_number(f, item);
+	}
+}
+
+/* The tree cJSON_ParseWithLengthOpts(text, len + 1, _, 1) builds, or NULL to
+ * leave the text to cJSON. */
+static cJSON *parse_fast(const char *text, size_t len)
+{
+	struct fast f = {text, text + len, 0, false};
+#ifdef FAST_X87
+	/* Something may have narrowed the x87's precision or changed its
+	 * rounding; then only the paths that do not depend on it are used. */
+	volatile long double one = 1.0L, tiny = LDBL_EPSILON;
+	f.x87_ok = one + tiny != one && FLT_ROUNDS == 1;
+#endif
+	fast_ws(&f);
+	cJSON *root = fast_item();
+	if (!root)
+		return NULL;
+	if (!fast_value(&f, root)) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	fast_ws(&f);
+	if (f.p != f.end) {
+		cJSON_Delete(root);
+		return NULL;
+	}
+	return root;
+}
+
 cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 {
 	const char *nul = memchr(text, '\0', len);
@@ -149,7 +478,9 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 	const char *stop = NULL;
 	/* text[len] is the terminating NUL, which cJSON wants inside the length
 	 * when it is asked to reject trailing garbage. */
-	cJSON *v = cJSON_ParseWithLengthOpts(text, len + 1, &stop, 1);
+	cJSON *v = parse_fast(text, len);
+	if (!v)
+		v = cJSON_ParseWithLengthOpts(text, len + 1, &stop, 1);
 	if (!v) {
 		size_t at = stop && stop >= text && stop <= text + len ? (size_t)(stop - text) : 0;
 		if (len == 0 || strspn(text, " \t\r\n") == len)

@@ -92,7 +92,7 @@ static bool decimal_chars(ng_span s)
 		char c = s.s[i];
 		if (c >= '0' && c <= '9')
 			digit = true;
-		else if (!strchr("+-.eE", c))
+		else if (c == '\0' || !strchr("+-.eE", c)) /* strchr finds the terminator */
 			return false;
 	}
 	return digit;
