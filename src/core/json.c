@@ -476,9 +476,9 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 		return NULL;
 	}
 	const char *stop = NULL;
+	cJSON *v = parse_fast(text, len);
 	/* text[len] is the terminating NUL, which cJSON wants inside the length
 	 * when it is asked to reject trailing garbage. */
-	cJSON *v = parse_fast(text, len);
 	if (!v)
 		v = cJSON_ParseWithLengthOpts(text, len + 1, &stop, 1);
 	if (!v) {

@@ -809,7 +809,7 @@ static enum found find_json(const char *text, size_t len, cJSON **doc, size_t *s
 			return F_FOUND;
 		}
 		if (!v && res == F_NONE && looks_dcgm(text + s, e - s)) {
-			snprintf(why, why_len, "the dcgmi diag JSON is invalid: %s", perr.msg);
+			snprintf(why, why_len, "the dcgmi diag JSON is invalid: %.300s", perr.msg);
 			res = F_BROKEN;
 			*start = s;
 		}

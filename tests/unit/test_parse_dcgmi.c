@@ -926,7 +926,7 @@ static void published_fixtures(void **state)
 			continue;
 		char path[8192];
 		snprintf(path, sizeof path, "%s/%s", dir, n);
-		size_t len;
+		size_t len = 0;
 		char *buf = slurp(path, &len);
 		assert_non_null(buf);
 		release();

@@ -1247,13 +1247,13 @@ static const struct {
 	const char *file;
 	void (*check)(const cJSON *);
 } fixtures[] = {
-    {"v0.10.0_json_j_h100x8_d2d_read_ce_raw_tabs.json", fx_v010_json_d2d},
-    {"v0.10.0_list_testcases_tab_expanded.txt", fx_v010_list},
-    {"v0.10.0_text_b300x7_full_run_TRUNCATED_by_author.txt", fx_v010_b300},
-    {"v0.10.0_text_h100x8_5runs_hash_separated.txt", fx_v010_5runs},
-    {"v0.5_json_j_verbose_single_gpu_driver565.json", fx_v05_verbose},
-    {"v0.5_json_j_with_warning_noise_around.txt", fx_v05_noise},
-    {"v0.6_text_gh200_all_testcases_superbench_EDITED.txt", fx_v06_gh200},
+	{"v0.10.0_json_j_h100x8_d2d_read_ce_raw_tabs.json", fx_v010_json_d2d},
+	{"v0.10.0_list_testcases_tab_expanded.txt", fx_v010_list},
+	{"v0.10.0_text_b300x7_full_run_TRUNCATED_by_author.txt", fx_v010_b300},
+	{"v0.10.0_text_h100x8_5runs_hash_separated.txt", fx_v010_5runs},
+	{"v0.5_json_j_verbose_single_gpu_driver565.json", fx_v05_verbose},
+	{"v0.5_json_j_with_warning_noise_around.txt", fx_v05_noise},
+	{"v0.6_text_gh200_all_testcases_superbench_EDITED.txt", fx_v06_gh200},
 };
 
 /* Every file of the folder, each with the figures read off it by hand; a

@@ -267,8 +267,7 @@ static void test_range_edges_accepted(void **state)
 		"{\"gate\":{\"slow\":0.9999999999999999}}",
 		"{\"gate\":{\"warn\":5e-324}}",
 		"{\"gate\":{\"cohort_drop_limit\":1e300}}",
-		"{\"gate\":{\"required_diag\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\","
-		"\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\"]}}",
+		"{\"gate\":{\"required_diag\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\"]}}",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
 		ng_policy p;
