@@ -102,8 +102,16 @@ static const char *const case_keys[] = {
 	"record", "baseline", "cohort_drops", "history", "blocked", "clear_after", "escalate_after",
 };
 
-/* Returns 0 and fills *c when the batch command would judge this line, 1 when
- * it would answer with an error, -1 when out of memory. */
+/* A hysteresis count the batch command accepts: absent, or an integer literal
+ * of at least 1. */
+static bool count_ok(const ng_json_source *src, const cJSON *v)
+{
+	return !v || (cJSON_IsNumber(v) && ng_json_is_integer_literal(src->text, src->len, src->root, v) &&
+	              v->valuedouble >= 1);
+}
+
+/* Returns 0 and fills *c when the batch command would judge this line, and 1
+ * when it would answer with an error instead (err says why). */
 static int convert_line(char *text, size_t len, ng_gate_input *in, const ng_policy *pol,
                         struct arena *a, struct bench_case *c, unsigned char *expect,
                         ng_err *err)
@@ -140,8 +148,13 @@ static int convert_line(char *text, size_t len, ng_gate_input *in, const ng_poli
 	}
 	if (ng_gate_input_record(in, record, &src, err) < 0 ||
 	    ng_gate_input_baseline(in, baseline, err) < 0 ||
-	    ng_gate_input_cohort_json(in, ng_json_get(doc, "cohort_drops"), err) < 0) {
-		rc = -1;
+	    ng_gate_input_cohort_json(in, ng_json_get(doc, "cohort_drops"), err) < 0)
+		goto out;
+	const cJSON *history = ng_json_get(doc, "history");
+	if ((history && !cJSON_IsArray(history)) ||
+	    !count_ok(&src, ng_json_get(doc, "clear_after")) ||
+	    !count_ok(&src, ng_json_get(doc, "escalate_after"))) {
+		ng_fail(err, "the hysteresis fields are malformed");
 		goto out;
 	}
 
@@ -296,10 +309,6 @@ int main(int argc, char **argv)
 		ng_err err = {{0}};
 		int rc = convert_line(p, (size_t)(stop - p), &in, &pol, &arena, &cases[n], &expect[n],
 		                      &err);
-		if (rc < 0) {
-			fprintf(stderr, "gate_bench: line %zu: %s\n", line_no, err.msg);
-			return 2;
-		}
 		if (rc > 0) {
 			skipped++;
 		} else {

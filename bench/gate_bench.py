@@ -67,6 +67,27 @@ def git_commit():
         return None
 
 
+def build_config(binary):
+    """CMAKE_BUILD_TYPE and NODEGATE_SANITIZE of the CMake build that made
+    binary (from the CMakeCache.txt above it), or None where there is none."""
+    d = os.path.dirname(os.path.abspath(binary))
+    while True:
+        cache = os.path.join(d, "CMakeCache.txt")
+        if os.path.exists(cache):
+            conf = {}
+            with open(cache, errors="replace") as f:
+                for line in f:
+                    for key in ("CMAKE_BUILD_TYPE", "NODEGATE_SANITIZE"):
+                        if line.startswith(key + ":"):
+                            conf[key] = line.split("=", 1)[1].strip()
+            return {"build_dir": d, "build_type": conf.get("CMAKE_BUILD_TYPE", ""),
+                    "sanitize": conf.get("NODEGATE_SANITIZE", "OFF")}
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
 def generate_cases(path, n, seed):
     from gen_cases import generate
     t0 = time.perf_counter()
@@ -114,7 +135,7 @@ def batch_counts(out_path):
     """Verdict counts and error count over the batch output."""
     counts = collections.Counter()
     errors = 0
-    with open(out_path, encoding="utf-8", newline="\n") as f:
+    with open(out_path, encoding="utf-8", errors="surrogateescape", newline="\n") as f:
         for line in f:
             d = json.loads(line)
             if "error" in d:
@@ -128,7 +149,7 @@ def run_reference(cases_path, k, repeats):
     from gate_ref import judge_case
     lines = []
     # Split on "\n" only: a case may hold other characters Python calls line breaks.
-    with open(cases_path, encoding="utf-8", newline="\n") as f:
+    with open(cases_path, encoding="utf-8", errors="surrogateescape", newline="\n") as f:
         for line in f:
             if len(lines) == k:
                 break
@@ -180,6 +201,22 @@ def main():
         fail(f"{sys.executable} has no numpy; run this with /usr/bin/python3 "
              "(Debian's python3-numpy)")
 
+    # The targets are about an optimised build. A build directory configured
+    # as Debug (make reuses whatever build/ holds) measures something else.
+    builds = {}
+    for name, binary in (("nodegate", args.nodegate), ("gate_bench", args.lib_bench)):
+        conf = build_config(binary)
+        builds[name] = conf
+        if conf is None:
+            print(f"note: no CMakeCache.txt above {binary}; cannot tell how it was built")
+        elif (conf["build_type"] not in ("Release", "RelWithDebInfo", "MinSizeRel")
+              or conf["sanitize"].upper() in ("ON", "1", "TRUE", "YES")):
+            print(f"WARNING: {binary} comes from {conf['build_dir']}, configured as "
+                  f"CMAKE_BUILD_TYPE={conf['build_type'] or '(none)'}, "
+                  f"NODEGATE_SANITIZE={conf['sanitize']}: its figures are not comparable with "
+                  "the targets. Benchmark an optimised build: make bench BUILD=build-rel "
+                  "configures a fresh directory as RelWithDebInfo.")
+
     os.makedirs(args.out, exist_ok=True)
     cases_path = os.path.join(args.out, "cases.jsonl")
     batch_out = os.path.join(args.out, "batch-out.jsonl")
@@ -213,7 +250,7 @@ def main():
     ref_lines, ref_answers, ref_s = run_reference(cases_path, ref_k, args.ref_repeats)
     ref_rate = ref_k / ref_s
     mismatches = []
-    with open(batch_out, encoding="utf-8", newline="\n") as f:
+    with open(batch_out, encoding="utf-8", errors="surrogateescape", newline="\n") as f:
         for i, (ref, got_line) in enumerate(zip(ref_answers, f)):
             got = json.loads(got_line)
             if not same_answer(ref, got):
@@ -255,7 +292,7 @@ def main():
         },
         "machine": {
             "cpu": cpu_model(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "numpy": numpy.__version__, "commit": git_commit(),
+            "numpy": numpy.__version__, "commit": git_commit(), "builds": builds,
         },
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

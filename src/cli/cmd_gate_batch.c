@@ -104,7 +104,8 @@ static void judge_line(struct batch *b, const char *text, size_t len)
 	}
 	for (const cJSON *c = doc->child; c; c = c->next) {
 		size_t k = 0;
-		while (k < sizeof case_keys / sizeof *case_keys && strcmp(c->string, case_keys[k]) != 0)
+		while (k < sizeof case_keys / sizeof *case_keys &&
+		       (c->string[0] != case_keys[k][0] || strcmp(c->string, case_keys[k]) != 0))
 			k++;
 		if (k == sizeof case_keys / sizeof *case_keys) {
 			line_error(b, "unknown key \"%s\" (a misspelt \"blocked\" would unblock a node)",

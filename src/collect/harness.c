@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/record_build.h"
 #include "core/sha256.h"
+#include "core/strbuf.h"
 #include "parse/help.h"
 
 #define PROBE_TIMEOUT_S 30.0
@@ -263,19 +264,27 @@ static cJSON *one_run(const struct ng_harness_opts *o, unsigned run, cJSON *runs
 		goto out;
 	cJSON_AddItemToArray(runs, run_info(&r, out_file, err_file));
 
-	size_t len = r.out_len + 1 + r.err_len;
-	char *text = malloc(len + 1);
-	if (!text) {
+	/* The parsers read the command line the way a captured session shows it
+	 * ("$ nvbandwidth -t 0"): what was asked for (verification skipped or not,
+	 * the collective, the run level) is evidence the output itself may lack. */
+	ng_strbuf text = {0};
+	ng_strbuf_adds(&text, "$");
+	for (size_t i = 0; i < o->argc; i++) {
+		ng_strbuf_addc(&text, ' ');
+		ng_strbuf_adds(&text, o->argv[i]);
+	}
+	ng_strbuf_addc(&text, '\n');
+	ng_strbuf_add(&text, r.out, r.out_len);
+	ng_strbuf_addc(&text, '\n');
+	ng_strbuf_add(&text, r.err, r.err_len);
+	if (text.oom || !text.s) {
+		ng_strbuf_free(&text);
 		ng_fail(err, "out of memory");
 		goto out;
 	}
-	memcpy(text, r.out, r.out_len);
-	text[r.out_len] = '\n';
-	memcpy(text + r.out_len + 1, r.err, r.err_len);
-	text[len] = '\0';
 	ng_run_status st = {r.signal || !r.spawned ? -1 : r.exit_status, r.signal};
-	recs = o->parser->parse(text, len, st, err);
-	free(text);
+	recs = o->parser->parse(text.s, text.len, st, err);
+	ng_strbuf_free(&text);
 	if (recs && (!r.spawned || r.timed_out || r.signal)) {
 		/* Numbers printed by a run that did not finish are not a measurement. */
 		char how[256], why[768];

@@ -87,7 +87,8 @@ static int check_text(const char *text, size_t len, struct big_ints *big, ng_err
 			}
 			/* What follows a number is white space or punctuation, never more
 			 * of something that looks like a number (01, 1.e5, 1e). */
-			if (!ok || (i < len && (is_digit(text[i]) || strchr("+-.eE", text[i]))))
+			if (!ok || (i < len && (is_digit(text[i]) || text[i] == '+' || text[i] == '-' ||
+			                        text[i] == '.' || text[i] == 'e' || text[i] == 'E')))
 				return ng_fail(err, "not valid JSON (a number at byte %zu is not written the "
 				               "way JSON writes numbers: \"%.20s\")", start + 1, text + start);
 			if (integer && digits >= BIG_INTEGER_DIGITS) {
@@ -510,7 +511,7 @@ const cJSON *ng_json_get(const cJSON *obj, const char *key)
 		return NULL;
 	const cJSON *found = NULL;
 	for (const cJSON *c = obj->child; c; c = c->next)
-		if (c->string && strcmp(c->string, key) == 0)
+		if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
 			found = c;
 	return found;
 }
