@@ -36,6 +36,9 @@ extern const struct ng_cmd_entry ng_cmd_verdicts_entry;
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out);
+/* Parses a verb whose only options are --json and --help. Returns -1 to go
+ * on, or the exit status to return (help printed, or a usage error). */
+int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
 /* Reads and parses a JSON file; *text keeps the source for literal checks. */

@@ -1,5 +1,4 @@
 /* nodegate policy: the effective policy, and where each value came from. */
-#include <getopt.h>
 #include <stdlib.h>
 
 #include "cli/cmd.h"
@@ -27,22 +26,10 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 
 static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_policy_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_policy_entry, "unrecognised option");
-		}
-	}
-	if (optind < argc)
-		return ng_cmd_usage_error(&ng_cmd_policy_entry, "unexpected argument \"%s\"", argv[optind]);
+	bool json;
+	int rc = ng_cmd_json_option(&ng_cmd_policy_entry, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
 
 	ng_strbuf val = {0};
 	cJSON *doc = json ? cJSON_CreateObject() : NULL;

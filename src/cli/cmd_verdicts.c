@@ -1,5 +1,4 @@
 /* nodegate verdicts: every verdict, what it means and where it lands. */
-#include <getopt.h>
 #include <stdlib.h>
 
 #include "cli/cmd.h"
@@ -24,23 +23,10 @@ const struct ng_cmd_entry ng_cmd_verdicts_entry = {
 static int exec_verdicts(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_verdicts_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_verdicts_entry, "unrecognised option");
-		}
-	}
-	if (optind < argc)
-		return ng_cmd_usage_error(&ng_cmd_verdicts_entry, "unexpected argument \"%s\"",
-		                          argv[optind]);
+	bool json;
+	int rc = ng_cmd_json_option(&ng_cmd_verdicts_entry, argc, argv, &json);
+	if (rc >= 0)
+		return rc;
 
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
 	for (int v = 0; v < NG_V_COUNT; v++) {

@@ -2,6 +2,7 @@
 #include "core/json.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -109,4 +110,25 @@ void ng_json_add_number(cJSON *obj, const char *key, double v)
 		cJSON_AddNumberToObject(obj, key, v);
 	else
 		cJSON_AddNullToObject(obj, key);
+}
+
+int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	*json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': *json = true; break;
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(e, "unrecognised option");
+		}
+	}
+	if (optind < argc)
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+	return -1;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fixture_file.h"
 #include "parse/parse.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -830,20 +831,6 @@ static void nul_bytes_and_bad_utf8_stay_valid_json(void **state)
 #define NODEGATE_FIXTURES "/nonexistent"
 #endif
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	*len = fread(buf, 1, (size_t)n, f);
-	buf[*len] = '\0';
-	fclose(f);
-	return buf;
-}
 
 /* Figures read off each file by hand. */
 static void check_fixture(const char *name, const cJSON *r)

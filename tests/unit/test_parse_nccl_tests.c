@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/record_build.h"
+#include "fixture_file.h"
 #include "parse/parse.h"
 
 static const ng_run_status unknown_status = {-1, 0};
@@ -1152,27 +1153,6 @@ static const struct fx fixtures[] = {
      {{"nccl.all_reduce.busbw", 1, {480.902491}, 0, NULL, "2.23.4", NULL, 1}}},
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0, n = 0, got;
-	do {
-		if (n + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got > 0);
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 static void check_fixture(const struct fx *fx, const cJSON *a)
 {

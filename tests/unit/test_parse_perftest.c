@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture_file.h"
 #include "parse/parse.h"
 
 #define RULE "---------------------------------------------------------------------------------------\n"
@@ -614,24 +615,6 @@ static void test_header_fields_and_version_are_kept(void **state)
 
 /* ---- the published captures ---- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	if (buf)
-		buf[n] = '\0', *len = (size_t)n;
-	return buf;
-}
 
 static cJSON *parse_fixture(const char *name)
 {
