@@ -55,6 +55,15 @@ void ng_report_gate_json(FILE *out, const char *label, const ng_gate_trace *t);
 void ng_print_record_table(FILE *out, const cJSON *records);
 /* cmd_parse.c: a record holds a measurement (samples, or a clean diagnostic). */
 bool ng_record_measured(const cJSON *record);
+/* emit_records.c: show, keep and judge a measuring verb's records. */
+struct ng_emit_opts {
+	const char *baseline_path; /* judge with the gate when set */
+	const char *cohort;        /* --cohort-drops, as text */
+	const char *out_path;      /* also write the records there */
+	bool explain, json;
+};
+int ng_emit_records(struct ng_cli *cli, const struct ng_cmd_entry *cmd, cJSON *records,
+                    const struct ng_emit_opts *o);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

@@ -9,7 +9,6 @@
 
 #include "cli/cmd.h"
 #include "collect/harness.h"
-#include "core/atomic_file.h"
 #include "core/json.h"
 #include "core/record.h"
 #include "core/record_build.h"
@@ -59,6 +58,7 @@ struct run_args {
 	bool explain, json;
 };
 
+
 static bool parse_positive(const char *s, double max, double *out)
 {
 	char *end;
@@ -104,73 +104,6 @@ static int apply_diag(cJSON *records, const char *path, ng_err *err)
 	cJSON_Delete(merged);
 	cJSON_Delete(doc);
 	free(text);
-	return rc;
-}
-
-/* Judges the records the baseline is for (its metric, when it names one) and
- * every record that measured nothing. Returns the exit status. */
-static int judge(struct ng_cli *cli, const struct run_args *a, cJSON *records, cJSON *verdicts)
-{
-	ng_err err;
-	char *btext;
-	size_t blen;
-	cJSON *bdoc = ng_load_json_file(a->baseline_path, &btext, &blen, &err);
-	if (!bdoc) {
-		fprintf(stderr, "nodegate run: baseline %s\n", err.msg);
-		return NG_EXIT_USAGE;
-	}
-	ng_gate_input in = {0};
-	int rc = NG_EXIT_OK;
-	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
-		fprintf(stderr, "nodegate run: baseline %s: %s\n", a->baseline_path, err.msg);
-		rc = NG_EXIT_USAGE;
-		goto out;
-	}
-	if (a->cohort) {
-		double *d;
-		size_t n;
-		if (ng_parse_number_list(a->cohort, &d, &n, &err) < 0) {
-			rc = ng_cmd_usage_error(&ng_cmd_run_entry, "--cohort-drops: %s", err.msg);
-			goto out;
-		}
-		ng_gate_input_cohort(&in, d, n, &err);
-		free(d);
-	}
-	const cJSON *bmetric = ng_json_get(bdoc, "metric");
-	for (const cJSON *r = records->child; r; r = r->next) {
-		const cJSON *m = ng_json_get(r, "metric");
-		const char *metric = cJSON_IsString(m) ? m->valuestring : "(no metric)";
-		if (cJSON_IsString(bmetric) && strcmp(metric, bmetric->valuestring) != 0 &&
-		    ng_record_measured(r))
-			continue;
-		if (ng_gate_input_record(&in, r, NULL, &err) < 0) {
-			fprintf(stderr, "nodegate run: %s\n", err.msg);
-			rc = NG_EXIT_USAGE;
-			break;
-		}
-		ng_gate_trace t;
-		ng_verdict v = ng_gate_input_judge(&in, &cli->policy, &t);
-		if (a->json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "metric", metric);
-			cJSON_AddStringToObject(o, "verdict", ng_verdict_name(v));
-			cJSON_AddBoolToObject(o, "admissible", ng_verdict_admissible(v));
-			cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t.step));
-			cJSON_AddItemToArray(verdicts, o);
-		} else if (a->explain) {
-			putchar('\n');
-			ng_report_gate_explain(stdout, metric, &in, &t, &cli->policy);
-		} else {
-			printf("verdict  %-23s %s  (%s)\n", ng_verdict_name(v), metric,
-			       ng_gate_step_text(t.step));
-		}
-		if (!ng_verdict_admissible(v) && rc == NG_EXIT_OK)
-			rc = NG_EXIT_NOT_ADMISSIBLE;
-	}
-out:
-	ng_gate_input_free(&in);
-	cJSON_Delete(bdoc);
-	free(btext);
 	return rc;
 }
 
@@ -267,38 +200,9 @@ static int exec_run(struct ng_cli *cli, int argc, char **argv)
 		rc = NG_EXIT_USAGE;
 		goto out;
 	}
-	if (a.out_path) {
-		char *s = cJSON_Print(records);
-		int w = s ? ng_write_file_atomic(a.out_path, s, strlen(s), &err) : ng_fail(&err, "out of memory");
-		free(s);
-		if (w < 0) {
-			fprintf(stderr, "nodegate run: --out: %s\n", err.msg);
-			rc = NG_EXIT_USAGE;
-			goto out;
-		}
-	}
-	cJSON *verdicts = cJSON_CreateArray();
-	if (!a.json)
-		ng_print_record_table(stdout, records);
-	if (a.baseline_path) {
-		rc = judge(cli, &a, records, verdicts);
-	} else {
-		for (const cJSON *r = records->child; r; r = r->next)
-			if (!ng_record_measured(r))
-				rc = NG_EXIT_NOT_ADMISSIBLE;
-	}
-	if (a.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemReferenceToObject(doc, "records", records);
-		if (a.baseline_path)
-			cJSON_AddItemReferenceToObject(doc, "verdicts", verdicts);
-		char *s = cJSON_Print(doc);
-		if (s)
-			printf("%s\n", s);
-		free(s);
-		cJSON_Delete(doc);
-	}
-	cJSON_Delete(verdicts);
+	struct ng_emit_opts e = {.baseline_path = a.baseline_path, .cohort = a.cohort,
+	                         .out_path = a.out_path, .explain = a.explain, .json = a.json};
+	rc = ng_emit_records(cli, &ng_cmd_run_entry, records, &e);
 out:
 	cJSON_Delete(records);
 	return rc;
