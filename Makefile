@@ -37,7 +37,8 @@ check: test-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Benchmarks always use their own optimised build, whatever build/ holds.
-bench: test-deps
+bench:
+	scripts/setup-deps --bench
 	$(MAKE) build BUILD=build-bench BUILD_TYPE=RelWithDebInfo
 	/usr/bin/python3 bench/gate_bench.py --nodegate build-bench/nodegate --lib-bench build-bench/bench/gate_bench
 

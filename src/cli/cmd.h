@@ -29,6 +29,8 @@ struct ng_cmd_entry {
 extern const struct ng_cmd_entry ng_cmd_gate_entry;
 extern const struct ng_cmd_entry ng_cmd_parse_entry;
 extern const struct ng_cmd_entry ng_cmd_run_entry;
+extern const struct ng_cmd_entry ng_cmd_probe_entry;
+extern const struct ng_cmd_entry ng_cmd_identity_entry;
 extern const struct ng_cmd_entry ng_cmd_policy_entry;
 extern const struct ng_cmd_entry ng_cmd_verdicts_entry;
 

@@ -1,0 +1,38 @@
+/* Node identity and class.
+ *
+ * The profile is what the node is: a stable node id (not only the host name),
+ * CPU model and count, memory size and population, NUMA layout, local drives,
+ * NICs and InfiniBand ports, firmware/BIOS, kernel, container digest when in
+ * one, GPU models/count/UUIDs when NVML is present, and tool versions. The
+ * class key is derived from the profile by a template that policy can change
+ * (identity.class_template): two nodes are compared only when their keys match. */
+#ifndef NODEGATE_COLLECT_IDENTITY_H
+#define NODEGATE_COLLECT_IDENTITY_H
+
+#include <cjson/cJSON.h>
+
+#include "core/error.h"
+#include "core/policy.h"
+#include "core/strbuf.h"
+
+typedef struct {
+	/* Where /proc, /sys, /etc and /dev are read from: "/" on a node; tests
+	 * point it at a tree they built. NULL means "/". */
+	const char *root;
+} ng_identity_opts;
+
+/* The profile as a JSON object (schema "nodegate/profile/1"), with "node_id".
+ * Fields that cannot be read are absent, never guessed. NULL only when out of
+ * memory. */
+cJSON *ng_identity_profile(const ng_identity_opts *o, ng_err *err);
+
+/* The class key the template gives for the profile, e.g.
+ * "2xAMD-EPYC-7B13/24GiB/6.1.0-26". -1 with err naming the field when the
+ * template names one the profile lacks. */
+int ng_identity_class(const cJSON *profile, const char *tmpl, ng_strbuf *out, ng_err *err);
+
+/* Collects the profile once and sets "node", "class" and "profile" on every
+ * record that lacks them. */
+int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_opts *o, ng_err *err);
+
+#endif
