@@ -19,7 +19,8 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"by a policy file: --policy FILE, else $NODEGATE_POLICY, else\n"
 	"/etc/nodegate/policy.json when it exists. A policy file looks like:\n"
 	"  {\"gate\": {\"warn\": 0.05, \"block\": 0.10, \"required_diag\": [\"pcie\", \"memory\"]},\n"
-	"   \"hysteresis\": {\"clear_after\": 2}}\n"
+	"   \"hysteresis\": {\"clear_after\": 2},\n"
+	"   \"identity\": {\"class_template\": \"{cpu.model}x{cpu.sockets}/{memory.gib}GiB\"}}\n"
 	"Unknown names and out-of-range values are refused, naming the value.\n",
 	.exec = exec_policy,
 };
@@ -45,8 +46,12 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 			cJSON_AddItemToObject(e, "value", cJSON_Parse(val.s));
 			cJSON_AddStringToObject(e, "source", src);
 			cJSON_AddStringToObject(e, "meaning", ng_policy_param_description(i));
-		} else {
+		} else if (val.len <= 32) {
 			printf("%-26s %-32s %-10s %s\n", name, val.s, src, ng_policy_param_description(i));
+		} else {
+			/* A long value (the class template) on a line of its own keeps the columns. */
+			printf("%-26s %-32s %-10s %s\n    %s\n", name, "(below)", src,
+			       ng_policy_param_description(i), val.s);
 		}
 	}
 	ng_strbuf_free(&val);

@@ -32,7 +32,16 @@ cJSON *ng_identity_profile(const ng_identity_opts *o, ng_err *err);
 int ng_identity_class(const cJSON *profile, const char *tmpl, ng_strbuf *out, ng_err *err);
 
 /* Collects the profile once and sets "node", "class" and "profile" on every
- * record that lacks them. */
+ * record that lacks them (records: an array of records, or one record).
+ * When the policy's template cannot give a class for this node, node and
+ * profile are still set, class is left absent, and -1 comes back with err
+ * naming the field. pol NULL means the default template. */
 int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_opts *o, ng_err *err);
+
+/* Set by the NVML module when it is built: called with the profile's "gpu"
+ * object after what sysfs and /proc/driver/nvidia gave (devices[], count,
+ * model, uuids, driver), to add or correct fields (CUDA version, UUIDs).
+ * Returns -1 with err on failure; the profile then notes "nvml_error". */
+extern int (*ng_identity_nvml_hook)(cJSON *gpu, ng_err *err);
 
 #endif

@@ -28,6 +28,22 @@ static const struct ng_metric metrics[] = {
 	 "kept in detail, recorded without samples"},
 	{"dcgm.diag", "health", "", true,
 	 "dcgmi diag per-test statuses; no samples, only diag"},
+	{"cpu.fp64.gflops", "compute", "GFLOP/s", true,
+	 "nodegate probe cpu: FP64 dgemm micro-kernel on every core, aggregate GFLOP/s per interval"},
+	{"hostmem.copy.gbps", "memory", "GB/s", true,
+	 "nodegate probe hostmem: memcpy on every core, decimal GB/s read + written per interval"},
+	{"hostmem.triad.gbps", "memory", "GB/s", true,
+	 "nodegate probe hostmem: STREAM triad on every core, decimal GB/s read + written per interval"},
+	{"hostmem.copy1t.gbps", "memory", "GB/s", true,
+	 "nodegate probe hostmem: memcpy on one core, decimal GB/s read + written per interval"},
+	{"storage.seqread.gbps", "storage", "GB/s", true,
+	 "nodegate probe storage: sequential reads through io_uring, decimal GB/s per interval"},
+	{"storage.seqwrite.gbps", "storage", "GB/s", true,
+	 "nodegate probe storage: sequential writes through io_uring, decimal GB/s per interval"},
+	{"storage.randread.iops", "storage", "IOPS", true,
+	 "nodegate probe storage: random reads through io_uring, completed I/Os per second per interval"},
+	{"storage.randwrite.iops", "storage", "IOPS", true,
+	 "nodegate probe storage: random writes through io_uring, completed I/Os per second per interval"},
 };
 
 const struct ng_metric *ng_metric_table(size_t *n)

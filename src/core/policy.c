@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum kind { K_DOUBLE, K_COUNT, K_NAMES };
+enum kind { K_DOUBLE, K_COUNT, K_NAMES, K_STRING };
 
 struct param {
 	const char *section, *key;
@@ -47,6 +47,8 @@ static const struct param params[NG_P_COUNT] = {
 		"Consecutive passes that clear a block."},
 	[NG_P_ESCALATE_AFTER] = {"hysteresis", "escalate_after", K_COUNT, OFF(escalate_after), 1, 1e9, false, false,
 		"Consecutive warnings that escalate to a block."},
+	[NG_P_CLASS_TEMPLATE] = {"identity", "class_template", K_STRING, OFF(class_template), 0, 0, false, false,
+		"Template that derives the class key from the node profile (docs/identity.md)."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -66,6 +68,7 @@ void ng_policy_default(ng_policy *p)
 		.cohort_drop_limit = 1.0,
 		.clear_after = 2,
 		.escalate_after = 3,
+		.class_template = NG_DEFAULT_CLASS_TEMPLATE,
 	};
 }
 
@@ -108,6 +111,7 @@ void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out)
 		}
 		ng_strbuf_addc(out, ']');
 		break;
+	case K_STRING: ng_strbuf_add_json_string(out, field); break;
 	}
 }
 
@@ -167,6 +171,13 @@ static int set_param(ng_policy *p, size_t i, const cJSON *v, ng_err *err)
 		p->n_required_diag = n;
 		return 0;
 	}
+	case K_STRING:
+		/* Fixed storage: a longer template is refused, never cut short. */
+		if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= NG_TEMPLATE_MAX)
+			return ng_fail(err, "%s must be a string of 1 to %d characters", name,
+			               NG_TEMPLATE_MAX - 1);
+		memcpy(field, v->valuestring, strlen(v->valuestring) + 1);
+		return 0;
 	}
 	return 0;
 }
@@ -182,7 +193,7 @@ static bool known_section(const char *s)
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err)
 {
 	if (!cJSON_IsObject(doc))
-		return ng_fail(err, "a policy must be a JSON object with sections \"gate\" and \"hysteresis\"");
+		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\" and \"identity\"");
 	ng_policy next = *p;
 	snprintf(next.source_file, sizeof next.source_file, "%s", source);
 
@@ -193,7 +204,7 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 			continue;
 		}
 		if (!known_section(sec->string))
-			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis)",
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity)",
 			               sec->string);
 		if (!cJSON_IsObject(sec))
 			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);

@@ -1,6 +1,7 @@
 /* Every constant of the decision rule, as a named policy value.
  *
- * Defaults are the fabric-gate runbook's. A policy file (JSON) overrides any
+ * Defaults are the fabric-gate runbook's (and, for the class template, the
+ * design's idea of a class). A policy file (JSON) overrides any
  * of them; each value remembers where it came from so `nodegate policy` can
  * say why the gate behaved as it did. */
 #ifndef NODEGATE_CORE_POLICY_H
@@ -15,6 +16,11 @@
 
 #define NG_DIAG_MAX 16
 #define NG_DIAG_NAME_MAX 64
+#define NG_TEMPLATE_MAX 256
+/* GPUs, CPU, memory, fabric ports and software identity (docs/identity.md). */
+#define NG_DEFAULT_CLASS_TEMPLATE                                                      \
+	"[{gpu.count}x{gpu.model|gpu.device_id}/][{cpu.model}x{cpu.sockets}/]{memory.gib}GiB" \
+	"[/{ib.ports}ib]/{kernel.release}[/nvidia-{gpu.driver}][/{container.digest}]"
 
 enum ng_policy_param {
 	NG_P_WARN,
@@ -30,6 +36,7 @@ enum ng_policy_param {
 	NG_P_COHORT_DROP_LIMIT,
 	NG_P_CLEAR_AFTER,
 	NG_P_ESCALATE_AFTER,
+	NG_P_CLASS_TEMPLATE,
 	NG_P_COUNT
 };
 
@@ -48,6 +55,7 @@ typedef struct {
 	double cohort_drop_limit;    /* cohort drops outside [-limit, limit] invalidate it */
 	long clear_after;            /* consecutive passes that clear a block */
 	long escalate_after;         /* consecutive warns that become a block */
+	char class_template[NG_TEMPLATE_MAX]; /* profile -> class key (docs/identity.md) */
 
 	/* Where each value came from: the built-in default, or source_file. */
 	bool from_file[NG_P_COUNT];
@@ -64,7 +72,7 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 size_t ng_policy_param_count(void);
 const char *ng_policy_param_name(size_t i);        /* e.g. "gate.warn" */
 const char *ng_policy_param_description(size_t i);
-/* The value as JSON text (a number, or an array of names). */
+/* The value as JSON text (a number, a string, or an array of names). */
 void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out);
 const char *ng_policy_param_source(const ng_policy *p, size_t i); /* "default" or a path */
 

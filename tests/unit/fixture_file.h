@@ -9,6 +9,7 @@
 /* The file's bytes with a NUL after them, or NULL when it cannot be read. */
 static inline char *slurp(const char *path, size_t *len)
 {
+	*len = 0;
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;

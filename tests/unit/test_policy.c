@@ -128,7 +128,7 @@ static void test_param_names_and_values(void **state)
 		"gate.slow",          "gate.noise_sigmas",    "gate.unstable_cv_multiple",
 		"gate.bimodal_fraction", "gate.required_diag", "gate.cohort_min",
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
-		"hysteresis.escalate_after",
+		"hysteresis.escalate_after", "identity.class_template",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -154,6 +154,11 @@ static void test_param_names_and_values(void **state)
 	check_value(&p, "gate.cohort_drop_limit", "1");
 	check_value(&p, "hysteresis.clear_after", "2");
 	check_value(&p, "hysteresis.escalate_after", "3");
+	/* a string value is shown as a JSON string literal */
+	ng_strbuf tb = {0};
+	ng_strbuf_add_json_string(&tb, NG_DEFAULT_CLASS_TEMPLATE);
+	check_value(&p, "identity.class_template", tb.s);
+	ng_strbuf_free(&tb);
 
 	/* values that need all 17 digits round-trip */
 	ng_err err = {{0}};
@@ -188,7 +193,8 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"noise_sigmas\":3,\"unstable_cv_multiple\":4.5,\"bimodal_fraction\":0.5,"
 	                       "\"required_diag\":[\"pcie\",\"nvbandwidth\"],\"cohort_min\":7,"
 	                       "\"cohort_majority\":0.75,\"cohort_drop_limit\":0.5},"
-	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5}}",
+	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5},"
+	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
 	assert_true(p.warn == 0.04);
@@ -208,6 +214,7 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.cohort_drop_limit == 0.5);
 	assert_int_equal(p.clear_after, 3);
 	assert_int_equal(p.escalate_after, 5);
+	assert_string_equal(p.class_template, "{cpu.model}\\/x");
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		assert_true(p.from_file[i]);
 		assert_string_equal(ng_policy_param_source(&p, i), "/etc/nodegate/policy.json");
@@ -308,6 +315,10 @@ static void test_refuse_structure(void **state)
 	/* a value in the wrong section */
 	expect_refused("{\"gate\":{\"clear_after\":2}}", "unknown policy value", "gate.clear_after");
 	expect_refused("{\"hysteresis\":{\"warn\":0.1}}", "unknown policy value", "hysteresis.warn");
+	expect_refused("{\"identity\":{\"template\":\"x\"}}", "unknown policy value", "identity.template");
+	expect_refused("{\"identity\":{\"class_template\":3}}", "identity.class_template", "must be a string");
+	expect_refused("{\"identity\":{\"class_template\":\"\"}}", "identity.class_template", "1 to 255");
+	expect_refused("{\"identity\":{\"class_template\":null}}", "identity.class_template", NULL);
 	expect_refused("{\"schema\":\"nodegate/policy/2\"}", "schema", NULL);
 	expect_refused("{\"schema\":1}", "schema", NULL);
 	expect_refused("{\"schema\":null}", "schema", NULL);

@@ -1,0 +1,186 @@
+/* nodegate identity: what this node is, and the class key it gets. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "collect/identity.h"
+#include "core/strbuf.h"
+
+static int exec_identity(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_identity_entry = {
+	.name = "identity",
+	.usage = "[--json] [--template T] [--root DIR]",
+	.summary = "Print this node's profile and its class key.",
+	.help =
+	"Options:\n"
+	"  -j, --json         {\"profile\": ..., \"class\": ..., \"template\": ...}\n"
+	"  -t, --template T   derive the class with T instead of the policy's\n"
+	"                     identity.class_template\n"
+	"  -r, --root DIR     read /proc, /sys and /etc under DIR (a copy of another\n"
+	"                     node's files) instead of this node's\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"The profile is what every probe record carries: a stable node id and where it\n"
+	"came from, CPU, memory, NUMA layout, GPUs, InfiniBand ports, NICs, drives,\n"
+	"firmware, kernel, container and tool versions. Anything that could not be read\n"
+	"is left out, never guessed. The class key decides which baselines a node is\n"
+	"compared with; a template field the profile lacks is an error naming it.\n"
+	"Template syntax: {a.b} a value, {a.b?} a value or nothing, {a|b} the first\n"
+	"present, [ ... ] kept only when all its fields are present (docs/identity.md).\n"
+	"Exit status: 0, or 2 when the template gives no class for this node.\n",
+	.exec = exec_identity,
+};
+
+static bool scalar(const cJSON *v)
+{
+	return !cJSON_IsObject(v) && !cJSON_IsArray(v);
+}
+
+static void print_scalar(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		fputs(v->valuestring, stdout);
+	else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e18)
+		printf("%.0f", v->valuedouble);
+	else if (cJSON_IsNumber(v))
+		printf("%g", v->valuedouble);
+	else if (cJSON_IsBool(v))
+		fputs(cJSON_IsTrue(v) ? "yes" : "no", stdout);
+	else
+		fputs("-", stdout);
+}
+
+static bool all_scalar(const cJSON *o)
+{
+	for (const cJSON *c = o->child; c; c = c->next)
+		if (!scalar(c))
+			return false;
+	return true;
+}
+
+static void print_value(const cJSON *v, int indent);
+
+/* Objects of scalars on one line (a drive, a NIC); others as blocks. */
+static void print_array(const cJSON *a, int indent)
+{
+	if (all_scalar(a)) {
+		for (const cJSON *c = a->child; c; c = c->next) {
+			print_scalar(c);
+			fputs(c->next ? ", " : "", stdout);
+		}
+		putchar('\n');
+		return;
+	}
+	putchar('\n');
+	for (const cJSON *c = a->child; c; c = c->next) {
+		printf("%*s- ", indent, "");
+		if (cJSON_IsObject(c) && all_scalar(c)) {
+			for (const cJSON *f = c->child; f; f = f->next) {
+				printf("%s=", f->string);
+				print_scalar(f);
+				fputs(f->next ? " " : "", stdout);
+			}
+			putchar('\n');
+		} else if (cJSON_IsObject(c)) {
+			putchar('\n');
+			print_value(c, indent + 2);
+		} else {
+			print_scalar(c);
+			putchar('\n');
+		}
+	}
+}
+
+static void print_value(const cJSON *o, int indent)
+{
+	for (const cJSON *c = o->child; c; c = c->next) {
+		printf("%*s%s:", indent, "", c->string);
+		if (cJSON_IsObject(c)) {
+			putchar('\n');
+			print_value(c, indent + 2);
+		} else if (cJSON_IsArray(c)) {
+			if (all_scalar(c))
+				putchar(' ');
+			print_array(c, indent + 2);
+		} else {
+			putchar(' ');
+			print_scalar(c);
+			putchar('\n');
+		}
+	}
+}
+
+static void print_text(const cJSON *prof, const char *cls, const char *tmpl, const char *why)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(prof, "node_id");
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(prof, "node_id_source");
+	printf("node      %s", cJSON_IsString(id) ? id->valuestring : "(unknown)");
+	if (cJSON_IsString(src))
+		printf("  (from %s)", src->valuestring);
+	printf("\nclass     %s\ntemplate  %s\n\nprofile:\n", cls ? cls : "(none)", tmpl);
+	print_value(prof, 2);
+	if (why)
+		fprintf(stderr, "nodegate identity: no class: %s\n", why);
+}
+
+static int exec_identity(struct ng_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"template", required_argument, NULL, 't'},
+		{"root", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	bool json = false;
+	const char *tmpl = cli->policy.class_template;
+	ng_identity_opts o = {.root = NULL};
+	int c;
+	while ((c = getopt_long(argc, argv, "+jt:r:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 't': tmpl = optarg; break;
+		case 'r': o.root = optarg; break;
+		case 'h': ng_cmd_print_help(&ng_cmd_identity_entry, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(&ng_cmd_identity_entry, "unrecognised option");
+		}
+	}
+	if (optind < argc)
+		return ng_cmd_usage_error(&ng_cmd_identity_entry, "unexpected argument \"%s\"", argv[optind]);
+
+	ng_err err = {{0}};
+	cJSON *prof = ng_identity_profile(&o, &err);
+	if (!prof) {
+		fprintf(stderr, "nodegate identity: %s\n", err.msg);
+		return NG_EXIT_USAGE;
+	}
+	/* Only the binary knows its own version. */
+	cJSON *tools = cJSON_AddObjectToObject(prof, "tools");
+	cJSON_AddStringToObject(tools, "nodegate", NODEGATE_VERSION);
+
+	ng_strbuf cls = {0};
+	int rc = ng_identity_class(prof, tmpl, &cls, &err);
+	if (json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "profile", prof);
+		prof = NULL;
+		cJSON_AddItemToObject(doc, "class", rc == 0 ? cJSON_CreateString(cls.s) : cJSON_CreateNull());
+		cJSON_AddStringToObject(doc, "template", tmpl);
+		if (rc < 0)
+			cJSON_AddStringToObject(doc, "class_error", err.msg);
+		char *s = cJSON_Print(doc);
+		printf("%s\n", s ? s : "null");
+		free(s);
+		cJSON_Delete(doc);
+		if (rc < 0)
+			fprintf(stderr, "nodegate identity: no class: %s\n", err.msg);
+	} else {
+		print_text(prof, rc == 0 ? cls.s : NULL, tmpl, rc < 0 ? err.msg : NULL);
+	}
+	cJSON_Delete(prof);
+	ng_strbuf_free(&cls);
+	return rc == 0 ? NG_EXIT_OK : NG_EXIT_USAGE;
+}
