@@ -171,6 +171,7 @@ static int convert_line(char *text, size_t len, ng_gate_input *in, const ng_poli
 		diag[i] = (ng_diag_entry){arena_str(a, in->rec.diag[i].test), in->rec.diag[i].status};
 	c->rec.diag = diag;
 	c->rec.cls.text = arena_str(a, in->rec.cls.text ? in->rec.cls.text : "");
+	c->rec.domain = in->rec.domain ? arena_str(a, in->rec.domain) : NULL;
 	c->base = in->base;
 	c->base.cls.text = arena_str(a, in->base.cls.text ? in->base.cls.text : "");
 	c->cohort = arena_copy(a, in->cohort, in->n_cohort * sizeof(double));

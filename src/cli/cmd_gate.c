@@ -33,7 +33,8 @@ const struct ng_cmd_entry ng_cmd_gate_entry = {
 	"  -h, --help              this text\n"
 	"\n"
 	"A record is one measurement run: {\"class\", \"samples\": [...], \"wrong\": N|null,\n"
-	"\"diag\": {\"pcie\": \"pass\", ...}}. RECORD \"-\" reads standard input.\n"
+	"\"diag\": {\"pcie\": \"pass\", ...}}, or an array of records (as --out of\n"
+	"`nodegate run` and `nodegate probe` writes). RECORD \"-\" reads standard input.\n"
 	"`nodegate verdicts` lists every verdict and where it lands.\n"
 	"\n"
 	"Exit status: 0 every record admissible (pass, warn); 1 any record not\n"
@@ -42,7 +43,34 @@ const struct ng_cmd_entry ng_cmd_gate_entry = {
 	.exec = exec_gate,
 };
 
-/* Judges one record file. Returns the exit status it contributes. */
+/* Judges one record and prints its verdict. Returns the exit status it
+ * contributes. */
+static int judge_one(struct ng_cli *cli, ng_gate_input *in, const cJSON *record,
+                     const ng_json_source *src, const char *label, bool explain, bool json,
+                     bool many)
+{
+	ng_err err;
+	if (ng_gate_input_record(in, record, src, &err) < 0) {
+		fprintf(stderr, "nodegate gate: %s: %s\n", label, err.msg);
+		return NG_EXIT_USAGE;
+	}
+	ng_gate_trace t;
+	ng_verdict v = ng_gate_input_judge(in, &cli->policy, &t);
+	if (json)
+		ng_report_gate_json(stdout, label, &t);
+	else if (explain)
+		ng_report_gate_explain(stdout, label, in, &t, &cli->policy);
+	else if (many)
+		printf("%-23s %s  (%s)\n", ng_verdict_name(v), label, ng_gate_step_text(t.step));
+	else
+		printf("%s\n", ng_verdict_name(v));
+	if (explain && many && !json)
+		putchar('\n');
+	return ng_verdict_admissible(v) ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+}
+
+/* Judges a record file: one record, or an array of them (what --out of
+ * `nodegate run` and `nodegate probe` writes), each labelled FILE[i]. */
 static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, bool explain,
                       bool json, bool many)
 {
@@ -55,25 +83,22 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 		return NG_EXIT_USAGE;
 	}
 	ng_json_source src = {text, len, doc};
-	int rc = NG_EXIT_USAGE;
-	if (ng_gate_input_record(in, doc, &src, &err) < 0) {
-		fprintf(stderr, "nodegate gate: %s: %s\n", path, err.msg);
-		goto out;
+	int rc = NG_EXIT_OK;
+	if (cJSON_IsArray(doc)) {
+		if (!doc->child) {
+			fprintf(stderr, "nodegate gate: %s holds an empty array: no record to judge\n", path);
+			rc = NG_EXIT_USAGE;
+		}
+		int i = 0;
+		for (const cJSON *r = doc->child; r; r = r->next, i++) {
+			char label[4096];
+			snprintf(label, sizeof label, "%s[%d]", path, i);
+			int r1 = judge_one(cli, in, r, &src, label, explain, json, true);
+			rc = r1 > rc ? r1 : rc;
+		}
+	} else {
+		rc = judge_one(cli, in, doc, &src, path, explain, json, many);
 	}
-	ng_gate_trace t;
-	ng_verdict v = ng_gate_input_judge(in, &cli->policy, &t);
-	if (json)
-		ng_report_gate_json(stdout, path, &t);
-	else if (explain)
-		ng_report_gate_explain(stdout, path, in, &t, &cli->policy);
-	else if (many)
-		printf("%-23s %s  (%s)\n", ng_verdict_name(v), path, ng_gate_step_text(t.step));
-	else
-		printf("%s\n", ng_verdict_name(v));
-	if (explain && many && !json)
-		putchar('\n');
-	rc = ng_verdict_admissible(v) ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
-out:
 	cJSON_Delete(doc);
 	free(text);
 	return rc;

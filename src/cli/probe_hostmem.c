@@ -242,6 +242,7 @@ static int hostmem_main(struct ng_cli *cli, const struct ng_probe_kind *kind, in
 		fprintf(stderr, "nodegate probe hostmem: node identity: %s\n", err.msg);
 	const struct ng_cmd_entry entry = {.name = "probe hostmem", .usage = kind->usage,
 	                                   .summary = kind->summary, .help = kind->help};
+	ng_records_settle_unmeasured(records);
 	rc = ng_emit_records(cli, &entry, records, &a.emit);
 	cJSON_Delete(records);
 	return rc;

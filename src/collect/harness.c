@@ -136,16 +136,11 @@ static cJSON *argv_json(char *const *argv, size_t argc)
 	return a;
 }
 
-/* A run that did not finish measured nothing: no samples, and why. Its wrong
- * becomes 0 unless the output already showed corruption (which outranks
- * everything), so the gate says no-measurement ("fix the harness") rather
- * than correctness-unverified ("re-run with checking on"). */
+/* A run that did not finish measured nothing: no samples, and why (its wrong
+ * is then settled by ng_records_settle_unmeasured). */
 static void unmeasured(cJSON *rec, const char *why)
 {
 	ng_json_set(rec, "samples", cJSON_CreateArray());
-	const cJSON *w = cJSON_GetObjectItemCaseSensitive(rec, "wrong");
-	if (!(cJSON_IsNumber(w) && w->valuedouble > 0))
-		ng_record_set_wrong(rec, 0);
 	ng_record_set_reason(rec, "%s", why);
 }
 
@@ -157,6 +152,7 @@ static cJSON *refusal(const struct ng_harness_opts *o, const char *why)
 		return NULL;
 	for (cJSON *r = arr->child; r; r = r->next)
 		unmeasured(r, why);
+	ng_records_settle_unmeasured(arr);
 	return arr;
 }
 
@@ -292,6 +288,7 @@ static cJSON *one_run(const struct ng_harness_opts *o, unsigned run, cJSON *runs
 		snprintf(why, sizeof why, "run %u: %s %s", run + 1, o->argv[0], how);
 		for (cJSON *rec = recs->child; rec; rec = rec->next)
 			unmeasured(rec, why);
+		ng_records_settle_unmeasured(recs);
 	}
 out:
 	free(out_file);

@@ -12,6 +12,7 @@ struct param {
 	const char *section, *key;
 	enum kind kind;
 	size_t offset;
+	size_t count_offset; /* K_NAMES: where the number of names is kept */
 	double lo, hi;       /* allowed range */
 	bool lo_open, hi_open;
 	const char *description;
@@ -21,33 +22,36 @@ struct param {
 #define INF HUGE_VAL
 
 static const struct param params[NG_P_COUNT] = {
-	[NG_P_WARN] = {"gate", "warn", K_DOUBLE, OFF(warn), 0, 1, true, true,
+	[NG_P_WARN] = {"gate", "warn", K_DOUBLE, OFF(warn), 0, 0, 1, true, true,
 		"Shortfall of the run median below baseline that warns, when it also clears the noise bar."},
-	[NG_P_BLOCK] = {"gate", "block", K_DOUBLE, OFF(block), 0, 1, true, true,
+	[NG_P_BLOCK] = {"gate", "block", K_DOUBLE, OFF(block), 0, 0, 1, true, true,
 		"Shortfall that blocks, when it also clears the noise bar; samples under (1 - block) x median count as slow."},
-	[NG_P_FAST] = {"gate", "fast", K_DOUBLE, OFF(fast), 1, INF, true, true,
+	[NG_P_FAST] = {"gate", "fast", K_DOUBLE, OFF(fast), 0, 1, INF, true, true,
 		"Ratio to baseline at or above which a run is implausible (measured something else)."},
-	[NG_P_SLOW] = {"gate", "slow", K_DOUBLE, OFF(slow), 0, 1, true, true,
+	[NG_P_SLOW] = {"gate", "slow", K_DOUBLE, OFF(slow), 0, 0, 1, true, true,
 		"Ratio to baseline at or below which a run is implausible (a parser or unit fault)."},
-	[NG_P_NOISE_SIGMAS] = {"gate", "noise_sigmas", K_DOUBLE, OFF(noise_sigmas), 0, INF, false, true,
+	[NG_P_NOISE_SIGMAS] = {"gate", "noise_sigmas", K_DOUBLE, OFF(noise_sigmas), 0, 0, INF, false, true,
 		"Standard errors in the noise bar: noise_sigmas x cv / sqrt(samples)."},
-	[NG_P_UNSTABLE_CV_MULTIPLE] = {"gate", "unstable_cv_multiple", K_DOUBLE, OFF(unstable_cv_multiple), 0, INF, true, true,
+	[NG_P_UNSTABLE_CV_MULTIPLE] = {"gate", "unstable_cv_multiple", K_DOUBLE, OFF(unstable_cv_multiple), 0, 0, INF, true, true,
 		"A run whose own spread (std/mean) exceeds this many baseline cvs is unstable."},
-	[NG_P_BIMODAL_FRACTION] = {"gate", "bimodal_fraction", K_DOUBLE, OFF(bimodal_fraction), 0, 1, true, false,
+	[NG_P_BIMODAL_FRACTION] = {"gate", "bimodal_fraction", K_DOUBLE, OFF(bimodal_fraction), 0, 0, 1, true, false,
 		"Share of slow samples that makes an otherwise passing run bimodal."},
-	[NG_P_REQUIRED_DIAG] = {"gate", "required_diag", K_NAMES, OFF(required_diag), 0, 0, false, false,
+	[NG_P_REQUIRED_DIAG] = {"gate", "required_diag", K_NAMES, OFF(required_diag), OFF(n_required_diag), 0, 0, false, false,
 		"DCGM tests that must be present with status pass; absent or skipped is diag-incomplete."},
-	[NG_P_COHORT_MIN] = {"gate", "cohort_min", K_COUNT, OFF(cohort_min), 1, 1e9, false, false,
+	[NG_P_DIAG_EXEMPT_DOMAINS] = {"gate", "diag_exempt_domains", K_NAMES, OFF(diag_exempt_domains),
+		OFF(n_diag_exempt_domains), 0, 0, false, false,
+		"Record domains that carry no DCGM diagnostics, so none is required (a record without a domain is never exempt)."},
+	[NG_P_COHORT_MIN] = {"gate", "cohort_min", K_COUNT, OFF(cohort_min), 0, 1, 1e9, false, false,
 		"Fewest cohort members that can attribute a drop to the fleet."},
-	[NG_P_COHORT_MAJORITY] = {"gate", "cohort_majority", K_DOUBLE, OFF(cohort_majority), 0, 1, true, false,
+	[NG_P_COHORT_MAJORITY] = {"gate", "cohort_majority", K_DOUBLE, OFF(cohort_majority), 0, 0, 1, true, false,
 		"Share of the cohort that must be past the warn bar for a fleet regression."},
-	[NG_P_COHORT_DROP_LIMIT] = {"gate", "cohort_drop_limit", K_DOUBLE, OFF(cohort_drop_limit), 0, INF, true, true,
+	[NG_P_COHORT_DROP_LIMIT] = {"gate", "cohort_drop_limit", K_DOUBLE, OFF(cohort_drop_limit), 0, 0, INF, true, true,
 		"Cohort drops must lie within [-limit, limit]; one outside invalidates the cohort."},
-	[NG_P_CLEAR_AFTER] = {"hysteresis", "clear_after", K_COUNT, OFF(clear_after), 1, 1e9, false, false,
+	[NG_P_CLEAR_AFTER] = {"hysteresis", "clear_after", K_COUNT, OFF(clear_after), 0, 1, 1e9, false, false,
 		"Consecutive passes that clear a block."},
-	[NG_P_ESCALATE_AFTER] = {"hysteresis", "escalate_after", K_COUNT, OFF(escalate_after), 1, 1e9, false, false,
+	[NG_P_ESCALATE_AFTER] = {"hysteresis", "escalate_after", K_COUNT, OFF(escalate_after), 0, 1, 1e9, false, false,
 		"Consecutive warnings that escalate to a block."},
-	[NG_P_CLASS_TEMPLATE] = {"identity", "class_template", K_STRING, OFF(class_template), 0, 0, false, false,
+	[NG_P_CLASS_TEMPLATE] = {"identity", "class_template", K_STRING, OFF(class_template), 0, 0, 0, false, false,
 		"Template that derives the class key from the node profile (docs/identity.md)."},
 };
 
@@ -63,6 +67,8 @@ void ng_policy_default(ng_policy *p)
 		.bimodal_fraction = 0.25,
 		.n_required_diag = 3,
 		.required_diag = {"pcie", "memory", "nccl_tests"},
+		.n_diag_exempt_domains = 3,
+		.diag_exempt_domains = {"compute", "memory", "storage"},
 		.cohort_min = 5,
 		.cohort_majority = 0.6,
 		.cohort_drop_limit = 1.0,
@@ -102,17 +108,28 @@ void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out)
 	switch (params[i].kind) {
 	case K_DOUBLE: ng_strbuf_add_double(out, *(const double *)field); break;
 	case K_COUNT: ng_strbuf_printf(out, "%ld", *(const long *)field); break;
-	case K_NAMES:
+	case K_NAMES: {
+		const char(*names)[NG_DIAG_NAME_MAX] = (const void *)field;
+		size_t n = *(const size_t *)((const char *)p + params[i].count_offset);
 		ng_strbuf_addc(out, '[');
-		for (size_t k = 0; k < p->n_required_diag; k++) {
+		for (size_t k = 0; k < n; k++) {
 			if (k)
 				ng_strbuf_adds(out, ", ");
-			ng_strbuf_add_json_string(out, p->required_diag[k]);
+			ng_strbuf_add_json_string(out, names[k]);
 		}
 		ng_strbuf_addc(out, ']');
 		break;
+	}
 	case K_STRING: ng_strbuf_add_json_string(out, field); break;
 	}
+}
+
+bool ng_policy_diag_exempt(const ng_policy *p, const char *domain)
+{
+	for (size_t k = 0; k < p->n_diag_exempt_domains; k++)
+		if (strcmp(p->diag_exempt_domains[k], domain) == 0)
+			return true;
+	return false;
 }
 
 bool ng_policy_requires_diag(const ng_policy *p, const char *test)
@@ -157,18 +174,19 @@ static int set_param(ng_policy *p, size_t i, const cJSON *v, ng_err *err)
 		return 0;
 	case K_NAMES: {
 		if (!cJSON_IsArray(v))
-			return ng_fail(err, "%s must be an array of test names", name);
+			return ng_fail(err, "%s must be an array of names", name);
+		char(*names)[NG_DIAG_NAME_MAX] = (void *)field;
 		size_t n = 0;
 		for (const cJSON *c = v->child; c; c = c->next, n++) {
 			if (n >= NG_DIAG_MAX)
-				return ng_fail(err, "%s lists more than %d tests", name, NG_DIAG_MAX);
+				return ng_fail(err, "%s lists more than %d names", name, NG_DIAG_MAX);
 			if (!cJSON_IsString(c) || !c->valuestring[0] ||
 			    strlen(c->valuestring) >= NG_DIAG_NAME_MAX)
-				return ng_fail(err, "%s: each entry must be a test name of 1 to %d characters",
+				return ng_fail(err, "%s: each entry must be a name of 1 to %d characters",
 				               name, NG_DIAG_NAME_MAX - 1);
-			memcpy(p->required_diag[n], c->valuestring, strlen(c->valuestring) + 1);
+			memcpy(names[n], c->valuestring, strlen(c->valuestring) + 1);
 		}
-		p->n_required_diag = n;
+		*(size_t *)((char *)p + pr->count_offset) = n;
 		return 0;
 	}
 	case K_STRING:

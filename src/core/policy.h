@@ -31,6 +31,7 @@ enum ng_policy_param {
 	NG_P_UNSTABLE_CV_MULTIPLE,
 	NG_P_BIMODAL_FRACTION,
 	NG_P_REQUIRED_DIAG,
+	NG_P_DIAG_EXEMPT_DOMAINS,
 	NG_P_COHORT_MIN,
 	NG_P_COHORT_MAJORITY,
 	NG_P_COHORT_DROP_LIMIT,
@@ -50,6 +51,11 @@ typedef struct {
 	double bimodal_fraction;     /* share of samples under (1-block)*median that is bimodal */
 	size_t n_required_diag;
 	char required_diag[NG_DIAG_MAX][NG_DIAG_NAME_MAX];
+	/* Records of these domains (a node's own compute, memory or storage
+	 * probes) do not carry DCGM diagnostics, so none is required of them.
+	 * A record with no domain keeps the runbook's rule. */
+	size_t n_diag_exempt_domains;
+	char diag_exempt_domains[NG_DIAG_MAX][NG_DIAG_NAME_MAX];
 	long cohort_min;             /* fewest cohort members that can excuse a node */
 	double cohort_majority;      /* share of the cohort that must be past the warn bar */
 	double cohort_drop_limit;    /* cohort drops outside [-limit, limit] invalidate it */
@@ -77,5 +83,7 @@ void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out);
 const char *ng_policy_param_source(const ng_policy *p, size_t i); /* "default" or a path */
 
 bool ng_policy_requires_diag(const ng_policy *p, const char *test);
+/* Whether records of this domain are exempt from the required diagnostics. */
+bool ng_policy_diag_exempt(const ng_policy *p, const char *domain);
 
 #endif

@@ -71,3 +71,15 @@ void ng_record_set_diag(cJSON *rec, const char *test, const char *status)
 cJSON *ng_record_tool(cJSON *rec) { return child_object(rec, "tool"); }
 cJSON *ng_record_detail(cJSON *rec) { return child_object(rec, "detail"); }
 cJSON *ng_record_conditions(cJSON *rec) { return child_object(rec, "conditions"); }
+
+void ng_records_settle_unmeasured(cJSON *records)
+{
+	for (cJSON *r = records ? records->child : NULL; r; r = r->next) {
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "samples");
+		const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "wrong");
+		if (cJSON_IsArray(s) && s->child)
+			continue;
+		if (!(cJSON_IsNumber(w) && w->valuedouble > 0))
+			ng_record_set_wrong(r, 0);
+	}
+}

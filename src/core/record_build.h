@@ -27,6 +27,12 @@ cJSON *ng_record_tool(cJSON *rec);
 cJSON *ng_record_detail(cJSON *rec);
 /* The record's "conditions" object, created on first use. */
 cJSON *ng_record_conditions(cJSON *rec);
+/* For every record of a measuring probe or tool run that holds no samples:
+ * nothing was measured, so nothing was checked. Its wrong becomes 0 unless it
+ * already counts corruption (which outranks everything), so the gate answers
+ * no-measurement ("fix the harness"), as the runbook's "exit 0, nothing
+ * parsed" row does, not correctness-unverified ("re-run with checking on"). */
+void ng_records_settle_unmeasured(cJSON *records);
 /* obj[key] = value, replacing any existing key. */
 void ng_json_set(cJSON *obj, const char *key, cJSON *value);
 

@@ -53,6 +53,9 @@ typedef struct {
 	 * finite positive number it is, and raises where arithmetic first turns
 	 * it into a float. Its place in samples holds DBL_MAX. */
 	bool samples_overflow;
+	/* The record's domain when it is a string, else NULL. Policy may exempt a
+	 * domain from the required diagnostics (gate.diag_exempt_domains). */
+	const char *domain;
 } ng_gate_record;
 
 typedef struct {

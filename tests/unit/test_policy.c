@@ -97,6 +97,12 @@ static void test_defaults_are_the_runbooks(void **state)
 	assert_true(p.noise_sigmas == 2.0);
 	assert_true(p.unstable_cv_multiple == 3.0);
 	assert_true(p.bimodal_fraction == 0.25);
+	/* The node's own probes carry no DCGM results; fabric records do. */
+	assert_true(ng_policy_diag_exempt(&p, "compute"));
+	assert_true(ng_policy_diag_exempt(&p, "memory"));
+	assert_true(ng_policy_diag_exempt(&p, "storage"));
+	assert_false(ng_policy_diag_exempt(&p, "fabric"));
+	assert_false(ng_policy_diag_exempt(&p, ""));
 	/* REQUIRED_DIAG = ("pcie", "memory", "nccl_tests") */
 	assert_int_equal(p.n_required_diag, 3);
 	assert_string_equal(p.required_diag[0], "pcie");
@@ -126,7 +132,8 @@ static void test_param_names_and_values(void **state)
 	const char *names[] = {
 		"gate.warn",          "gate.block",           "gate.fast",
 		"gate.slow",          "gate.noise_sigmas",    "gate.unstable_cv_multiple",
-		"gate.bimodal_fraction", "gate.required_diag", "gate.cohort_min",
+		"gate.bimodal_fraction", "gate.required_diag", "gate.diag_exempt_domains",
+		"gate.cohort_min",
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
 		"hysteresis.escalate_after", "identity.class_template",
 	};
@@ -192,6 +199,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"gate\":{\"warn\":0.04,\"block\":0.2,\"fast\":2,\"slow\":0.1,"
 	                       "\"noise_sigmas\":3,\"unstable_cv_multiple\":4.5,\"bimodal_fraction\":0.5,"
 	                       "\"required_diag\":[\"pcie\",\"nvbandwidth\"],\"cohort_min\":7,"
+	                       "\"diag_exempt_domains\":[\"storage\"],"
 	                       "\"cohort_majority\":0.75,\"cohort_drop_limit\":0.5},"
 	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5},"
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"}}",
@@ -207,6 +215,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.n_required_diag, 2);
 	assert_string_equal(p.required_diag[0], "pcie");
 	assert_string_equal(p.required_diag[1], "nvbandwidth");
+	assert_int_equal(p.n_diag_exempt_domains, 1);
+	assert_true(ng_policy_diag_exempt(&p, "storage"));
+	assert_false(ng_policy_diag_exempt(&p, "compute"));
 	assert_true(ng_policy_requires_diag(&p, "nvbandwidth"));
 	assert_false(ng_policy_requires_diag(&p, "memory"));
 	assert_int_equal(p.cohort_min, 7);
@@ -344,9 +355,9 @@ static void test_refuse_types(void **state)
 	expect_refused("{\"gate\":{\"required_diag\":\"pcie\"}}", "gate.required_diag", "array");
 	expect_refused("{\"gate\":{\"required_diag\":{\"pcie\":1}}}", "gate.required_diag", "array");
 	expect_refused("{\"gate\":{\"required_diag\":null}}", "gate.required_diag", "array");
-	expect_refused("{\"gate\":{\"required_diag\":[\"pcie\",1]}}", "gate.required_diag", "test name");
-	expect_refused("{\"gate\":{\"required_diag\":[null]}}", "gate.required_diag", "test name");
-	expect_refused("{\"gate\":{\"required_diag\":[[\"pcie\"]]}}", "gate.required_diag", "test name");
+	expect_refused("{\"gate\":{\"required_diag\":[\"pcie\",1]}}", "gate.required_diag", "a name of 1 to");
+	expect_refused("{\"gate\":{\"required_diag\":[null]}}", "gate.required_diag", "a name of 1 to");
+	expect_refused("{\"gate\":{\"required_diag\":[[\"pcie\"]]}}", "gate.required_diag", "a name of 1 to");
 }
 
 static void test_refuse_ranges(void **state)

@@ -195,6 +195,9 @@ static void check_clean(const cJSON *rec, const char *metric)
 	assert_true(num(rec, "detail.integrity.checked_reads") > 0);
 	assert_true(num(rec, "detail.latency_us.p50") > 0);
 	assert_true(num(rec, "detail.latency_us.p999") >= num(rec, "detail.latency_us.p50"));
+	/* latencies are real: no clock read before the I/O was submitted */
+	assert_true(num(rec, "detail.latency_us.max") < 60e6);
+	assert_true(num(rec, "detail.latency_us.mean") <= num(rec, "detail.latency_us.max"));
 	assert_true(cJSON_IsBool(get(rec, "conditions.direct")));
 	assert_true(strlen(str(rec, "conditions.cache_action")) > 0);
 	assert_true(strlen(str(rec, "conditions.fs_type")) > 0);
