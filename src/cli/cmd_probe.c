@@ -7,15 +7,9 @@
 static int exec_probe(struct ng_cli *cli, int argc, char **argv);
 
 static const struct ng_probe_kind *const kinds[] = {
-#ifdef NODEGATE_HAVE_PROBE_STORAGE
 	&ng_probe_storage,
-#endif
-#ifdef NODEGATE_HAVE_PROBE_CPU
 	&ng_probe_cpu,
-#endif
-#ifdef NODEGATE_HAVE_PROBE_HOSTMEM
 	&ng_probe_hostmem,
-#endif
 	NULL,
 };
 

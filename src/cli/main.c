@@ -19,14 +19,10 @@
 
 static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_gate_entry,
-#ifdef NODEGATE_HAVE_PARSERS
-	&ng_cmd_parse_entry,
 	&ng_cmd_run_entry,
-#endif
+	&ng_cmd_parse_entry,
 	&ng_cmd_probe_entry,
-#ifdef NODEGATE_HAVE_IDENTITY
 	&ng_cmd_identity_entry,
-#endif
 	&ng_cmd_policy_entry,
 	&ng_cmd_verdicts_entry,
 };
