@@ -4,6 +4,9 @@
 #ifndef NODEGATE_CLI_PROBE_H
 #define NODEGATE_CLI_PROBE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "cli/cmd.h"
 
 struct ng_probe_kind {
@@ -14,6 +17,36 @@ struct ng_probe_kind {
 	/* argv[0] is the kind's name; options follow. Returns the exit status. */
 	int (*main)(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
 };
+
+/* probe_common.c: what every probe's command line shares. */
+
+/* The options every probe takes for ng_emit_records, for a getopt_long table. */
+#define NG_PROBE_EMIT_LONGOPTS                                   \
+	{"baseline", required_argument, NULL, 'b'},               \
+	{"cohort-drops", required_argument, NULL, 'C'},           \
+	{"explain", no_argument, NULL, 'e'},                      \
+	{"json", no_argument, NULL, 'j'},                         \
+	{"out", required_argument, NULL, 'o'},                    \
+	{"help", no_argument, NULL, 'h'}
+#define NG_PROBE_EMIT_SHORTOPTS "b:ejo:h"
+
+/* Prints the message and the usage line; returns NG_EXIT_USAGE. */
+int ng_probe_usage(const struct ng_probe_kind *kind, const char *msg, const char *arg);
+void ng_probe_help(const struct ng_probe_kind *kind);
+/* Seconds, more than 0 and at most an hour. */
+int ng_probe_seconds(const char *s, double *out);
+/* Bytes with binary suffixes: "4G", "512M", "4KiB", "4096". */
+int ng_probe_bytes(const char *s, uint64_t *out);
+/* Takes c if it is one of NG_PROBE_EMIT_LONGOPTS (but help); false if not. */
+bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg);
+/* The checks on those options that need no measurement: run before measuring. */
+int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e);
+/* After measuring: names the tool and argv in every record, says on stderr
+ * what was not measured, stamps node identity and class, settles unmeasured
+ * records, and shows, keeps and judges them (ng_emit_records). Frees records.
+ * Returns the exit status. */
+int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
+                    int argc, char **argv, const struct ng_emit_opts *e);
 
 extern const struct ng_probe_kind ng_probe_storage;
 extern const struct ng_probe_kind ng_probe_cpu;

@@ -2,14 +2,11 @@
  * to show unstable clocks or thermals, every result checked. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/probe.h"
-#include "collect/identity.h"
 #include "collect/probe_cpu.h"
-#include "core/record_build.h"
 
 static int cpu_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
 
@@ -55,54 +52,33 @@ struct cpu_args {
 	bool quick, have_duration, have_interval;
 };
 
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !(v > 0) || v > 3600)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int usage(const struct ng_probe_kind *kind, const char *msg, const char *arg)
-{
-	fprintf(stderr, "nodegate probe %s: %s%s%s\n", kind->name, msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "usage: nodegate probe %s %s\n", kind->name, kind->usage);
-	return NG_EXIT_USAGE;
-}
-
 static int parse_option(const struct ng_probe_kind *kind, struct cpu_args *a, int c)
 {
 	char *end;
 	switch (c) {
 	case 'd':
-		if (parse_seconds(optarg, &a->o.duration_s) < 0)
-			return usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
+		if (ng_probe_seconds(optarg, &a->o.duration_s) < 0)
+			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
 		a->have_duration = true;
 		break;
 	case 'i':
-		if (parse_seconds(optarg, &a->o.interval_s) < 0 || a->o.interval_s < 0.01)
-			return usage(kind, "--interval takes seconds, at least 0.01", optarg);
+		if (ng_probe_seconds(optarg, &a->o.interval_s) < 0 || a->o.interval_s < 0.01)
+			return ng_probe_usage(kind, "--interval takes seconds, at least 0.01", optarg);
 		a->have_interval = true;
 		break;
 	case 't': {
 		errno = 0;
 		long n = strtol(optarg, &end, 10);
 		if (end == optarg || *end || errno || n < 1 || n > 4096)
-			return usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
+			return ng_probe_usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
 		a->o.threads = (unsigned)n;
 		break;
 	}
 	case 'T': a->o.tier = optarg; break;
 	case 'Q': a->quick = true; break;
-	case 'b': a->emit.baseline_path = optarg; break;
-	case 'C': a->emit.cohort = optarg; break;
-	case 'e': a->emit.explain = true; break;
-	case 'j': a->emit.json = true; break;
-	case 'o': a->emit.out_path = optarg; break;
-	default: return usage(kind, "unknown option", NULL);
+	default:
+		if (!ng_probe_emit_option(&a->emit, c, optarg))
+			return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -115,30 +91,24 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		{"threads", required_argument, NULL, 't'},
 		{"tier", required_argument, NULL, 'T'},
 		{"quick", no_argument, NULL, 'Q'},
-		{"baseline", required_argument, NULL, 'b'},
-		{"cohort-drops", required_argument, NULL, 'C'},
-		{"explain", no_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
+		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "d:i:t:T:Qb:ejo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:i:t:T:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: nodegate probe %s %s\n\n%s\n%s", kind->name, kind->usage, kind->summary,
-			       kind->help);
+			ng_probe_help(kind);
 			return NG_EXIT_OK;
 		}
 		if (c == '?')
-			return usage(kind, "see --help", NULL);
+			return ng_probe_usage(kind, "see --help", NULL);
 		int rc = parse_option(kind, a, c);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind < argc)
-		return usage(kind, "unexpected argument", argv[optind]);
+		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
 	if (a->quick) {
 		if (!a->have_duration)
 			a->o.duration_s = 2;
@@ -148,24 +118,8 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 	if (a->have_duration && !a->have_interval && a->o.interval_s > a->o.duration_s)
 		a->o.interval_s = a->o.duration_s / 4;
 	if (a->o.interval_s > a->o.duration_s)
-		return usage(kind, "--interval is longer than --duration", NULL);
-	if ((a->emit.cohort || a->emit.explain) && !a->emit.baseline_path)
-		return usage(kind, "--cohort-drops and --explain need --baseline", NULL);
-	return -1;
-}
-
-static void add_tool(cJSON *rec, int argc, char **argv)
-{
-	cJSON *tool = ng_record_tool(rec);
-	ng_json_set(tool, "name", cJSON_CreateString("nodegate"));
-	ng_json_set(tool, "probe", cJSON_CreateString("cpu"));
-	ng_json_set(tool, "version", cJSON_CreateString(NODEGATE_VERSION));
-	cJSON *av = cJSON_CreateArray();
-	cJSON_AddItemToArray(av, cJSON_CreateString("nodegate"));
-	cJSON_AddItemToArray(av, cJSON_CreateString("probe"));
-	for (int i = 0; i < argc; i++)
-		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
-	ng_json_set(tool, "argv", av);
+		return ng_probe_usage(kind, "--interval is longer than --duration", NULL);
+	return ng_probe_check_emit(kind, &a->emit);
 }
 
 static int cpu_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv)
@@ -178,19 +132,6 @@ static int cpu_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int ar
 	ng_err err;
 	cJSON *records = ng_probe_cpu_run(&a.o, &err);
 	if (!records)
-		return usage(kind, err.msg, NULL);
-	for (cJSON *rec = records->child; rec; rec = rec->next) {
-		add_tool(rec, argc, argv);
-		const cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
-		if (cJSON_IsString(reason))
-			fprintf(stderr, "nodegate probe cpu: no measurement: %s\n", reason->valuestring);
-	}
-	if (ng_identity_stamp(records, &cli->policy, NULL, &err) < 0)
-		fprintf(stderr, "nodegate probe cpu: node identity: %s\n", err.msg);
-	const struct ng_cmd_entry entry = {.name = "probe cpu", .usage = kind->usage,
-	                                   .summary = kind->summary, .help = kind->help};
-	ng_records_settle_unmeasured(records);
-	rc = ng_emit_records(cli, &entry, records, &a.emit);
-	cJSON_Delete(records);
-	return rc;
+		return ng_probe_usage(kind, err.msg, NULL);
+	return ng_probe_finish(cli, kind, records, argc, argv, &a.emit);
 }

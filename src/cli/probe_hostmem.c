@@ -2,15 +2,12 @@
  * bandwidth of the host's memory, node by node. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/probe.h"
-#include "collect/identity.h"
 #include "collect/probe_hostmem.h"
-#include "core/record_build.h"
 
 static int hostmem_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
 
@@ -62,94 +59,48 @@ struct hostmem_args {
 	bool quick, have_size, have_duration, have_interval;
 };
 
-/* "1G", "512M", "4096": bytes, with binary suffixes. */
-static int parse_bytes(const char *s, size_t *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v > 0))
-		return -1;
-	double mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1048576.0; end++; break;
-	case 'g': case 'G': mul = 1073741824.0; end++; break;
-	case 't': case 'T': mul = 1099511627776.0; end++; break;
-	default: break;
-	}
-	if (mul > 1 && *end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	v *= mul;
-	if (*end || v > 1e15 || v != floor(v))
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !(v > 0) || v > 3600)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int usage(const struct ng_probe_kind *kind, const char *msg, const char *arg)
-{
-	fprintf(stderr, "nodegate probe %s: %s%s%s\n", kind->name, msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "usage: nodegate probe %s %s\n", kind->name, kind->usage);
-	return NG_EXIT_USAGE;
-}
-
 static int parse_option(const struct ng_probe_kind *kind, struct hostmem_args *a, int c)
 {
 	char *end;
+	uint64_t bytes;
 	switch (c) {
 	case 's':
-		if (parse_bytes(optarg, &a->o.size) < 0)
-			return usage(kind, "--size takes bytes (e.g. 1G, 256M)", optarg);
+		if (ng_probe_bytes(optarg, &bytes) < 0 || bytes > SIZE_MAX)
+			return ng_probe_usage(kind, "--size takes bytes (e.g. 1G, 256M)", optarg);
+		a->o.size = (size_t)bytes;
 		a->have_size = true;
 		break;
 	case 'S': {
 		errno = 0;
 		unsigned long long v = strtoull(optarg, &end, 10);
 		if (end == optarg || *end || errno)
-			return usage(kind, "--seed takes a whole number", optarg);
+			return ng_probe_usage(kind, "--seed takes a whole number", optarg);
 		a->o.seed = v;
 		break;
 	}
 	case 'L': a->o.lock = false; break;
 	case 'd':
-		if (parse_seconds(optarg, &a->o.phase_s) < 0)
-			return usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
+		if (ng_probe_seconds(optarg, &a->o.phase_s) < 0)
+			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
 		a->have_duration = true;
 		break;
 	case 'i':
-		if (parse_seconds(optarg, &a->o.interval_s) < 0 || a->o.interval_s < 0.01)
-			return usage(kind, "--interval takes seconds, at least 0.01", optarg);
+		if (ng_probe_seconds(optarg, &a->o.interval_s) < 0 || a->o.interval_s < 0.01)
+			return ng_probe_usage(kind, "--interval takes seconds, at least 0.01", optarg);
 		a->have_interval = true;
 		break;
 	case 't': {
 		errno = 0;
 		long n = strtol(optarg, &end, 10);
 		if (end == optarg || *end || errno || n < 1 || n > 4096)
-			return usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
+			return ng_probe_usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
 		a->o.threads = (unsigned)n;
 		break;
 	}
 	case 'Q': a->quick = true; break;
-	case 'b': a->emit.baseline_path = optarg; break;
-	case 'C': a->emit.cohort = optarg; break;
-	case 'e': a->emit.explain = true; break;
-	case 'j': a->emit.json = true; break;
-	case 'o': a->emit.out_path = optarg; break;
-	default: return usage(kind, "unknown option", NULL);
+	default:
+		if (!ng_probe_emit_option(&a->emit, c, optarg))
+			return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -164,30 +115,24 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		{"seed", required_argument, NULL, 'S'},
 		{"no-lock", no_argument, NULL, 'L'},
 		{"quick", no_argument, NULL, 'Q'},
-		{"baseline", required_argument, NULL, 'b'},
-		{"cohort-drops", required_argument, NULL, 'C'},
-		{"explain", no_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
+		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:d:i:t:Qb:ejo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:d:i:t:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: nodegate probe %s %s\n\n%s\n%s", kind->name, kind->usage, kind->summary,
-			       kind->help);
+			ng_probe_help(kind);
 			return NG_EXIT_OK;
 		}
 		if (c == '?')
-			return usage(kind, "see --help", NULL);
+			return ng_probe_usage(kind, "see --help", NULL);
 		int rc = parse_option(kind, a, c);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind < argc)
-		return usage(kind, "unexpected argument", argv[optind]);
+		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
 	if (a->quick) {
 		if (!a->have_size) {
 			size_t d = ng_hostmem_default_size();
@@ -201,24 +146,8 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 	if (a->have_duration && !a->have_interval && a->o.interval_s > a->o.phase_s)
 		a->o.interval_s = a->o.phase_s / 4;
 	if (a->o.interval_s > a->o.phase_s)
-		return usage(kind, "--interval is longer than --duration", NULL);
-	if ((a->emit.cohort || a->emit.explain) && !a->emit.baseline_path)
-		return usage(kind, "--cohort-drops and --explain need --baseline", NULL);
-	return -1;
-}
-
-static void add_tool(cJSON *rec, int argc, char **argv)
-{
-	cJSON *tool = ng_record_tool(rec);
-	ng_json_set(tool, "name", cJSON_CreateString("nodegate"));
-	ng_json_set(tool, "probe", cJSON_CreateString("hostmem"));
-	ng_json_set(tool, "version", cJSON_CreateString(NODEGATE_VERSION));
-	cJSON *av = cJSON_CreateArray();
-	cJSON_AddItemToArray(av, cJSON_CreateString("nodegate"));
-	cJSON_AddItemToArray(av, cJSON_CreateString("probe"));
-	for (int i = 0; i < argc; i++)
-		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
-	ng_json_set(tool, "argv", av);
+		return ng_probe_usage(kind, "--interval is longer than --duration", NULL);
+	return ng_probe_check_emit(kind, &a->emit);
 }
 
 static int hostmem_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv)
@@ -231,19 +160,6 @@ static int hostmem_main(struct ng_cli *cli, const struct ng_probe_kind *kind, in
 	ng_err err;
 	cJSON *records = ng_probe_hostmem_run(&a.o, &err);
 	if (!records)
-		return usage(kind, err.msg, NULL);
-	for (cJSON *rec = records->child; rec; rec = rec->next) {
-		add_tool(rec, argc, argv);
-		const cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
-		if (cJSON_IsString(reason) && rec == records->child)
-			fprintf(stderr, "nodegate probe hostmem: no measurement: %s\n", reason->valuestring);
-	}
-	if (ng_identity_stamp(records, &cli->policy, NULL, &err) < 0)
-		fprintf(stderr, "nodegate probe hostmem: node identity: %s\n", err.msg);
-	const struct ng_cmd_entry entry = {.name = "probe hostmem", .usage = kind->usage,
-	                                   .summary = kind->summary, .help = kind->help};
-	ng_records_settle_unmeasured(records);
-	rc = ng_emit_records(cli, &entry, records, &a.emit);
-	cJSON_Delete(records);
-	return rc;
+		return ng_probe_usage(kind, err.msg, NULL);
+	return ng_probe_finish(cli, kind, records, argc, argv, &a.emit);
 }

@@ -2,14 +2,10 @@
  * fixed file, pattern, block, queue depth and cache state, as one record. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/probe.h"
-#include "collect/identity.h"
 #include "collect/probe_storage.h"
-#include "core/record_build.h"
 
 static int storage_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
 
@@ -66,85 +62,40 @@ struct storage_args {
 	bool quick, have_size, have_block, have_depth, have_duration, have_interval;
 };
 
-/* "4G", "512M", "4096": bytes, with binary suffixes. */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !(v > 0))
-		return -1;
-	double mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1048576.0; end++; break;
-	case 'g': case 'G': mul = 1073741824.0; end++; break;
-	case 't': case 'T': mul = 1099511627776.0; end++; break;
-	default: break;
-	}
-	if (mul > 1 && *end == 'i')
-		end++;
-	if (*end == 'B')
-		end++;
-	v *= mul;
-	if (*end || v > 1e15 || v != floor(v))
-		return -1;
-	*out = (uint64_t)v;
-	return 0;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !(v > 0) || v > 3600)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int usage(const struct ng_probe_kind *kind, const char *msg, const char *arg)
-{
-	fprintf(stderr, "nodegate probe %s: %s%s%s\n", kind->name, msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "usage: nodegate probe %s %s\n", kind->name, kind->usage);
-	return NG_EXIT_USAGE;
-}
-
 static int parse_option(const struct ng_probe_kind *kind, struct storage_args *a, int c)
 {
 	uint64_t b;
 	switch (c) {
 	case 'p': a->o.dir = optarg; break;
 	case 's':
-		if (parse_bytes(optarg, &a->o.size) < 0)
-			return usage(kind, "--size takes bytes (e.g. 4G, 512M)", optarg);
+		if (ng_probe_bytes(optarg, &a->o.size) < 0)
+			return ng_probe_usage(kind, "--size takes bytes (e.g. 4G, 512M)", optarg);
 		a->have_size = true;
 		break;
 	case 'B':
-		if (parse_bytes(optarg, &b) < 0 || b > UINT32_MAX)
-			return usage(kind, "--block takes bytes (e.g. 1M, 4K)", optarg);
+		if (ng_probe_bytes(optarg, &b) < 0 || b > UINT32_MAX)
+			return ng_probe_usage(kind, "--block takes bytes (e.g. 1M, 4K)", optarg);
 		a->o.block = (uint32_t)b;
 		a->have_block = true;
 		break;
 	case 'P':
 		if (ng_storage_pattern_parse(optarg, &a->o.pattern) < 0)
-			return usage(kind, "--pattern is read, randread, write or randwrite", optarg);
+			return ng_probe_usage(kind, "--pattern is read, randread, write or randwrite", optarg);
 		break;
 	case 'q':
-		if (parse_bytes(optarg, &b) < 0 || b > 1024)
-			return usage(kind, "--depth takes a whole number, 1 to 1024", optarg);
+		if (ng_probe_bytes(optarg, &b) < 0 || b > 1024)
+			return ng_probe_usage(kind, "--depth takes a whole number, 1 to 1024", optarg);
 		a->o.depth = (unsigned)b;
 		a->have_depth = true;
 		break;
 	case 'd':
-		if (parse_seconds(optarg, &a->o.duration_s) < 0)
-			return usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
+		if (ng_probe_seconds(optarg, &a->o.duration_s) < 0)
+			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
 		a->have_duration = true;
 		break;
 	case 'i':
-		if (parse_seconds(optarg, &a->o.interval_s) < 0)
-			return usage(kind, "--interval takes seconds, more than 0", optarg);
+		if (ng_probe_seconds(optarg, &a->o.interval_s) < 0)
+			return ng_probe_usage(kind, "--interval takes seconds, more than 0", optarg);
 		a->have_interval = true;
 		break;
 	case 'c':
@@ -153,17 +104,14 @@ static int parse_option(const struct ng_probe_kind *kind, struct storage_args *a
 		else if (strcmp(optarg, "warm") == 0)
 			a->o.cache = NG_STORAGE_WARM;
 		else
-			return usage(kind, "--cache is cold or warm", optarg);
+			return ng_probe_usage(kind, "--cache is cold or warm", optarg);
 		break;
 	case 'k': a->o.keep = true; break;
 	case 'f': a->o.file = optarg; break;
 	case 'Q': a->quick = true; break;
-	case 'b': a->emit.baseline_path = optarg; break;
-	case 'C': a->emit.cohort = optarg; break;
-	case 'e': a->emit.explain = true; break;
-	case 'j': a->emit.json = true; break;
-	case 'o': a->emit.out_path = optarg; break;
-	default: return usage(kind, "unknown option", NULL);
+	default:
+		if (!ng_probe_emit_option(&a->emit, c, optarg))
+			return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -202,53 +150,33 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		{"keep", no_argument, NULL, 'k'},
 		{"file", required_argument, NULL, 'f'},
 		{"quick", no_argument, NULL, 'Q'},
-		{"baseline", required_argument, NULL, 'b'},
-		{"cohort-drops", required_argument, NULL, 'C'},
-		{"explain", no_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
+		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
 	int c;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:s:B:P:q:d:i:c:kf:Qb:ejo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:B:P:q:d:i:c:kf:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("usage: nodegate probe %s %s\n\n%s\n%s", kind->name, kind->usage, kind->summary,
-			       kind->help);
+			ng_probe_help(kind);
 			return NG_EXIT_OK;
 		}
 		if (c == '?')
-			return usage(kind, "see --help", NULL);
+			return ng_probe_usage(kind, "see --help", NULL);
 		int rc = parse_option(kind, a, c);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind < argc)
-		return usage(kind, "unexpected argument", argv[optind]);
+		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
 	if (!a->o.dir && !a->o.file)
-		return usage(kind, "--path DIR is required (the directory the job will read from)", NULL);
+		return ng_probe_usage(kind, "--path DIR is required (the directory the job will read from)", NULL);
 	if (a->o.dir && a->o.file)
-		return usage(kind, "--path and --file exclude each other (the file's directory is tested)", NULL);
+		return ng_probe_usage(kind, "--path and --file exclude each other (the file's directory is tested)", NULL);
 	fill_defaults(a);
 	ng_err err;
 	if (ng_storage_opts_check(&a->o, &err) < 0)
-		return usage(kind, err.msg, NULL);
-	return -1;
-}
-
-static void add_tool(cJSON *rec, int argc, char **argv)
-{
-	cJSON *tool = ng_record_tool(rec);
-	ng_json_set(tool, "name", cJSON_CreateString("nodegate"));
-	ng_json_set(tool, "probe", cJSON_CreateString("storage"));
-	ng_json_set(tool, "version", cJSON_CreateString(NODEGATE_VERSION));
-	cJSON *av = cJSON_CreateArray();
-	cJSON_AddItemToArray(av, cJSON_CreateString("nodegate"));
-	cJSON_AddItemToArray(av, cJSON_CreateString("probe"));
-	for (int i = 0; i < argc; i++)
-		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
-	ng_json_set(tool, "argv", av);
+		return ng_probe_usage(kind, err.msg, NULL);
+	return ng_probe_check_emit(kind, &a->emit);
 }
 
 static int storage_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv)
@@ -259,25 +187,13 @@ static int storage_main(struct ng_cli *cli, const struct ng_probe_kind *kind, in
 	int rc = parse_args(kind, argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-	if ((a.emit.cohort || a.emit.explain) && !a.emit.baseline_path)
-		return usage(kind, "--cohort-drops and --explain need --baseline", NULL);
 	ng_err err;
 	cJSON *rec = ng_storage_probe(&a.o, &err);
 	if (!rec) {
 		fprintf(stderr, "nodegate probe storage: %s\n", err.msg);
 		return NG_EXIT_USAGE;
 	}
-	add_tool(rec, argc, argv);
 	cJSON *records = cJSON_CreateArray();
 	cJSON_AddItemToArray(records, rec);
-	if (ng_identity_stamp(records, &cli->policy, NULL, &err) < 0)
-		fprintf(stderr, "nodegate probe storage: node identity: %s\n", err.msg);
-	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
-	if (cJSON_IsString(reason) && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "samples")) == 0)
-		fprintf(stderr, "nodegate probe storage: no measurement: %s\n", reason->valuestring);
-	const struct ng_cmd_entry entry = {.name = "probe storage", .usage = kind->usage,
-	                                   .summary = kind->summary, .help = kind->help};
-	rc = ng_emit_records(cli, &entry, records, &a.emit);
-	cJSON_Delete(records);
-	return rc;
+	return ng_probe_finish(cli, kind, records, argc, argv, &a.emit);
 }
