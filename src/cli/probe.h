@@ -39,6 +39,15 @@ int ng_probe_seconds(const char *s, double *out);
 int ng_probe_bytes(const char *s, uint64_t *out);
 /* Takes c if it is one of NG_PROBE_EMIT_LONGOPTS (but help); false if not. */
 bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg);
+/* Runs getopt_long over a probe's argv: --help prints help, an unknown option
+ * is a usage error, the emit options fill *emit, and every other option goes
+ * to one(kind, args, c), which returns -1 to go on or an exit status. A stray
+ * argument is a usage error. Returns -1 to go on, else the exit status. */
+struct option;
+int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, const char *shortopts,
+                    const struct option *longopts,
+                    int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
+                    struct ng_emit_opts *emit);
 /* The checks on those options that need no measurement: run before measuring. */
 int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e);
 /* After measuring: names the tool and argv in every record, says on stderr

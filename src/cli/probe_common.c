@@ -2,6 +2,7 @@
  * probe's records are named, stamped with the node's identity, settled and
  * handed to ng_emit_records. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,31 @@ bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg)
 	case 'o': e->out_path = arg; return true;
 	default: return false;
 	}
+}
+
+int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, const char *shortopts,
+                    const struct option *longopts,
+                    int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
+                    struct ng_emit_opts *emit)
+{
+	int c;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			ng_probe_help(kind);
+			return NG_EXIT_OK;
+		}
+		if (c == '?')
+			return ng_probe_usage(kind, "see --help", NULL);
+		if (ng_probe_emit_option(emit, c, optarg))
+			continue;
+		int rc = one(kind, args, c);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind < argc)
+		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
+	return -1;
 }
 
 int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e)

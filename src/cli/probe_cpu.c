@@ -52,8 +52,9 @@ struct cpu_args {
 	bool quick, have_duration, have_interval;
 };
 
-static int parse_option(const struct ng_probe_kind *kind, struct cpu_args *a, int c)
+static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
+	struct cpu_args *a = args;
 	char *end;
 	switch (c) {
 	case 'd':
@@ -76,9 +77,7 @@ static int parse_option(const struct ng_probe_kind *kind, struct cpu_args *a, in
 	}
 	case 'T': a->o.tier = optarg; break;
 	case 'Q': a->quick = true; break;
-	default:
-		if (!ng_probe_emit_option(&a->emit, c, optarg))
-			return ng_probe_usage(kind, "unknown option", NULL);
+	default: return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -94,21 +93,10 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
-	int c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "d:i:t:T:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_probe_help(kind);
-			return NG_EXIT_OK;
-		}
-		if (c == '?')
-			return ng_probe_usage(kind, "see --help", NULL);
-		int rc = parse_option(kind, a, c);
-		if (rc >= 0)
-			return rc;
-	}
-	if (optind < argc)
-		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
+	int rc = ng_probe_getopt(kind, argc, argv, "d:i:t:T:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, parse_option, a,
+	                         &a->emit);
+	if (rc >= 0)
+		return rc;
 	if (a->quick) {
 		if (!a->have_duration)
 			a->o.duration_s = 2;

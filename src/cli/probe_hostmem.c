@@ -59,8 +59,9 @@ struct hostmem_args {
 	bool quick, have_size, have_duration, have_interval;
 };
 
-static int parse_option(const struct ng_probe_kind *kind, struct hostmem_args *a, int c)
+static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
+	struct hostmem_args *a = args;
 	char *end;
 	uint64_t bytes;
 	switch (c) {
@@ -98,9 +99,7 @@ static int parse_option(const struct ng_probe_kind *kind, struct hostmem_args *a
 		break;
 	}
 	case 'Q': a->quick = true; break;
-	default:
-		if (!ng_probe_emit_option(&a->emit, c, optarg))
-			return ng_probe_usage(kind, "unknown option", NULL);
+	default: return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -118,21 +117,10 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
-	int c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:d:i:t:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_probe_help(kind);
-			return NG_EXIT_OK;
-		}
-		if (c == '?')
-			return ng_probe_usage(kind, "see --help", NULL);
-		int rc = parse_option(kind, a, c);
-		if (rc >= 0)
-			return rc;
-	}
-	if (optind < argc)
-		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
+	int rc = ng_probe_getopt(kind, argc, argv, "s:d:i:t:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, parse_option, a,
+	                         &a->emit);
+	if (rc >= 0)
+		return rc;
 	if (a->quick) {
 		if (!a->have_size) {
 			size_t d = ng_hostmem_default_size();

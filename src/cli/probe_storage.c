@@ -62,8 +62,9 @@ struct storage_args {
 	bool quick, have_size, have_block, have_depth, have_duration, have_interval;
 };
 
-static int parse_option(const struct ng_probe_kind *kind, struct storage_args *a, int c)
+static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
+	struct storage_args *a = args;
 	uint64_t b;
 	switch (c) {
 	case 'p': a->o.dir = optarg; break;
@@ -109,9 +110,7 @@ static int parse_option(const struct ng_probe_kind *kind, struct storage_args *a
 	case 'k': a->o.keep = true; break;
 	case 'f': a->o.file = optarg; break;
 	case 'Q': a->quick = true; break;
-	default:
-		if (!ng_probe_emit_option(&a->emit, c, optarg))
-			return ng_probe_usage(kind, "unknown option", NULL);
+	default: return ng_probe_usage(kind, "unknown option", NULL);
 	}
 	return -1;
 }
@@ -153,21 +152,10 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 		NG_PROBE_EMIT_LONGOPTS,
 		{0},
 	};
-	int c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:s:B:P:q:d:i:c:kf:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_probe_help(kind);
-			return NG_EXIT_OK;
-		}
-		if (c == '?')
-			return ng_probe_usage(kind, "see --help", NULL);
-		int rc = parse_option(kind, a, c);
-		if (rc >= 0)
-			return rc;
-	}
-	if (optind < argc)
-		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
+	int rc = ng_probe_getopt(kind, argc, argv, "p:s:B:P:q:d:i:c:kf:Q" NG_PROBE_EMIT_SHORTOPTS, longopts, parse_option, a,
+	                         &a->emit);
+	if (rc >= 0)
+		return rc;
 	if (!a->o.dir && !a->o.file)
 		return ng_probe_usage(kind, "--path DIR is required (the directory the job will read from)", NULL);
 	if (a->o.dir && a->o.file)
