@@ -56,7 +56,8 @@ bench-hostmem: bench-build
 	$(BENCH)/bench/hostmem_bench
 
 bench-storage: bench-build
-	/usr/bin/python3 bench/storage_bench.py --nodegate $(BENCH)/nodegate --dir $(BENCH)/storage-bench
+	mkdir -p $(BENCH)/storage-bench
+	/usr/bin/python3 bench/storage_bench.py --nodegate $(BENCH)/nodegate --dir $(BENCH)/storage-bench --rounds 3
 
 clean:
 	rm -rf $(BUILD) build-asan build-bench build-fuzz
