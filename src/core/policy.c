@@ -53,6 +53,12 @@ static const struct param params[NG_P_COUNT] = {
 		"Consecutive warnings that escalate to a block."},
 	[NG_P_CLASS_TEMPLATE] = {"identity", "class_template", K_STRING, OFF(class_template), 0, 0, 0, false, false,
 		"Template that derives the class key from the node profile (docs/identity.md)."},
+	[NG_P_FLAG_FRACTION] = {"admission", "flag_fraction", K_DOUBLE, OFF(flag_fraction), 0, 0, 1, true, false,
+		"Admission flags a metric below the larger of its floor and this share of the class median."},
+	[NG_P_MIN_BASELINE_NODES] = {"admission", "min_baseline_nodes", K_COUNT, OFF(min_baseline_nodes), 0, 1, 1e9, false, false,
+		"Fewest distinct nodes a class baseline is built from; fewer means no baseline yet."},
+	[NG_P_WARN_RECHECK_HOURS] = {"admission", "warn_recheck_hours", K_COUNT, OFF(warn_recheck_hours), 0, 1, 8760, false, false,
+		"Hours until a node admitted with a warning is screened again."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -75,6 +81,11 @@ void ng_policy_default(ng_policy *p)
 		.clear_after = 2,
 		.escalate_after = 3,
 		.class_template = NG_DEFAULT_CLASS_TEMPLATE,
+		/* The admission seed's worked example flags below 90 percent of the
+		 * class median. Ten nodes keep one sick node from moving a median. */
+		.flag_fraction = 0.90,
+		.min_baseline_nodes = 10,
+		.warn_recheck_hours = 24,
 	};
 }
 
@@ -211,7 +222,7 @@ static bool known_section(const char *s)
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err)
 {
 	if (!cJSON_IsObject(doc))
-		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\" and \"identity\"");
+		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\", \"identity\" and \"admission\"");
 	ng_policy next = *p;
 	snprintf(next.source_file, sizeof next.source_file, "%s", source);
 
@@ -222,7 +233,7 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 			continue;
 		}
 		if (!known_section(sec->string))
-			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity)",
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission)",
 			               sec->string);
 		if (!cJSON_IsObject(sec))
 			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);

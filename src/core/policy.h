@@ -38,6 +38,9 @@ enum ng_policy_param {
 	NG_P_CLEAR_AFTER,
 	NG_P_ESCALATE_AFTER,
 	NG_P_CLASS_TEMPLATE,
+	NG_P_FLAG_FRACTION,
+	NG_P_MIN_BASELINE_NODES,
+	NG_P_WARN_RECHECK_HOURS,
 	NG_P_COUNT
 };
 
@@ -62,6 +65,9 @@ typedef struct {
 	long clear_after;            /* consecutive passes that clear a block */
 	long escalate_after;         /* consecutive warns that become a block */
 	char class_template[NG_TEMPLATE_MAX]; /* profile -> class key (docs/identity.md) */
+	double flag_fraction;        /* admission flags a metric below this share of the peer median */
+	long min_baseline_nodes;     /* fewest nodes a class baseline may be built from */
+	long warn_recheck_hours;     /* admitted-warn: hours until the node is screened again */
 
 	/* Where each value came from: the built-in default, or source_file. */
 	bool from_file[NG_P_COUNT];
@@ -70,7 +76,8 @@ typedef struct {
 
 void ng_policy_default(ng_policy *p);
 
-/* Applies a policy document: {"gate": {...}, "hysteresis": {...}}. All or
+/* Applies a policy document: {"gate": {...}, "hysteresis": {...},
+ * "identity": {...}, "admission": {...}}. All or
  * nothing: on any error p is unchanged and err names the key and the rule it
  * broke. source is recorded as where the values came from. */
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err);

@@ -115,6 +115,10 @@ static void test_defaults_are_the_runbooks(void **state)
 	/* with_hysteresis(..., clear_after=2, escalate_after=3) */
 	assert_int_equal(p.clear_after, 2);
 	assert_int_equal(p.escalate_after, 3);
+	/* the admission seed: flag below 90 percent of the class median */
+	assert_true(p.flag_fraction == 0.90);
+	assert_int_equal(p.min_baseline_nodes, 10);
+	assert_int_equal(p.warn_recheck_hours, 24);
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		assert_false(p.from_file[i]);
 		assert_string_equal(ng_policy_param_source(&p, i), "default");
@@ -136,6 +140,7 @@ static void test_param_names_and_values(void **state)
 		"gate.cohort_min",
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
 		"hysteresis.escalate_after", "identity.class_template",
+		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -161,6 +166,9 @@ static void test_param_names_and_values(void **state)
 	check_value(&p, "gate.cohort_drop_limit", "1");
 	check_value(&p, "hysteresis.clear_after", "2");
 	check_value(&p, "hysteresis.escalate_after", "3");
+	check_value(&p, "admission.flag_fraction", "0.9");
+	check_value(&p, "admission.min_baseline_nodes", "10");
+	check_value(&p, "admission.warn_recheck_hours", "24");
 	/* a string value is shown as a JSON string literal */
 	ng_strbuf tb = {0};
 	ng_strbuf_add_json_string(&tb, NG_DEFAULT_CLASS_TEMPLATE);
@@ -202,7 +210,9 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"diag_exempt_domains\":[\"storage\"],"
 	                       "\"cohort_majority\":0.75,\"cohort_drop_limit\":0.5},"
 	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5},"
-	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"}}",
+	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
+	                       "\"admission\":{\"flag_fraction\":0.85,\"min_baseline_nodes\":20,"
+	                       "\"warn_recheck_hours\":6}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
 	assert_true(p.warn == 0.04);
@@ -226,6 +236,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.clear_after, 3);
 	assert_int_equal(p.escalate_after, 5);
 	assert_string_equal(p.class_template, "{cpu.model}\\/x");
+	assert_true(p.flag_fraction == 0.85);
+	assert_int_equal(p.min_baseline_nodes, 20);
+	assert_int_equal(p.warn_recheck_hours, 6);
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		assert_true(p.from_file[i]);
 		assert_string_equal(ng_policy_param_source(&p, i), "/etc/nodegate/policy.json");
@@ -285,6 +298,7 @@ static void test_range_edges_accepted(void **state)
 		"{\"gate\":{\"slow\":0.9999999999999999}}",
 		"{\"gate\":{\"warn\":5e-324}}",
 		"{\"gate\":{\"cohort_drop_limit\":1e300}}",
+		"{\"admission\":{\"flag_fraction\":1,\"min_baseline_nodes\":1,\"warn_recheck_hours\":8760}}",
 		"{\"gate\":{\"required_diag\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\"]}}",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
@@ -394,6 +408,11 @@ static void test_refuse_ranges(void **state)
 		{"{\"hysteresis\":{\"clear_after\":-1}}", "hysteresis.clear_after"},
 		{"{\"hysteresis\":{\"escalate_after\":1e10}}", "hysteresis.escalate_after"},
 		{"{\"hysteresis\":{\"escalate_after\":1e400}}", "hysteresis.escalate_after"},
+		{"{\"admission\":{\"flag_fraction\":0}}", "admission.flag_fraction"},
+		{"{\"admission\":{\"flag_fraction\":1.01}}", "admission.flag_fraction"},
+		{"{\"admission\":{\"min_baseline_nodes\":0}}", "admission.min_baseline_nodes"},
+		{"{\"admission\":{\"warn_recheck_hours\":0}}", "admission.warn_recheck_hours"},
+		{"{\"admission\":{\"warn_recheck_hours\":8761}}", "admission.warn_recheck_hours"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		expect_refused(bad[i].doc, bad[i].name, "out of range");

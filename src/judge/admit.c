@@ -1,0 +1,222 @@
+#include "judge/admit.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the flag rule ---------------------------------------------------------------- */
+
+ng_admit_flag ng_admit_flag_rule(double value, double baseline_median, double floor,
+                                 double fraction)
+{
+	ng_admit_flag f = {.bar = NAN, .percent = NAN};
+	if (!isfinite(value) || !isfinite(baseline_median) || !(baseline_median > 0) ||
+	    !isfinite(fraction))
+		return f;
+	f.evaluable = true;
+	double peer = fraction * baseline_median;
+	/* Peers alone accept a pool that degraded together; a floor alone misses
+	 * the one slow node. The larger of the two is the bar. */
+	f.floor_decides = isfinite(floor) && floor > peer;
+	f.bar = f.floor_decides ? floor : peer;
+	f.percent = value / baseline_median * 100.0;
+	f.flagged = value < f.bar;
+	return f;
+}
+
+/* ---- one metric of one run -------------------------------------------------------- */
+
+static const char *const status_names[NG_MS_COUNT] = {
+	[NG_MS_OK] = "ok",           [NG_MS_MARGINAL] = "marginal",
+	[NG_MS_ATTRIBUTED] = "fleet", [NG_MS_FAILED] = "flagged",
+	[NG_MS_UNMEASURED] = "unmeasured", [NG_MS_INTEGRITY] = "integrity",
+};
+
+const char *ng_admit_metric_status_name(ng_admit_metric_status s)
+{
+	return (unsigned)s < NG_MS_COUNT ? status_names[s] : "unknown";
+}
+
+/* What the gate's verdict alone says about this run, before the flag rule. */
+static ng_admit_metric_status from_gate(ng_verdict v)
+{
+	if (v == NG_V_CORRUPT)
+		return NG_MS_INTEGRITY;
+	/* Checking was off: no evidence the answers were right. Like the
+	 * unmeasured family it neither admits nor accuses. */
+	if (v == NG_V_CORRECTNESS_UNVERIFIED || (unsigned)v >= NG_V_COUNT ||
+	    strcmp(ng_verdict_info(v)->family, "unmeasured") == 0)
+		return NG_MS_UNMEASURED;
+	if (v == NG_V_BLOCK || v == NG_V_BIMODAL || v == NG_V_DIAG_FAILED)
+		return NG_MS_FAILED;
+	if (v == NG_V_FLEET_REGRESSION)
+		return NG_MS_ATTRIBUTED;
+	return v == NG_V_WARN ? NG_MS_MARGINAL : NG_MS_OK;
+}
+
+ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol)
+{
+	ng_admit_line l = {
+		.flag = ng_admit_flag_rule(r->value, r->baseline_median, r->floor, pol->flag_fraction),
+		.status = from_gate(r->gate),
+	};
+	if (l.status >= NG_MS_FAILED)
+		return l;
+	if (!l.flag.evaluable)
+		l.status = NG_MS_UNMEASURED;
+	else if (l.status == NG_MS_ATTRIBUTED)
+		/* The cohort moved with this node: the peer bar is the change's
+		 * story, not the node's. Only the floor, what the workload needs,
+		 * still accuses it. */
+		l.status = isfinite(r->floor) && r->value < r->floor ? NG_MS_FAILED : NG_MS_ATTRIBUTED;
+	else if (l.flag.flagged)
+		l.status = NG_MS_FAILED;
+	return l;
+}
+
+/* ---- the node ----------------------------------------------------------------------- */
+
+#define NONE (-1)
+
+struct domain {
+	const char *name;
+	int first, confirm;   /* worst ng_admit_metric_status, or NONE */
+	int why_first, why_confirm; /* the status whose metrics are named, or NONE */
+	ng_admit_outcome outcome;
+};
+
+struct run {
+	const ng_admit_result *r;
+	size_t n;
+};
+
+static const char *const outcome_names[NG_ADMIT_COUNT] = {
+	[NG_ADMIT_ADMITTED] = "admitted", [NG_ADMIT_WARN] = "admitted-warn",
+	[NG_ADMIT_HELD] = "held",         [NG_ADMIT_SUSPECT] = "suspect",
+	[NG_ADMIT_QUARANTINED] = "quarantined",
+};
+
+const char *ng_admit_outcome_name(ng_admit_outcome o)
+{
+	return (unsigned)o < NG_ADMIT_COUNT ? outcome_names[o] : "unknown";
+}
+
+static const char *domain_of(const ng_admit_result *r) { return r->domain ? r->domain : ""; }
+
+/* The domain's slot, added when new; NULL when the table is full. */
+static struct domain *slot(struct domain *d, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(d[i].name, name) == 0)
+			return &d[i];
+	if (*n == NG_ADMIT_DOMAINS_MAX)
+		return NULL;
+	d[*n] = (struct domain){.name = name, .first = NONE, .confirm = NONE,
+	                        .why_first = NONE, .why_confirm = NONE};
+	return &d[(*n)++];
+}
+
+/* Worst status per domain for one run; false when there are too many domains. */
+static bool gather(struct domain *d, size_t *n, struct run run, bool is_confirm,
+                   const ng_policy *pol)
+{
+	for (size_t i = 0; i < run.n; i++) {
+		struct domain *s = slot(d, n, domain_of(&run.r[i]));
+		if (!s)
+			return false;
+		int st = (int)ng_admit_judge_metric(&run.r[i], pol).status;
+		int *worst = is_confirm ? &s->confirm : &s->first;
+		if (st > *worst)
+			*worst = st;
+	}
+	return true;
+}
+
+/* The confirmation settles a flagged domain. */
+static void settle_flagged(struct domain *s)
+{
+	s->why_first = NG_MS_FAILED;
+	if (s->confirm == NONE) {
+		s->outcome = NG_ADMIT_SUSPECT;
+	} else if (s->confirm == NG_MS_FAILED) {
+		s->outcome = NG_ADMIT_QUARANTINED; /* the same domain failed twice */
+		s->why_confirm = NG_MS_FAILED;
+	} else if (s->confirm == NG_MS_UNMEASURED) {
+		s->outcome = NG_ADMIT_HELD; /* a confirmation that measured nothing confirms nothing */
+		s->why_first = NONE;
+		s->why_confirm = NG_MS_UNMEASURED;
+	} else {
+		s->outcome = NG_ADMIT_WARN; /* recovered: admit, but look again soon */
+	}
+}
+
+/* One domain's outcome from its first run and its confirmation. */
+static void settle(struct domain *s, bool *unexpected)
+{
+	if (s->first == NG_MS_INTEGRITY || s->confirm == NG_MS_INTEGRITY) {
+		s->outcome = NG_ADMIT_QUARANTINED; /* wrong answers outrank everything */
+		s->why_first = s->first == NG_MS_INTEGRITY ? NG_MS_INTEGRITY : NONE;
+		s->why_confirm = s->confirm == NG_MS_INTEGRITY ? NG_MS_INTEGRITY : NONE;
+	} else if (s->confirm != NONE && s->first != NG_MS_FAILED) {
+		*unexpected = true; /* re-ran what was not flagged: the harness misbehaved */
+		s->outcome = NG_ADMIT_HELD;
+		s->why_confirm = s->confirm;
+	} else if (s->first == NG_MS_UNMEASURED) {
+		s->outcome = NG_ADMIT_HELD;
+		s->why_first = NG_MS_UNMEASURED;
+	} else if (s->first == NG_MS_FAILED) {
+		settle_flagged(s);
+	} else if (s->first == NG_MS_MARGINAL || s->first == NG_MS_ATTRIBUTED) {
+		s->outcome = NG_ADMIT_WARN;
+		s->why_first = s->first;
+	} else {
+		s->outcome = NG_ADMIT_ADMITTED;
+	}
+}
+
+static void name_results(ng_admit_decision *d, struct run run, const struct domain *s, int why,
+                         const ng_policy *pol)
+{
+	if (why == NONE)
+		return;
+	for (size_t i = 0; i < run.n; i++) {
+		if (strcmp(domain_of(&run.r[i]), s->name) != 0 ||
+		    (int)ng_admit_judge_metric(&run.r[i], pol).status != why)
+			continue;
+		if (d->n_named == NG_ADMIT_NAMED_MAX) {
+			d->named_truncated = true;
+			return;
+		}
+		d->named[d->n_named++] = &run.r[i];
+	}
+}
+
+ng_admit_decision ng_admit_decide(const ng_admit_result *first, size_t n_first,
+                                  const ng_admit_result *confirm, size_t n_confirm,
+                                  const ng_policy *pol)
+{
+	ng_admit_decision d = {.outcome = NG_ADMIT_ADMITTED};
+	struct domain doms[NG_ADMIT_DOMAINS_MAX];
+	size_t n = 0;
+	struct run r1 = {first, n_first}, r2 = {confirm, n_confirm};
+	if (n_first == 0 || !gather(doms, &n, r1, false, pol) || !gather(doms, &n, r2, true, pol)) {
+		/* nothing measured, or more domains than a profile has: not a pass */
+		d.too_many_domains = n_first != 0;
+		d.outcome = NG_ADMIT_HELD;
+		return d;
+	}
+	for (size_t i = 0; i < n; i++) {
+		settle(&doms[i], &d.unexpected_confirmation);
+		if (doms[i].outcome > d.outcome)
+			d.outcome = doms[i].outcome;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (doms[i].outcome != d.outcome)
+			continue;
+		if (d.outcome == NG_ADMIT_SUSPECT)
+			d.confirm[d.n_confirm++] = doms[i].name;
+		name_results(&d, r1, &doms[i], doms[i].why_first, pol);
+		name_results(&d, r2, &doms[i], doms[i].why_confirm, pol);
+	}
+	d.recheck_hours = d.outcome == NG_ADMIT_WARN ? pol->warn_recheck_hours : 0;
+	return d;
+}

@@ -1,0 +1,111 @@
+/* Two-stage admission: the flag rule and the node's outcome.
+ *
+ * The admission seed's rule: flag a metric below the larger of its absolute
+ * floor and a policy fraction of the peer (class baseline) median; re-run only
+ * the flagged domains once under the same controlled conditions; quarantine
+ * only when the same domain fails twice, or when one run produces a data-
+ * integrity failure. A marginal result shortens the recheck interval without
+ * removing capacity, and a run that measured nothing holds the node for the
+ * harness to be fixed: absent evidence neither admits nor accuses.
+ *
+ * Pure: no I/O, no clock, no globals, no allocation. Metrics here are the
+ * higher-is-better kind (rates and bandwidths); the caller keeps latency
+ * metrics out until their mirror rule exists. */
+#ifndef NODEGATE_JUDGE_ADMIT_H
+#define NODEGATE_JUDGE_ADMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/policy.h"
+#include "core/verdict.h"
+
+/* ---- the flag rule ---------------------------------------------------------------- */
+
+typedef struct {
+	double bar;         /* max(floor, fraction x median); NaN when not computable */
+	double percent;     /* value / median x 100; NaN when not computable */
+	bool floor_decides; /* the floor, not the peers, set the bar */
+	bool flagged;       /* value < bar */
+	bool evaluable;     /* value and median finite, median > 0 */
+} ng_admit_flag;
+
+/* floor: the metric's absolute floor in its canonical unit, or NaN when none
+ * is registered (then the peers alone set the bar). A value or median that
+ * is not a finite positive number is not evaluable and never flagged: the
+ * caller treats it as unmeasured. */
+ng_admit_flag ng_admit_flag_rule(double value, double baseline_median, double floor,
+                                 double fraction);
+
+/* ---- one metric of one run -------------------------------------------------------- */
+
+typedef struct {
+	const char *domain; /* compute, memory, storage, fabric, ... */
+	const char *metric;
+	double value;           /* the run's median, canonical unit */
+	double baseline_median; /* NaN when the class has no baseline */
+	double floor;           /* NaN when none is registered */
+	ng_verdict gate;        /* the gate's verdict on this run against the baseline */
+} ng_admit_result;
+
+/* What one metric of one run says, worst last. */
+typedef enum {
+	NG_MS_OK,         /* at or above the bar and the gate passed it */
+	NG_MS_MARGINAL,   /* above the bar, but the gate warned */
+	NG_MS_ATTRIBUTED, /* the gate blamed the cohort (fleet-regression): not the node */
+	NG_MS_FAILED,     /* below the bar, or the gate said block, bimodal or diag-failed */
+	NG_MS_UNMEASURED, /* unmeasured gate verdict, correctness unverified, or no number */
+	NG_MS_INTEGRITY,  /* the gate said corrupt: wrong results */
+	NG_MS_COUNT
+} ng_admit_metric_status;
+
+const char *ng_admit_metric_status_name(ng_admit_metric_status s);
+
+typedef struct {
+	ng_admit_flag flag;
+	ng_admit_metric_status status;
+} ng_admit_line;
+
+ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol);
+
+/* ---- the node ----------------------------------------------------------------------- */
+
+typedef enum {
+	NG_ADMIT_ADMITTED,
+	NG_ADMIT_WARN,        /* admitted-warn: recheck after warn_recheck_hours */
+	NG_ADMIT_HELD,        /* unmeasured: fix the harness, then screen again */
+	NG_ADMIT_SUSPECT,     /* flagged: re-run the named domains once (confirm[]) */
+	NG_ADMIT_QUARANTINED,
+	NG_ADMIT_COUNT
+} ng_admit_outcome;
+
+const char *ng_admit_outcome_name(ng_admit_outcome o); /* "admitted-warn", ... */
+
+#define NG_ADMIT_NAMED_MAX 32
+#define NG_ADMIT_DOMAINS_MAX 16
+
+typedef struct {
+	ng_admit_outcome outcome;
+	long recheck_hours; /* admitted-warn: the policy's interval; otherwise 0 */
+	/* The results that decided the outcome (for quarantine: every failing
+	 * metric of the failing domains, first run then confirmation), as
+	 * pointers into the caller's arrays. */
+	const ng_admit_result *named[NG_ADMIT_NAMED_MAX];
+	size_t n_named;
+	bool named_truncated;
+	/* SUSPECT: the domains to re-run. */
+	const char *confirm[NG_ADMIT_DOMAINS_MAX];
+	size_t n_confirm;
+	/* The confirmation re-ran a domain that was not flagged, or more domains
+	 * than fit: the harness did something the rule did not ask for (held). */
+	bool unexpected_confirmation;
+	bool too_many_domains;
+} ng_admit_decision;
+
+/* first: every metric of the first run. confirm: the re-run of the flagged
+ * domains, or none (n_confirm 0) before it has happened. */
+ng_admit_decision ng_admit_decide(const ng_admit_result *first, size_t n_first,
+                                  const ng_admit_result *confirm, size_t n_confirm,
+                                  const ng_policy *pol);
+
+#endif

@@ -1,0 +1,472 @@
+/* Two-stage admission: the flag rule, the per-node outcome, and the
+ * admission seed's worked example (node 27) from baseline to verdict. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/policy.h"
+#include "judge/admit.h"
+#include "judge/baseline.h"
+#include "judge/gate.h"
+
+#define CLASS "8xH100-SXM/2node/1rail"
+
+static ng_policy policy(void)
+{
+	ng_policy p;
+	ng_policy_default(&p);
+	return p;
+}
+
+static void assert_near(double got, double want, double abs_tol)
+{
+	if (!(fabs(got - want) <= abs_tol))
+		fail_msg("got %.17g, want %.17g within %g", got, want, abs_tol);
+}
+
+/* ---- the flag rule ---------------------------------------------------------------- */
+
+static void test_flag_rule_seed_numbers(void **state)
+{
+	(void)state;
+	/* "the fabric floor is 300 x 0.90 = 270 GB/s. Node 27 reaches
+	 * 258 / 300 x 100 = 86 percent" */
+	ng_admit_flag f = ng_admit_flag_rule(258, 300, NAN, 0.90);
+	assert_true(f.evaluable);
+	assert_true(f.flagged);
+	assert_false(f.floor_decides);
+	assert_near(f.bar, 270, 1e-9);
+	assert_near(f.percent, 86, 1e-9);
+	/* "its other domains exceed 90 percent" */
+	assert_false(ng_admit_flag_rule(968, 980, NAN, 0.90).flagged);
+	assert_false(ng_admit_flag_rule(1472, 1500, NAN, 0.90).flagged);
+	assert_false(ng_admit_flag_rule(5.9, 6.0, NAN, 0.90).flagged);
+	assert_near(ng_admit_flag_rule(5.9, 6.0, NAN, 0.90).percent, 98.333333333333, 1e-9);
+	/* the bar itself is not below the bar */
+	assert_false(ng_admit_flag_rule(270, 300, NAN, 0.90).flagged);
+	assert_true(ng_admit_flag_rule(269.999, 300, NAN, 0.90).flagged);
+}
+
+static void test_flag_rule_floor(void **state)
+{
+	(void)state;
+	/* a pool that degraded together: the peers would accept 275, the
+	 * workload needs 280 */
+	ng_admit_flag f = ng_admit_flag_rule(275, 300, 280, 0.90);
+	assert_true(f.floor_decides);
+	assert_true(f.flagged);
+	assert_near(f.bar, 280, 0);
+	/* a floor under the peer bar does not lower it */
+	f = ng_admit_flag_rule(265, 300, 200, 0.90);
+	assert_false(f.floor_decides);
+	assert_true(f.flagged);
+	assert_near(f.bar, 270, 1e-9);
+	/* no floor registered: the peers alone; an infinite "floor" is none */
+	assert_false(ng_admit_flag_rule(265, 300, INFINITY, 0.90).floor_decides);
+}
+
+static void test_flag_rule_not_evaluable(void **state)
+{
+	(void)state;
+	const double bad[][2] = {{NAN, 300}, {INFINITY, 300}, {258, NAN}, {258, 0}, {258, -300}};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ng_admit_flag f = ng_admit_flag_rule(bad[i][0], bad[i][1], 270, 0.90);
+		assert_false(f.evaluable);
+		assert_false(f.flagged); /* never flagged, never passed: unmeasured */
+		assert_true(isnan(f.bar));
+	}
+}
+
+/* ---- metric status ---------------------------------------------------------------- */
+
+static ng_admit_result res(const char *domain, const char *metric, double v, double m,
+                           ng_verdict g)
+{
+	return (ng_admit_result){domain, metric, v, m, NAN, g};
+}
+
+static void test_metric_status(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r = res("fabric", "busbw", 258, 300, NG_V_BLOCK);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r = res("fabric", "busbw", 258, 300, NG_V_PASS); /* below the bar decides */
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r = res("fabric", "busbw", 285, 300, NG_V_WARN);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_MARGINAL);
+	r = res("fabric", "busbw", 299, 300, NG_V_PASS);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
+	r = res("fabric", "busbw", 299, 300, NG_V_CORRUPT);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_INTEGRITY);
+	r = res("fabric", "busbw", 299, 300, NG_V_DIAG_FAILED);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r = res("fabric", "busbw", 299, 300, NG_V_BIMODAL);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* every verdict of the unmeasured family, and unverified correctness */
+	const ng_verdict held[] = {NG_V_NO_MEASUREMENT, NG_V_DIAG_INCOMPLETE, NG_V_NO_BASELINE,
+	                           NG_V_UNSTABLE, NG_V_IMPLAUSIBLE, NG_V_INVALID_INPUT,
+	                           NG_V_INSUFFICIENT_SAMPLES, NG_V_INCOMPARABLE,
+	                           NG_V_CORRECTNESS_UNVERIFIED};
+	for (size_t i = 0; i < sizeof held / sizeof *held; i++) {
+		r = res("fabric", "busbw", 100, 300, held[i]);
+		assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	}
+	/* a gate pass on a number that is not one is still not a measurement */
+	r = res("fabric", "busbw", NAN, 300, NG_V_PASS);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	r = res("fabric", "busbw", 290, NAN, NG_V_PASS);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	/* the cohort moved: under the peer bar is the change's story... */
+	r = res("fabric", "busbw", 250, 300, NG_V_FLEET_REGRESSION);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ATTRIBUTED);
+	/* ...but not under the floor the workload needs */
+	r.floor = 260;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	assert_string_equal(ng_admit_metric_status_name(NG_MS_FAILED), "flagged");
+	assert_string_equal(ng_admit_metric_status_name(NG_MS_COUNT), "unknown");
+}
+
+/* ---- the worked example, end to end ---------------------------------------------- */
+
+struct domain_base {
+	const char *domain, *metric;
+	double median; /* the seed's class median */
+	ng_baseline b;
+};
+
+static struct domain_base seed[4] = {
+	{"compute", "compute.rate", 980, {0}},
+	{"memory", "memory.gpu_bandwidth", 1500, {0}},
+	{"storage", "storage.read", 6.0, {0}},
+	{"fabric", "fabric.busbw", 300, {0}},
+};
+
+/* Five samples around m, 2, 1, 0, 1, 2 steps of d from it. */
+static void five(double *s, double m, double d)
+{
+	for (int k = 0; k < 5; k++)
+		s[k] = m * (1 + d * (k - 2));
+}
+
+/* The class: twenty healthy nodes within +-2% of each seed median. */
+static int build_seed_baselines(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	static double samples[20][5];
+	static char names[20][32];
+	ng_baseline_run runs[20];
+	double buf[3 * 20 + 2 * 100];
+	size_t idx[40];
+	for (size_t d = 0; d < 4; d++) {
+		for (size_t i = 0; i < 20; i++) {
+			snprintf(names[i], sizeof names[i], "node%02zu", i + 1);
+			five(samples[i], seed[d].median * (0.98 + 0.04 * (double)i / 19.0), 0.01);
+			runs[i] = (ng_baseline_run){names[i], samples[i], 5};
+		}
+		ng_baseline_work w = {buf, sizeof buf / sizeof *buf, idx, 40};
+		if (ng_baseline_build(runs, 20, &p, w, &seed[d].b) != NG_BASELINE_OK)
+			return -1;
+	}
+	return 0;
+}
+
+/* Node 27's run of one metric, through the gate against the class baseline. */
+static ng_admit_result run27(size_t d, double value)
+{
+	ng_policy p = policy();
+	static double samples[8][5];
+	static size_t next;
+	double *s = samples[next++ % 8];
+	five(s, value, 0.005);
+	ng_diag_entry diag[] = {{"pcie", NG_DIAG_PASS}, {"memory", NG_DIAG_PASS},
+	                        {"nccl_tests", NG_DIAG_PASS}};
+	ng_gate_record r = {.wrong_kind = NG_WRONG_VALUE, .wrong = 0, .samples = s, .n_samples = 5,
+	                    .diag = diag, .n_diag = 3, .cls = {NG_CLASS_STRING, CLASS},
+	                    .domain = seed[d].domain};
+	ng_gate_baseline b = {.median = seed[d].b.median, .cv = seed[d].b.cv,
+	                      .cls = {NG_CLASS_STRING, CLASS}};
+	double work[16];
+	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
+	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v};
+}
+
+static void first_run27(ng_admit_result first[4])
+{
+	const double node27[4] = {968, 1472, 5.9, 258};
+	for (size_t d = 0; d < 4; d++)
+		first[d] = run27(d, node27[d]);
+}
+
+static void test_seed_baselines(void **state)
+{
+	(void)state;
+	for (size_t d = 0; d < 4; d++) {
+		assert_int_equal(seed[d].b.n_nodes, 20);
+		assert_near(seed[d].b.median, seed[d].median, 1e-9 * seed[d].median);
+		assert_near(seed[d].b.cv, 1.4826 * 1.5 * 0.01, 1e-9);
+	}
+}
+
+static void test_node27_flagged_on_fabric_only(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result first[4];
+	first_run27(first);
+	assert_int_equal(first[0].gate, NG_V_PASS);
+	assert_int_equal(first[1].gate, NG_V_PASS);
+	assert_int_equal(first[2].gate, NG_V_PASS);
+	assert_int_equal(first[3].gate, NG_V_BLOCK);
+	for (size_t d = 0; d < 3; d++)
+		assert_int_equal(ng_admit_judge_metric(&first[d], &p).status, NG_MS_OK);
+	ng_admit_line fab = ng_admit_judge_metric(&first[3], &p);
+	assert_int_equal(fab.status, NG_MS_FAILED);
+	assert_near(fab.flag.bar, 270, 1e-9);
+	assert_near(fab.flag.percent, 86, 1e-9);
+
+	/* flagged: repeat the fabric test once, and only it */
+	ng_admit_decision dec = ng_admit_decide(first, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_SUSPECT);
+	assert_string_equal(ng_admit_outcome_name(dec.outcome), "suspect");
+	assert_int_equal(dec.n_confirm, 1);
+	assert_string_equal(dec.confirm[0], "fabric");
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &first[3]);
+	assert_int_equal(dec.recheck_hours, 0);
+}
+
+static void test_node27_confirmation_below_270_quarantines(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result first[4];
+	first_run27(first);
+	const double still_low[] = {262, 258, 269.9};
+	for (size_t i = 0; i < 3; i++) {
+		ng_admit_result confirm = run27(3, still_low[i]);
+		ng_admit_decision dec = ng_admit_decide(first, 4, &confirm, 1, &p);
+		assert_int_equal(dec.outcome, NG_ADMIT_QUARANTINED);
+		assert_string_equal(ng_admit_outcome_name(dec.outcome), "quarantined");
+		/* evidence: the fabric metric of both runs, nothing else */
+		assert_int_equal(dec.n_named, 2);
+		assert_ptr_equal(dec.named[0], &first[3]);
+		assert_string_equal(dec.named[1]->metric, "fabric.busbw");
+		assert_true(dec.named[1]->value == still_low[i]);
+		assert_int_equal(dec.n_confirm, 0);
+		assert_int_equal(dec.recheck_hours, 0);
+	}
+}
+
+static void test_node27_confirmation_recovered_warns(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result first[4];
+	first_run27(first);
+	ng_admit_result confirm = run27(3, 297);
+	assert_int_equal(confirm.gate, NG_V_PASS);
+	ng_admit_decision dec = ng_admit_decide(first, 4, &confirm, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_WARN);
+	assert_string_equal(ng_admit_outcome_name(dec.outcome), "admitted-warn");
+	assert_int_equal(dec.recheck_hours, 24);
+	/* the warning names what was flagged */
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &first[3]);
+	/* the recheck interval is policy */
+	p.warn_recheck_hours = 6;
+	assert_int_equal(ng_admit_decide(first, 4, &confirm, 1, &p).recheck_hours, 6);
+	/* a recovery to just over the bar is still a recovery */
+	confirm = run27(3, 271);
+	assert_int_equal(ng_admit_decide(first, 4, &confirm, 1, &p).outcome, NG_ADMIT_WARN);
+}
+
+/* ---- other outcomes ------------------------------------------------------------- */
+
+static void healthy4(ng_admit_result r[4])
+{
+	r[0] = res("compute", "compute.rate", 975, 980, NG_V_PASS);
+	r[1] = res("memory", "memory.gpu_bandwidth", 1490, 1500, NG_V_PASS);
+	r[2] = res("storage", "storage.read", 6.0, 6.0, NG_V_PASS);
+	r[3] = res("fabric", "fabric.busbw", 301, 300, NG_V_PASS);
+}
+
+static void test_healthy_admitted(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[4];
+	healthy4(r);
+	ng_admit_decision dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_ADMITTED);
+	assert_string_equal(ng_admit_outcome_name(dec.outcome), "admitted");
+	assert_int_equal(dec.n_named, 0);
+	assert_int_equal(dec.recheck_hours, 0);
+	/* marginal: above the bar, but the gate warned */
+	r[1] = res("memory", "memory.gpu_bandwidth", 1410, 1500, NG_V_WARN);
+	dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_WARN);
+	assert_int_equal(dec.recheck_hours, 24);
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &r[1]);
+	/* the cohort moved: warn and recheck, never quarantine the node for it */
+	healthy4(r);
+	r[3] = res("fabric", "fabric.busbw", 250, 300, NG_V_FLEET_REGRESSION);
+	assert_int_equal(ng_admit_decide(r, 4, NULL, 0, &p).outcome, NG_ADMIT_WARN);
+}
+
+static void test_integrity_quarantines_in_one_run(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[4];
+	healthy4(r);
+	r[1].gate = NG_V_CORRUPT;
+	ng_admit_decision dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_QUARANTINED);
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &r[1]);
+	/* in the confirmation too */
+	healthy4(r);
+	r[3] = res("fabric", "fabric.busbw", 258, 300, NG_V_BLOCK);
+	ng_admit_result c = res("fabric", "fabric.busbw", 299, 300, NG_V_CORRUPT);
+	dec = ng_admit_decide(r, 4, &c, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_QUARANTINED);
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &c);
+}
+
+static void test_unmeasured_holds(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[4];
+	healthy4(r);
+	r[2] = res("storage", "storage.read", NAN, 6.0, NG_V_NO_MEASUREMENT);
+	ng_admit_decision dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_string_equal(ng_admit_outcome_name(dec.outcome), "held");
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &r[2]);
+	/* no baseline yet is held too, never a pass */
+	healthy4(r);
+	r[0] = res("compute", "compute.rate", 975, NAN, NG_V_NO_BASELINE);
+	assert_int_equal(ng_admit_decide(r, 4, NULL, 0, &p).outcome, NG_ADMIT_HELD);
+	/* nothing at all is held */
+	dec = ng_admit_decide(NULL, 0, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_false(dec.too_many_domains);
+	/* a confirmation that measured nothing confirms nothing */
+	healthy4(r);
+	r[3] = res("fabric", "fabric.busbw", 258, 300, NG_V_BLOCK);
+	ng_admit_result c = res("fabric", "fabric.busbw", NAN, 300, NG_V_NO_MEASUREMENT);
+	dec = ng_admit_decide(r, 4, &c, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_int_equal(dec.n_named, 1);
+	assert_ptr_equal(dec.named[0], &c);
+}
+
+static void test_precedence(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[4];
+	/* flagged fabric + unmeasured storage: confirm first, the hold stays */
+	healthy4(r);
+	r[2] = res("storage", "storage.read", NAN, 6.0, NG_V_NO_MEASUREMENT);
+	r[3] = res("fabric", "fabric.busbw", 258, 300, NG_V_BLOCK);
+	ng_admit_decision dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_SUSPECT);
+	assert_int_equal(dec.n_confirm, 1);
+	assert_string_equal(dec.confirm[0], "fabric");
+	/* recovered fabric, storage still unmeasured: held */
+	ng_admit_result c = res("fabric", "fabric.busbw", 299, 300, NG_V_PASS);
+	assert_int_equal(ng_admit_decide(r, 4, &c, 1, &p).outcome, NG_ADMIT_HELD);
+	/* fabric failing twice outranks the hold */
+	c = res("fabric", "fabric.busbw", 250, 300, NG_V_BLOCK);
+	dec = ng_admit_decide(r, 4, &c, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_QUARANTINED);
+	assert_int_equal(dec.n_named, 2);
+	/* two flagged domains: both re-run; quarantine names only the one that failed twice */
+	healthy4(r);
+	r[0] = res("compute", "compute.rate", 800, 980, NG_V_BLOCK);
+	r[3] = res("fabric", "fabric.busbw", 258, 300, NG_V_BLOCK);
+	dec = ng_admit_decide(r, 4, NULL, 0, &p);
+	assert_int_equal(dec.n_confirm, 2);
+	assert_string_equal(dec.confirm[0], "compute");
+	assert_string_equal(dec.confirm[1], "fabric");
+	ng_admit_result c2[2] = {res("compute", "compute.rate", 979, 980, NG_V_PASS),
+	                         res("fabric", "fabric.busbw", 250, 300, NG_V_BLOCK)};
+	dec = ng_admit_decide(r, 4, c2, 2, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_QUARANTINED);
+	assert_int_equal(dec.n_named, 2);
+	assert_string_equal(dec.named[0]->domain, "fabric");
+	assert_string_equal(dec.named[1]->domain, "fabric");
+	/* different domains failing once each is not the same domain twice */
+	c2[0] = res("compute", "compute.rate", 979, 980, NG_V_PASS);
+	c2[1] = res("fabric", "fabric.busbw", 299, 300, NG_V_PASS);
+	assert_int_equal(ng_admit_decide(r, 4, c2, 2, &p).outcome, NG_ADMIT_WARN);
+}
+
+static void test_unexpected_confirmation_holds(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[4];
+	healthy4(r);
+	ng_admit_result c = res("storage", "storage.read", 6.0, 6.0, NG_V_PASS);
+	ng_admit_decision dec = ng_admit_decide(r, 4, &c, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_true(dec.unexpected_confirmation);
+	c = res("health", "health.xid", 1, 1, NG_V_PASS);
+	dec = ng_admit_decide(r, 4, &c, 1, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_true(dec.unexpected_confirmation);
+}
+
+static void test_too_many_domains_holds(void **state)
+{
+	(void)state;
+	ng_policy p = policy();
+	ng_admit_result r[NG_ADMIT_DOMAINS_MAX + 1];
+	char names[NG_ADMIT_DOMAINS_MAX + 1][32];
+	for (size_t i = 0; i <= NG_ADMIT_DOMAINS_MAX; i++) {
+		snprintf(names[i], sizeof names[i], "d%zu", i);
+		r[i] = res(names[i], "m", 100, 100, NG_V_PASS);
+	}
+	assert_int_equal(ng_admit_decide(r, NG_ADMIT_DOMAINS_MAX, NULL, 0, &p).outcome,
+	                 NG_ADMIT_ADMITTED);
+	ng_admit_decision dec = ng_admit_decide(r, NG_ADMIT_DOMAINS_MAX + 1, NULL, 0, &p);
+	assert_int_equal(dec.outcome, NG_ADMIT_HELD);
+	assert_true(dec.too_many_domains);
+	assert_string_equal(ng_admit_outcome_name(NG_ADMIT_COUNT), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flag_rule_seed_numbers),
+		cmocka_unit_test(test_flag_rule_floor),
+		cmocka_unit_test(test_flag_rule_not_evaluable),
+		cmocka_unit_test(test_metric_status),
+		cmocka_unit_test(test_seed_baselines),
+		cmocka_unit_test(test_node27_flagged_on_fabric_only),
+		cmocka_unit_test(test_node27_confirmation_below_270_quarantines),
+		cmocka_unit_test(test_node27_confirmation_recovered_warns),
+		cmocka_unit_test(test_healthy_admitted),
+		cmocka_unit_test(test_integrity_quarantines_in_one_run),
+		cmocka_unit_test(test_unmeasured_holds),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_unexpected_confirmation_holds),
+		cmocka_unit_test(test_too_many_domains_holds),
+	};
+	return cmocka_run_group_tests(tests, build_seed_baselines, NULL);
+}
