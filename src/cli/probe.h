@@ -48,6 +48,13 @@ int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, con
                     const struct option *longopts,
                     int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
                     struct ng_emit_opts *emit);
+/* Settles a probe's duration and interval: --quick's short defaults for what
+ * was not given, an interval shortened to a quarter of a --duration given
+ * alone, and a usage error when the interval is still the longer. Returns -1
+ * to go on, else the exit status. */
+int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
+                    bool have_interval, double quick_duration, double quick_interval,
+                    double *duration, double *interval);
 /* The checks on those options that need no measurement: run before measuring. */
 int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e);
 /* After measuring: names the tool and argv in every record, says on stderr

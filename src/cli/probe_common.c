@@ -98,6 +98,21 @@ int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, con
 	return -1;
 }
 
+int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
+                    bool have_interval, double quick_duration, double quick_interval,
+                    double *duration, double *interval)
+{
+	if (quick && !have_duration)
+		*duration = quick_duration;
+	if (quick && !have_interval)
+		*interval = quick_interval;
+	if (have_duration && !have_interval && *interval > *duration)
+		*interval = *duration / 4;
+	if (*interval > *duration)
+		return ng_probe_usage(kind, "--interval is longer than --duration", NULL);
+	return -1;
+}
+
 int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e)
 {
 	if ((e->cohort || e->explain) && !e->baseline_path)

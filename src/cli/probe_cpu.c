@@ -97,16 +97,10 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 	                         &a->emit);
 	if (rc >= 0)
 		return rc;
-	if (a->quick) {
-		if (!a->have_duration)
-			a->o.duration_s = 2;
-		if (!a->have_interval)
-			a->o.interval_s = 0.25;
-	}
-	if (a->have_duration && !a->have_interval && a->o.interval_s > a->o.duration_s)
-		a->o.interval_s = a->o.duration_s / 4;
-	if (a->o.interval_s > a->o.duration_s)
-		return ng_probe_usage(kind, "--interval is longer than --duration", NULL);
+	rc = ng_probe_timing(kind, a->quick, a->have_duration, a->have_interval, 2, 0.25,
+	                     &a->o.duration_s, &a->o.interval_s);
+	if (rc >= 0)
+		return rc;
 	return ng_probe_check_emit(kind, &a->emit);
 }
 

@@ -121,20 +121,14 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 	                         &a->emit);
 	if (rc >= 0)
 		return rc;
-	if (a->quick) {
-		if (!a->have_size) {
-			size_t d = ng_hostmem_default_size();
-			a->o.size = d < ((size_t)256 << 20) ? d : (size_t)256 << 20;
-		}
-		if (!a->have_duration)
-			a->o.phase_s = 0.5;
-		if (!a->have_interval)
-			a->o.interval_s = 0.1;
+	if (a->quick && !a->have_size) {
+		size_t d = ng_hostmem_default_size();
+		a->o.size = d < ((size_t)256 << 20) ? d : (size_t)256 << 20;
 	}
-	if (a->have_duration && !a->have_interval && a->o.interval_s > a->o.phase_s)
-		a->o.interval_s = a->o.phase_s / 4;
-	if (a->o.interval_s > a->o.phase_s)
-		return ng_probe_usage(kind, "--interval is longer than --duration", NULL);
+	rc = ng_probe_timing(kind, a->quick, a->have_duration, a->have_interval, 0.5, 0.1,
+	                     &a->o.phase_s, &a->o.interval_s);
+	if (rc >= 0)
+		return rc;
 	return ng_probe_check_emit(kind, &a->emit);
 }
 
