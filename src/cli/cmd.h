@@ -11,11 +11,12 @@
 #include "core/record.h"
 
 /* Exit statuses every verb shares. */
-enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2 };
+enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2, NG_EXIT_STORE = 3 };
 
 struct ng_cli {
 	ng_policy policy;
 	const char *prog;
+	const char *store_spec; /* the global --store, or NULL */
 };
 
 struct ng_cmd_entry {
@@ -33,8 +34,26 @@ extern const struct ng_cmd_entry ng_cmd_probe_entry;
 extern const struct ng_cmd_entry ng_cmd_identity_entry;
 extern const struct ng_cmd_entry ng_cmd_policy_entry;
 extern const struct ng_cmd_entry ng_cmd_verdicts_entry;
+extern const struct ng_cmd_entry ng_cmd_admit_entry;
+extern const struct ng_cmd_entry ng_cmd_ingest_entry;
+extern const struct ng_cmd_entry ng_cmd_baseline_entry;
+extern const struct ng_cmd_entry ng_cmd_quarantine_entry;
+extern const struct ng_cmd_entry ng_cmd_release_entry;
+extern const struct ng_cmd_entry ng_cmd_override_entry;
+extern const struct ng_cmd_entry ng_cmd_fleet_entry;
+extern const struct ng_cmd_entry ng_cmd_audit_entry;
+
+/* A verb made of subcommands ("baseline build", "audit verify"). */
+struct ng_subcmd {
+	const char *name;
+	int (*fn)(struct ng_cli *cli, int argc, char **argv); /* argv[0] is the subcommand */
+};
 
 /* util.c */
+/* Runs the subcommand argv[1] names; help for --help, -h or "help"; a usage
+ * error naming the choices otherwise. */
+int ng_cmd_dispatch(const struct ng_cmd_entry *e, const struct ng_subcmd *subs, size_t n,
+                    struct ng_cli *cli, int argc, char **argv);
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out);
@@ -66,6 +85,9 @@ struct ng_emit_opts {
 };
 int ng_emit_records(struct ng_cli *cli, const struct ng_cmd_entry *cmd, cJSON *records,
                     const struct ng_emit_opts *o);
+/* cmd_run.c: copies the "diag" map of the records in path (the --out of
+ * `nodegate run dcgmi`) into every record that has none. */
+int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

@@ -126,7 +126,7 @@ static void judge_line(struct batch *b, const char *text, size_t len)
 	}
 	const cJSON *history = ng_json_get(doc, "history"), *blocked = ng_json_get(doc, "blocked");
 	size_t n_hist;
-	unsigned long long clear_after, escalate_after;
+	unsigned long long clear_after = 0, escalate_after = 0;
 	if (read_history(b, history, &n_hist) < 0 ||
 	    read_count(b, &src, ng_json_get(doc, "clear_after"), "clear_after",
 	               (unsigned long long)b->cli->policy.clear_after, &clear_after) < 0 ||

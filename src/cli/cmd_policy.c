@@ -20,7 +20,10 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"/etc/nodegate/policy.json when it exists. A policy file looks like:\n"
 	"  {\"gate\": {\"warn\": 0.05, \"block\": 0.10, \"required_diag\": [\"pcie\", \"memory\"]},\n"
 	"   \"hysteresis\": {\"clear_after\": 2},\n"
-	"   \"identity\": {\"class_template\": \"{cpu.model}x{cpu.sockets}/{memory.gib}GiB\"}}\n"
+	"   \"identity\": {\"class_template\": \"{cpu.model}x{cpu.sockets}/{memory.gib}GiB\"},\n"
+	"   \"admission\": {\"flag_fraction\": 0.90},\n"
+	"   \"floors\": {\"nccl.all_reduce.busbw\": 270}}\n"
+	"Floors are absolute minimums per metric, in its canonical unit.\n"
 	"Unknown names and out-of-range values are refused, naming the value.\n",
 	.exec = exec_policy,
 };
@@ -36,7 +39,7 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 	cJSON *doc = json ? cJSON_CreateObject() : NULL;
 	cJSON *values = json ? cJSON_AddObjectToObject(doc, "policy") : NULL;
 	if (!json)
-		printf("%-26s %-32s %-10s %s\n", "NAME", "VALUE", "SOURCE", "MEANING");
+		printf("%-34s %-24s %-8s %s\n", "NAME", "VALUE", "SOURCE", "MEANING");
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		ng_strbuf_reset(&val);
 		ng_policy_param_value(&cli->policy, i, &val);
@@ -46,15 +49,27 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 			cJSON_AddItemToObject(e, "value", cJSON_Parse(val.s));
 			cJSON_AddStringToObject(e, "source", src);
 			cJSON_AddStringToObject(e, "meaning", ng_policy_param_description(i));
-		} else if (val.len <= 32) {
-			printf("%-26s %-32s %-10s %s\n", name, val.s, src, ng_policy_param_description(i));
+		} else if (val.len <= 24) {
+			printf("%-34s %-24s %-8s %s\n", name, val.s, src, ng_policy_param_description(i));
 		} else {
 			/* A long value (the class template) on a line of its own keeps the columns. */
-			printf("%-26s %-32s %-10s %s\n    %s\n", name, "(below)", src,
+			printf("%-34s %-24s %-8s %s\n    %s\n", name, "(below)", src,
 			       ng_policy_param_description(i), val.s);
 		}
 	}
 	ng_strbuf_free(&val);
+	/* Floors are per metric: their own section, and none by default. */
+	const ng_policy *p = &cli->policy;
+	cJSON *floors = json ? cJSON_AddObjectToObject(doc, "floors") : NULL;
+	if (!json)
+		printf("\nfloors (%s): %s\n", p->n_floors ? p->source_file : "default",
+		       p->n_floors ? "" : "none; every metric is judged against its peers alone");
+	for (size_t i = 0; i < p->n_floors; i++) {
+		if (json)
+			cJSON_AddNumberToObject(floors, p->floors[i].metric, p->floors[i].value);
+		else
+			printf("  %-40s %g\n", p->floors[i].metric, p->floors[i].value);
+	}
 	if (json) {
 		char *s = cJSON_Print(doc);
 		printf("%s\n", s);

@@ -72,7 +72,7 @@ static bool parse_positive(const char *s, double max, double *out)
 
 /* Copies the worst status per test from the diag records into every record
  * that carries no diag of its own. */
-static int apply_diag(cJSON *records, const char *path, ng_err *err)
+int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err)
 {
 	char *text;
 	size_t len;
@@ -195,7 +195,7 @@ static int exec_run(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	rc = NG_EXIT_OK;
-	if (a.diag_path && apply_diag(records, a.diag_path, &err) < 0) {
+	if (a.diag_path && ng_apply_diag_file(records, a.diag_path, &err) < 0) {
 		fprintf(stderr, "nodegate run: --diag %s\n", err.msg);
 		rc = NG_EXIT_USAGE;
 		goto out;

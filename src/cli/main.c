@@ -25,13 +25,21 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_identity_entry,
 	&ng_cmd_policy_entry,
 	&ng_cmd_verdicts_entry,
+	&ng_cmd_admit_entry,
+	&ng_cmd_ingest_entry,
+	&ng_cmd_baseline_entry,
+	&ng_cmd_quarantine_entry,
+	&ng_cmd_release_entry,
+	&ng_cmd_override_entry,
+	&ng_cmd_fleet_entry,
+	&ng_cmd_audit_entry,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: nodegate [--policy FILE] COMMAND [ARGS]\n"
+	        "usage: nodegate [--policy FILE] [--store S] COMMAND [ARGS]\n"
 	        "\n"
 	        "Keeps slow and sick GPU nodes out of training allocations, and healthy\n"
 	        "ones in. Anything it did not measure is never a pass.\n"
@@ -44,10 +52,14 @@ static void usage(FILE *out)
 	        "Global options:\n"
 	        "  --policy FILE  policy values to use instead of the defaults\n"
 	        "                 (also NODEGATE_POLICY; else " NG_DEFAULT_POLICY " if present)\n"
+	        "  --store S      the store: a SQLite file, or postgresql://... for a fleet\n"
+	        "                 database (also NODEGATE_STORE; else /var/lib/nodegate/\n"
+	        "                 nodegate.db as root, $XDG_STATE_HOME/nodegate otherwise)\n"
 	        "  --help         this text; `nodegate COMMAND --help` for a command\n"
 	        "  --version      print the version\n"
 	        "\n"
-	        "Exit status: 0 admissible, 1 not admissible, 2 usage or input error.\n");
+	        "Exit status: 0 admissible, 1 not admissible, 2 usage or input error,\n"
+	        "3 the store could not be opened, read or written.\n");
 }
 
 /* An explicitly named policy file must exist; the default one may not. */
@@ -86,6 +98,10 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--version") == 0) {
 			printf("nodegate %s\n", NODEGATE_VERSION);
 			return NG_EXIT_OK;
+		} else if (strcmp(argv[i], "--store") == 0 && i + 1 < argc) {
+			cli.store_spec = argv[++i];
+		} else if (strncmp(argv[i], "--store=", 8) == 0) {
+			cli.store_spec = argv[i] + 8;
 		} else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
 			policy_path = argv[++i];
 		} else if (strncmp(argv[i], "--policy=", 9) == 0) {

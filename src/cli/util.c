@@ -20,6 +20,27 @@ int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 	return NG_EXIT_USAGE;
 }
 
+int ng_cmd_dispatch(const struct ng_cmd_entry *e, const struct ng_subcmd *subs, size_t n,
+                    struct ng_cli *cli, int argc, char **argv)
+{
+	char names[256] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof names; i++)
+		len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+		                        i == 0 ? "" : i + 1 == n ? " or " : ", ", subs[i].name);
+	if (argc < 2)
+		return ng_cmd_usage_error(e, "name what to do: %s", names);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		ng_cmd_print_help(e, stdout);
+		return NG_EXIT_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[1], subs[i].name) == 0)
+			return subs[i].fn(cli, argc - 1, argv + 1);
+	return ng_cmd_usage_error(e, "unknown subcommand \"%s\" (%s)", argv[1], names);
+}
+
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 {
 	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary, e->help);

@@ -174,8 +174,10 @@ static void note_tool_version(cJSON *prof, const cJSON *rec)
 	cJSON_AddStringToObject(tools, "nodegate", ver->valuestring);
 }
 
-static void stamp_one(cJSON *rec, const cJSON *prof, const char *cls)
+static void stamp_one(cJSON *rec, const cJSON *prof, const char *cls, const char *software)
 {
+	if (lacks(rec, "software"))
+		set_item(rec, "software", cJSON_CreateString(software));
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(prof, "node_id");
 	if (lacks(rec, "node") && cJSON_IsString(id))
 		set_item(rec, "node", cJSON_CreateString(id->valuestring));
@@ -204,14 +206,17 @@ int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_op
 	ng_strbuf cls = {0};
 	ng_err cerr = {{0}};
 	int rc = ng_identity_class(prof, pol->class_template, &cls, &cerr);
+	ng_strbuf sw = {0};
+	ng_identity_software(prof, &sw);
 	/* A class the template cannot give still leaves node and profile on the
 	 * records, so what was measured is kept; the caller hears why. */
 	for (cJSON *r = one ? records : records->child; r; r = one ? NULL : r->next)
 		if (cJSON_IsObject(r))
-			stamp_one(r, prof, rc == 0 ? cls.s : NULL);
+			stamp_one(r, prof, rc == 0 ? cls.s : NULL, sw.s);
 	if (rc < 0)
 		ng_fail(err, "%s", cerr.msg);
 	ng_strbuf_free(&cls);
+	ng_strbuf_free(&sw);
 	cJSON_Delete(prof);
 	return rc;
 }

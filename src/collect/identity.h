@@ -31,7 +31,12 @@ cJSON *ng_identity_profile(const ng_identity_opts *o, ng_err *err);
  * template names one the profile lacks. */
 int ng_identity_class(const cJSON *profile, const char *tmpl, ng_strbuf *out, ng_err *err);
 
-/* Collects the profile once and sets "node", "class" and "profile" on every
+/* The software and firmware identity of a profile, "sw-" and 16 hex digits:
+ * a digest of kernel, OS, driver, BIOS, microcode, VBIOS, NIC firmware,
+ * container and tool versions. Equal profiles give equal keys. */
+void ng_identity_software(const cJSON *profile, ng_strbuf *out);
+
+/* Collects the profile once and sets "node", "class", "software" and "profile" on every
  * record that lacks them (records: an array of records, or one record).
  * When the policy's template cannot give a class for this node, node and
  * profile are still set, class is left absent, and -1 comes back with err

@@ -59,6 +59,22 @@ static const struct param params[NG_P_COUNT] = {
 		"Fewest distinct nodes a class baseline is built from; fewer means no baseline yet."},
 	[NG_P_WARN_RECHECK_HOURS] = {"admission", "warn_recheck_hours", K_COUNT, OFF(warn_recheck_hours), 0, 1, 8760, false, false,
 		"Hours until a node admitted with a warning is screened again."},
+	[NG_P_BASELINE_WINDOW_DAYS] = {"admission", "baseline_window_days", K_COUNT, OFF(baseline_window_days), 0, 1, 3650, false, false,
+		"Accepted runs of idle nodes from this many days back make a class baseline."},
+	[NG_P_BASELINE_MAX_AGE_HOURS] = {"admission", "baseline_max_age_hours", K_COUNT, OFF(baseline_max_age_hours), 0, 1, 87600, false, false,
+		"An unpinned baseline older than this is rebuilt from the store before it is used."},
+	[NG_P_COHORT_WINDOW_HOURS] = {"admission", "cohort_window_hours", K_COUNT, OFF(cohort_window_hours), 0, 1, 8760, false, false,
+		"Other nodes' runs of the class from this many hours back are the gate's cohort."},
+	[NG_P_RELEASE_PASSES] = {"admission", "release_passes", K_COUNT, OFF(release_passes), 0, 1, 100, false, false,
+		"Passing runs of the failed test, after a quarantine began, that `nodegate release` needs."},
+	[NG_P_BREAKER_SHARE] = {"admission", "breaker_share", K_DOUBLE, OFF(breaker_share), 0, 0, 1, true, false,
+		"Quarantining more than this share of a class within the window trips the circuit breaker."},
+	[NG_P_BREAKER_COUNT] = {"admission", "breaker_count", K_COUNT, OFF(breaker_count), 0, 1, 1e9, false, false,
+		"Quarantining more than this many nodes of a class within the window trips the circuit breaker."},
+	[NG_P_BREAKER_WINDOW_HOURS] = {"admission", "breaker_window_hours", K_COUNT, OFF(breaker_window_hours), 0, 1, 8760, false, false,
+		"The circuit breaker's window."},
+	[NG_P_EXCLUSIVE_MAX_RUNNABLE] = {"admission", "exclusive_max_runnable", K_COUNT, OFF(exclusive_max_runnable), 0, 0, 1e6, false, false,
+		"Runnable tasks besides nodegate's own a node may have and still count as exclusive for a confirmation."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -86,6 +102,14 @@ void ng_policy_default(ng_policy *p)
 		.flag_fraction = 0.90,
 		.min_baseline_nodes = 10,
 		.warn_recheck_hours = 24,
+		.baseline_window_days = 30,
+		.baseline_max_age_hours = 24,
+		.cohort_window_hours = 24,
+		.release_passes = 2,
+		.breaker_share = 0.10,
+		.breaker_count = 5,
+		.breaker_window_hours = 24,
+		.exclusive_max_runnable = 1,
 	};
 }
 
@@ -211,6 +235,39 @@ static int set_param(ng_policy *p, size_t i, const cJSON *v, ng_err *err)
 	return 0;
 }
 
+/* "floors": {"metric": a finite number > 0, ...}; replaces any earlier floors. */
+static int apply_floors(ng_policy *p, const cJSON *sec, ng_err *err)
+{
+	if (!cJSON_IsObject(sec))
+		return ng_fail(err, "policy section \"floors\" must be an object of metric: number");
+	p->n_floors = 0;
+	for (const cJSON *kv = sec->child; kv; kv = kv->next) {
+		if (!cJSON_IsNumber(kv) || !isfinite(kv->valuedouble) || !(kv->valuedouble > 0))
+			return ng_fail(err, "floors.%s must be a number greater than 0, in the metric's unit",
+			               kv->string);
+		if (strlen(kv->string) >= sizeof p->floors[0].metric)
+			return ng_fail(err, "floors: metric name \"%.40s...\" is too long", kv->string);
+		if (p->n_floors == NG_FLOORS_MAX)
+			return ng_fail(err, "floors: at most %d metrics", NG_FLOORS_MAX);
+		size_t i = 0;
+		while (i < p->n_floors && strcmp(p->floors[i].metric, kv->string) != 0)
+			i++;
+		snprintf(p->floors[i].metric, sizeof p->floors[i].metric, "%s", kv->string);
+		p->floors[i].value = kv->valuedouble;
+		if (i == p->n_floors)
+			p->n_floors++;
+	}
+	return 0;
+}
+
+double ng_policy_floor(const ng_policy *p, const char *metric)
+{
+	for (size_t i = 0; i < p->n_floors; i++)
+		if (strcmp(p->floors[i].metric, metric) == 0)
+			return p->floors[i].value;
+	return NAN;
+}
+
 static bool known_section(const char *s)
 {
 	for (size_t i = 0; i < NG_P_COUNT; i++)
@@ -232,8 +289,13 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 				return ng_fail(err, "schema must be \"nodegate/policy/1\"");
 			continue;
 		}
+		if (strcmp(sec->string, "floors") == 0) {
+			if (apply_floors(&next, sec, err) < 0)
+				return -1;
+			continue;
+		}
 		if (!known_section(sec->string))
-			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission)",
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission, floors)",
 			               sec->string);
 		if (!cJSON_IsObject(sec))
 			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);

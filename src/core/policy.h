@@ -17,6 +17,7 @@
 #define NG_DIAG_MAX 16
 #define NG_DIAG_NAME_MAX 64
 #define NG_TEMPLATE_MAX 256
+#define NG_FLOORS_MAX 64
 /* GPUs, CPU, memory, fabric ports and software identity (docs/identity.md). */
 #define NG_DEFAULT_CLASS_TEMPLATE                                                      \
 	"[{gpu.count}x{gpu.model|gpu.device_id}/][{cpu.model}x{cpu.sockets}/]{memory.gib}GiB" \
@@ -41,6 +42,14 @@ enum ng_policy_param {
 	NG_P_FLAG_FRACTION,
 	NG_P_MIN_BASELINE_NODES,
 	NG_P_WARN_RECHECK_HOURS,
+	NG_P_BASELINE_WINDOW_DAYS,
+	NG_P_BASELINE_MAX_AGE_HOURS,
+	NG_P_COHORT_WINDOW_HOURS,
+	NG_P_RELEASE_PASSES,
+	NG_P_BREAKER_SHARE,
+	NG_P_BREAKER_COUNT,
+	NG_P_BREAKER_WINDOW_HOURS,
+	NG_P_EXCLUSIVE_MAX_RUNNABLE,
 	NG_P_COUNT
 };
 
@@ -68,6 +77,23 @@ typedef struct {
 	double flag_fraction;        /* admission flags a metric below this share of the peer median */
 	long min_baseline_nodes;     /* fewest nodes a class baseline may be built from */
 	long warn_recheck_hours;     /* admitted-warn: hours until the node is screened again */
+	long baseline_window_days;   /* accepted runs this recent make a baseline */
+	long baseline_max_age_hours; /* an unpinned baseline older than this is rebuilt */
+	long cohort_window_hours;    /* other nodes' runs this recent are the gate's cohort */
+	long release_passes;         /* passes of the failed test that release a quarantine */
+	double breaker_share;        /* more than this share of a class quarantined trips the breaker */
+	long breaker_count;          /* ... or more than this many nodes */
+	long breaker_window_hours;   /* ... within this many hours */
+	long exclusive_max_runnable; /* other runnable tasks a node may have and still be exclusive */
+
+	/* Absolute floors (section "floors": {"metric": value}), in the metric's
+	 * canonical unit, from what the workload needs. A metric without one is
+	 * judged against its peers alone. */
+	size_t n_floors;
+	struct ng_policy_floor {
+		char metric[NG_DIAG_NAME_MAX * 2];
+		double value;
+	} floors[NG_FLOORS_MAX];
 
 	/* Where each value came from: the built-in default, or source_file. */
 	bool from_file[NG_P_COUNT];
@@ -90,6 +116,8 @@ void ng_policy_param_value(const ng_policy *p, size_t i, ng_strbuf *out);
 const char *ng_policy_param_source(const ng_policy *p, size_t i); /* "default" or a path */
 
 bool ng_policy_requires_diag(const ng_policy *p, const char *test);
+/* The metric's absolute floor, or NaN when the policy sets none. */
+double ng_policy_floor(const ng_policy *p, const char *metric);
 /* Whether records of this domain are exempt from the required diagnostics. */
 bool ng_policy_diag_exempt(const ng_policy *p, const char *domain);
 

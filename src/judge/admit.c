@@ -27,7 +27,8 @@ ng_admit_flag ng_admit_flag_rule(double value, double baseline_median, double fl
 
 static const char *const status_names[NG_MS_COUNT] = {
 	[NG_MS_OK] = "ok",           [NG_MS_MARGINAL] = "marginal",
-	[NG_MS_ATTRIBUTED] = "fleet", [NG_MS_FAILED] = "flagged",
+	[NG_MS_ATTRIBUTED] = "fleet", [NG_MS_ESTABLISHING] = "establishing",
+	[NG_MS_FAILED] = "flagged",
 	[NG_MS_UNMEASURED] = "unmeasured", [NG_MS_INTEGRITY] = "integrity",
 };
 
@@ -53,8 +54,27 @@ static ng_admit_metric_status from_gate(ng_verdict v)
 	return v == NG_V_WARN ? NG_MS_MARGINAL : NG_MS_OK;
 }
 
+/* No class baseline yet: only the floor can accuse the run. */
+static ng_admit_line establishing(const ng_admit_result *r)
+{
+	ng_admit_line l = {.flag = {.bar = NAN, .percent = NAN}, .status = NG_MS_ESTABLISHING};
+	if (!isfinite(r->value) || !(r->value > 0)) {
+		l.status = NG_MS_UNMEASURED;
+	} else if (isfinite(r->floor)) {
+		l.flag = (ng_admit_flag){.bar = r->floor, .percent = NAN, .floor_decides = true,
+		                         .flagged = r->value < r->floor, .evaluable = true};
+		if (l.flag.flagged)
+			l.status = NG_MS_FAILED;
+	}
+	return l;
+}
+
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol)
 {
+	/* Only when the run itself was sound: the gate checks the record (wrong
+	 * answers, no samples, bad values) before it looks for a baseline. */
+	if (r->establishing && r->gate == NG_V_NO_BASELINE)
+		return establishing(r);
 	ng_admit_line l = {
 		.flag = ng_admit_flag_rule(r->value, r->baseline_median, r->floor, pol->flag_fraction),
 		.status = from_gate(r->gate),
@@ -165,7 +185,8 @@ static void settle(struct domain *s, bool *unexpected)
 		s->why_first = NG_MS_UNMEASURED;
 	} else if (s->first == NG_MS_FAILED) {
 		settle_flagged(s);
-	} else if (s->first == NG_MS_MARGINAL || s->first == NG_MS_ATTRIBUTED) {
+	} else if (s->first == NG_MS_MARGINAL || s->first == NG_MS_ATTRIBUTED ||
+	           s->first == NG_MS_ESTABLISHING) {
 		s->outcome = NG_ADMIT_WARN;
 		s->why_first = s->first;
 	} else {

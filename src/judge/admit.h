@@ -46,6 +46,11 @@ typedef struct {
 	double baseline_median; /* NaN when the class has no baseline */
 	double floor;           /* NaN when none is registered */
 	ng_verdict gate;        /* the gate's verdict on this run against the baseline */
+	/* The class has too few nodes for a baseline yet. The gate then says
+	 * no-baseline; admission judges the run against the floor alone and
+	 * otherwise admits with a warning, because holding every node of a new
+	 * class would keep the class from ever getting a baseline. */
+	bool establishing;
 } ng_admit_result;
 
 /* What one metric of one run says, worst last. */
@@ -53,6 +58,7 @@ typedef enum {
 	NG_MS_OK,         /* at or above the bar and the gate passed it */
 	NG_MS_MARGINAL,   /* above the bar, but the gate warned */
 	NG_MS_ATTRIBUTED, /* the gate blamed the cohort (fleet-regression): not the node */
+	NG_MS_ESTABLISHING, /* no class baseline yet, and not below the floor */
 	NG_MS_FAILED,     /* below the bar, or the gate said block, bimodal or diag-failed */
 	NG_MS_UNMEASURED, /* unmeasured gate verdict, correctness unverified, or no number */
 	NG_MS_INTEGRITY,  /* the gate said corrupt: wrong results */

@@ -89,7 +89,7 @@ static void test_flag_rule_not_evaluable(void **state)
 static ng_admit_result res(const char *domain, const char *metric, double v, double m,
                            ng_verdict g)
 {
-	return (ng_admit_result){domain, metric, v, m, NAN, g};
+	return (ng_admit_result){domain, metric, v, m, NAN, g, false};
 }
 
 static void test_metric_status(void **state)
@@ -196,7 +196,8 @@ static ng_admit_result run27(size_t d, double value)
 	                      .cls = {NG_CLASS_STRING, CLASS}};
 	double work[16];
 	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
-	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v};
+	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v,
+	                         false};
 }
 
 static void first_run27(ng_admit_result first[4])
@@ -374,6 +375,42 @@ static void test_unmeasured_holds(void **state)
 	assert_ptr_equal(dec.named[0], &c);
 }
 
+/* A class with no baseline yet: the gate says no-baseline; admission judges
+ * the run against the floor alone and admits the rest with a warning. */
+static void test_establishing(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true};
+	ng_admit_line l = ng_admit_judge_metric(&r, &p);
+	assert_int_equal(l.status, NG_MS_ESTABLISHING);
+	assert_false(l.flag.flagged);
+	ng_admit_decision d = ng_admit_decide(&r, 1, NULL, 0, &p);
+	assert_int_equal(d.outcome, NG_ADMIT_WARN);
+	assert_int_equal(d.recheck_hours, 24);
+
+	r.floor = 270; /* below the floor: flagged, baseline or not */
+	l = ng_admit_judge_metric(&r, &p);
+	assert_int_equal(l.status, NG_MS_FAILED);
+	assert_true(l.flag.floor_decides);
+	assert_true(l.flag.bar == 270);
+	d = ng_admit_decide(&r, 1, NULL, 0, &p);
+	assert_int_equal(d.outcome, NG_ADMIT_SUSPECT);
+
+	r.floor = 250; /* above the floor */
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ESTABLISHING);
+
+	/* The record itself was unsound: that outranks having no baseline. */
+	r.gate = NG_V_NO_MEASUREMENT;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	r.gate = NG_V_CORRUPT;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_INTEGRITY);
+	r.gate = NG_V_NO_BASELINE;
+	r.value = NAN;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+}
+
 static void test_precedence(void **state)
 {
 	(void)state;
@@ -464,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_healthy_admitted),
 		cmocka_unit_test(test_integrity_quarantines_in_one_run),
 		cmocka_unit_test(test_unmeasured_holds),
+		cmocka_unit_test(test_establishing),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_unexpected_confirmation_holds),
 		cmocka_unit_test(test_too_many_domains_holds),

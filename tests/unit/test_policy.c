@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "core/json.h"
@@ -141,6 +142,10 @@ static void test_param_names_and_values(void **state)
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
 		"hysteresis.escalate_after", "identity.class_template",
 		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
+		"admission.baseline_window_days", "admission.baseline_max_age_hours",
+		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
+		"admission.breaker_count", "admission.breaker_window_hours",
+		"admission.exclusive_max_runnable",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -212,7 +217,11 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5},"
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
 	                       "\"admission\":{\"flag_fraction\":0.85,\"min_baseline_nodes\":20,"
-	                       "\"warn_recheck_hours\":6}}",
+	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
+	                       "\"baseline_max_age_hours\":12,\"cohort_window_hours\":2,"
+	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
+	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0},"
+	                       "\"floors\":{\"nccl.all_reduce.busbw\":270,\"storage.seqread.gbps\":2}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
 	assert_true(p.warn == 0.04);
@@ -239,10 +248,38 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.flag_fraction == 0.85);
 	assert_int_equal(p.min_baseline_nodes, 20);
 	assert_int_equal(p.warn_recheck_hours, 6);
+	assert_int_equal(p.baseline_window_days, 7);
+	assert_int_equal(p.baseline_max_age_hours, 12);
+	assert_int_equal(p.cohort_window_hours, 2);
+	assert_int_equal(p.release_passes, 3);
+	assert_true(p.breaker_share == 0.2);
+	assert_int_equal(p.breaker_count, 9);
+	assert_int_equal(p.breaker_window_hours, 48);
+	assert_int_equal(p.exclusive_max_runnable, 0);
+	assert_true(ng_policy_floor(&p, "nccl.all_reduce.busbw") == 270);
+	assert_true(ng_policy_floor(&p, "storage.seqread.gbps") == 2);
+	assert_true(isnan(ng_policy_floor(&p, "cpu.fp64.gflops")));
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		assert_true(p.from_file[i]);
 		assert_string_equal(ng_policy_param_source(&p, i), "/etc/nodegate/policy.json");
 	}
+}
+
+static void test_floors_refused(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	ng_err err = {{0}};
+	assert_int_equal(apply(&p, "{\"floors\":{\"a\":0}}", "f", &err), -1);
+	assert_non_null(strstr(err.msg, "floors.a"));
+	assert_int_equal(apply(&p, "{\"floors\":{\"a\":\"270\"}}", "f", &err), -1);
+	assert_int_equal(apply(&p, "{\"floors\":[270]}", "f", &err), -1);
+	assert_int_equal(apply(&p, "{\"floors\":{\"a\":1},\"gate\":{\"nope\":1}}", "f", &err), -1);
+	assert_true(isnan(ng_policy_floor(&p, "a"))); /* all or nothing */
+	assert_int_equal(apply(&p, "{\"floors\":{\"a\":1,\"a\":2}}", "f", &err), 0);
+	assert_true(ng_policy_floor(&p, "a") == 2); /* the last of a repeated key */
+	assert_int_equal(p.n_floors, 1);
 }
 
 static void test_apply_partial_keeps_other_sources(void **state)
@@ -500,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_are_the_runbooks),
 		cmocka_unit_test(test_param_names_and_values),
 		cmocka_unit_test(test_apply_overrides_and_sources),
+		cmocka_unit_test(test_floors_refused),
 		cmocka_unit_test(test_apply_partial_keeps_other_sources),
 		cmocka_unit_test(test_range_edges_accepted),
 		cmocka_unit_test(test_refuse_structure),

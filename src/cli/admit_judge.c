@@ -1,0 +1,238 @@
+/* Judging an admission run: each record against its class baseline, floor
+ * and cohort through the gate, then the two-stage decision over the run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/admit.h"
+#include "cli/class_baseline.h"
+#include "core/json.h"
+#include "core/metric.h"
+#include "core/record.h"
+#include "core/stats.h"
+#include "judge/hysteresis.h"
+
+static double run_median(const cJSON *rec)
+{
+	const cJSON *s = ng_json_get(rec, "samples"), *v;
+	size_t n = 0, cap = cJSON_IsArray(s) ? (size_t)cJSON_GetArraySize(s) : 0;
+	if (!cap)
+		return NAN;
+	double *buf = malloc(cap * sizeof *buf);
+	if (!buf)
+		return NAN;
+	cJSON_ArrayForEach(v, s)
+	{
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0)) {
+			free(buf);
+			return NAN; /* the gate calls such a run invalid-input */
+		}
+		buf[n++] = v->valuedouble;
+	}
+	double m = ng_np_median_inplace(buf, n);
+	free(buf);
+	return m;
+}
+
+static cJSON *baseline_json(const ng_store_baseline *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schema", NG_BASELINE_SCHEMA);
+	cJSON_AddStringToObject(o, "class", b->class_key);
+	cJSON_AddStringToObject(o, "metric", b->metric);
+	cJSON_AddNumberToObject(o, "median", b->median);
+	cJSON_AddNumberToObject(o, "cv", b->cv);
+	return o;
+}
+
+/* The runbook's hysteresis over this node's raw verdicts for the metric,
+ * kept in the store and reported; a run with no baseline yet says nothing
+ * about performance and leaves it alone. */
+static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                            struct ng_admit_judged *j, ng_err *err)
+{
+	j->effective = j->raw;
+	if (j->raw == NG_V_NO_BASELINE)
+		return 0;
+	ng_strbuf hist = {0};
+	bool blocked;
+	if (ng_store_get_hysteresis(st, r->node, j->metric, &hist, &blocked, err) < 0) {
+		ng_strbuf_free(&hist);
+		return -1;
+	}
+	cJSON *arr = cJSON_Parse(hist.s);
+	if (!cJSON_IsArray(arr)) {
+		cJSON_Delete(arr);
+		arr = cJSON_CreateArray();
+	}
+	size_t n = (size_t)cJSON_GetArraySize(arr), k = 0;
+	ng_hist_kind *kinds = malloc((n ? n : 1) * sizeof *kinds);
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr) kinds[k++] = ng_hist_kind_of(cJSON_IsString(v) ? v->valuestring : "");
+	ng_hysteresis h;
+	int rc = ng_with_hysteresis(j->raw, kinds, k, blocked,
+	                            (unsigned long long)cli->policy.clear_after,
+	                            (unsigned long long)cli->policy.escalate_after, &h);
+	free(kinds);
+	if (rc == 0) {
+		j->effective = h.effective;
+		j->blocked = h.blocked;
+		cJSON_AddItemToArray(arr, cJSON_CreateString(ng_verdict_name(j->raw)));
+		/* Only the recent past decides; keep a bounded history. */
+		while (cJSON_GetArraySize(arr) > 32)
+			cJSON_DeleteItemFromArray(arr, 0);
+		char *text = cJSON_PrintUnformatted(arr);
+		rc = text ? ng_store_put_hysteresis(st, r->node, j->metric, text, h.blocked, r->now, err)
+		          : ng_fail(err, "out of memory");
+		cJSON_free(text);
+	}
+	cJSON_Delete(arr);
+	ng_strbuf_free(&hist);
+	return rc;
+}
+
+static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                     struct ng_admit_judged *j, ng_err *err)
+{
+	const ng_policy *pol = &cli->policy;
+	j->metric = ng_admit_str(j->rec, "metric");
+	j->domain = ng_admit_str(j->rec, "domain");
+	j->unit = ng_admit_str(j->rec, "unit");
+	const struct ng_metric *m = j->metric ? ng_metric_lookup(j->metric) : NULL;
+	if (!j->domain && m)
+		j->domain = m->domain;
+	if (!j->unit)
+		j->unit = m ? m->unit : "";
+	if (!j->metric)
+		return ng_fail(err, "a record of %s has no metric", r->node);
+	/* The flag rule is for rates and bandwidths; a latency needs its mirror
+	 * rule. Such records are kept and shown, and only wrong answers count. */
+	j->judged = !m || m->higher_is_better;
+	int got = ng_class_baseline_for(st, pol, r->class_key, r->software, j->metric, j->unit,
+	                                r->now, r->actor, &j->base, err);
+	if (got < 0)
+		return -1;
+	j->have_base = got == 1;
+
+	double *drops = NULL;
+	j->cohort = NULL;
+	if (j->have_base &&
+	    ng_store_cohort_drops(st, r->class_key, r->software, j->metric, r->node,
+	                          r->now - (int64_t)pol->cohort_window_hours * 3600, j->base.median,
+	                          &drops, &j->n_cohort, err) < 0)
+		return -1;
+	ng_gate_input in = {0};
+	cJSON *bj = j->have_base ? baseline_json(&j->base) : NULL;
+	int rc = ng_gate_input_record(&in, j->rec, NULL, err);
+	if (rc == 0)
+		rc = ng_gate_input_baseline(&in, bj, err);
+	if (rc == 0 && j->n_cohort)
+		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
+	if (rc == 0)
+		j->raw = ng_gate_input_judge(&in, pol, NULL);
+	ng_gate_input_free(&in);
+	cJSON_Delete(bj);
+	j->cohort = drops; /* kept as evidence; freed with the run */
+	if (rc < 0)
+		return -1;
+	if (track_hysteresis(st, cli, r, j, err) < 0)
+		return -1;
+
+	j->res = (ng_admit_result){
+		.domain = j->domain ? j->domain : "",
+		.metric = j->metric,
+		.value = run_median(j->rec),
+		.baseline_median = j->have_base ? j->base.median : NAN,
+		.floor = ng_policy_floor(pol, j->metric),
+		.gate = j->raw,
+		.establishing = !j->have_base,
+	};
+	if (!j->judged) {
+		/* Kept out of the outcome unless its answers were wrong. */
+		j->line = (ng_admit_line){.flag = {.bar = NAN, .percent = NAN},
+		                          .status = j->raw == NG_V_CORRUPT ? NG_MS_INTEGRITY : NG_MS_OK};
+		return 0;
+	}
+	j->line = ng_admit_judge_metric(&j->res, pol);
+	return 0;
+}
+
+/* Stores a stage's records and judges each. */
+int ng_admit_judge_stage(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                       const cJSON *records, const char *stage, ng_err *err)
+{
+	size_t n = (size_t)cJSON_GetArraySize(records);
+	int64_t *ids = calloc(n ? n : 1, sizeof *ids);
+	if (!ids)
+		return ng_fail(err, "out of memory");
+	ng_store_ingest how = {.run_id = r->run_id, .taken_at = r->now, .idle = true};
+	if (ng_store_put_json_records(st, records, &how, ids, err) < 0) {
+		free(ids);
+		return -1;
+	}
+	if (r->n + n > r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		while (cap < r->n + n)
+			cap *= 2;
+		struct ng_admit_judged *p = realloc(r->j, cap * sizeof *p);
+		if (!p) {
+			free(ids);
+			return ng_fail(err, "out of memory");
+		}
+		r->j = p;
+		r->cap = cap;
+	}
+	size_t i = 0;
+	const cJSON *rec;
+	int rc = 0;
+	cJSON_ArrayForEach(rec, records)
+	{
+		struct ng_admit_judged *j = &r->j[r->n++];
+		*j = (struct ng_admit_judged){.rec = rec, .record_id = ids[i++], .stage = stage};
+		if ((rc = judge_one(st, cli, r, j, err)) < 0)
+			break;
+	}
+	free(ids);
+	return rc;
+}
+
+/* The stage's results as the decision reads them, and where each came from.
+ * Judged-out (latency) records take part only when their answers were
+ * wrong: they still quarantine on that. */
+static ng_admit_result *stage_results(struct ng_admit_run *r, const char *stage, size_t **idx,
+                                      size_t *n)
+{
+	ng_admit_result *out = malloc((r->n ? r->n : 1) * sizeof *out);
+	*idx = malloc((r->n ? r->n : 1) * sizeof **idx);
+	*n = 0;
+	for (size_t i = 0; out && *idx && i < r->n; i++) {
+		const struct ng_admit_judged *j = &r->j[i];
+		if (strcmp(j->stage, stage) != 0 || (!j->judged && j->line.status != NG_MS_INTEGRITY))
+			continue;
+		(*idx)[*n] = i;
+		out[(*n)++] = j->res;
+	}
+	return out;
+}
+
+const struct ng_admit_judged *ng_admit_judged_of(const struct ng_admit_run *r,
+                                                 const ng_admit_result *res)
+{
+	if (res >= r->first && res < r->first + r->n_first)
+		return &r->j[r->first_idx[res - r->first]];
+	if (res >= r->confirm && res < r->confirm + r->n_confirm)
+		return &r->j[r->confirm_idx[res - r->confirm]];
+	return NULL;
+}
+
+int ng_admit_decide_run(struct ng_admit_run *r, const ng_policy *pol)
+{
+	free(r->first), free(r->confirm), free(r->first_idx), free(r->confirm_idx);
+	r->first = stage_results(r, "first", &r->first_idx, &r->n_first);
+	r->confirm = stage_results(r, "confirm", &r->confirm_idx, &r->n_confirm);
+	if (!r->first || !r->confirm || !r->first_idx || !r->confirm_idx)
+		return -1;
+	r->d = ng_admit_decide(r->first, r->n_first, r->confirm, r->n_confirm, pol);
+	return 0;
+}
+

@@ -1,0 +1,282 @@
+/* Landing an admission outcome: overrides, open cases, the class's circuit
+ * breaker, new quarantine cases with their evidence, the records accepted
+ * into baselines, and the decision with its audit entry. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/admit.h"
+#include "cli/store_cli.h"
+#include "core/json.h"
+
+/* ---- landing --------------------------------------------------------------------------- */
+
+static bool passed(ng_admit_metric_status s) { return s == NG_MS_OK || s == NG_MS_MARGINAL; }
+
+/* The latest judged line of a metric in this run, or NULL. */
+static const struct ng_admit_judged *latest_of(const struct ng_admit_run *r, const char *metric)
+{
+	const struct ng_admit_judged *found = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->j[i].metric, metric) == 0)
+			found = &r->j[i];
+	return found;
+}
+
+static cJSON *evidence_json(const struct ng_admit_run *r)
+{
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "run", r->run_id);
+	cJSON *failed = cJSON_AddArrayToObject(ev, "failed");
+	for (size_t i = 0; i < r->d.n_named; i++) {
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
+		if (!j)
+			continue;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "stage", j->stage);
+		cJSON_AddStringToObject(f, "domain", j->res.domain);
+		cJSON_AddStringToObject(f, "metric", j->metric);
+		cJSON_AddStringToObject(f, "unit", j->unit);
+		ng_json_add_number(f, "value", j->res.value);
+		ng_json_add_number(f, "bar", j->line.flag.bar);
+		ng_json_add_number(f, "baseline_median", j->res.baseline_median);
+		ng_json_add_number(f, "percent_of_median", j->line.flag.percent);
+		cJSON_AddStringToObject(f, "gate", ng_verdict_name(j->raw));
+		cJSON_AddStringToObject(f, "status", ng_admit_metric_status_name(j->line.status));
+		cJSON_AddNumberToObject(f, "record", (double)j->record_id);
+		ng_strbuf digest = {0};
+		if (ng_store_raw_digest(j->rec, &digest))
+			cJSON_AddStringToObject(f, "raw_sha256", digest.s);
+		ng_strbuf_free(&digest);
+		if (j->have_base) {
+			cJSON_AddNumberToObject(f, "baseline", (double)j->base.id);
+			cJSON_AddNumberToObject(f, "baseline_nodes", (double)j->base.n_nodes);
+		}
+		cJSON *cohort = cJSON_AddObjectToObject(f, "cohort");
+		cJSON_AddNumberToObject(cohort, "nodes", (double)j->n_cohort);
+		cJSON_AddItemToObject(cohort, "drops",
+		                      j->n_cohort ? cJSON_CreateDoubleArray(j->cohort, (int)j->n_cohort)
+		                                  : cJSON_CreateArray());
+		/* The record itself: its samples, detail and tool (with the raw
+		 * output's digest and path) are the raw evidence. */
+		cJSON *body = cJSON_Duplicate(j->rec, true);
+		cJSON_DeleteItemFromObjectCaseSensitive(body, "profile");
+		cJSON_AddItemToObject(f, "record_body", body);
+		cJSON_AddItemToArray(failed, f);
+	}
+	cJSON_AddNumberToObject(ev, "runs", r->n_confirm ? 2 : 1);
+	return ev;
+}
+
+/* Opens the node's case, unless the class's circuit breaker trips first.
+ * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
+static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                      ng_err *err)
+{
+	const ng_policy *pol = &cli->policy;
+	int64_t since = r->now - (int64_t)pol->breaker_window_hours * 3600;
+	int64_t recent = ng_store_count_recent_cases(st, r->class_key, since, err);
+	int64_t size = ng_store_count_class_nodes(
+		st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
+	if (recent < 0 || size < 0)
+		return -1;
+	int64_t would = recent + 1;
+	if (size < would)
+		size = would;
+	/* One sick node is what quarantine is for: the breaker needs two. */
+	if (would >= 2 && (would > pol->breaker_count || (double)would / (double)size > pol->breaker_share)) {
+		ng_store_fleet_event ev = {.opened_at = r->now};
+		ng_copy(ev.class_key, sizeof ev.class_key, r->class_key);
+		ng_copy(ev.software, sizeof ev.software, r->software);
+		cJSON *nodes = cJSON_CreateArray(), *detail = cJSON_CreateObject();
+		ng_store_case *cases = NULL;
+		size_t n = 0;
+		if (ng_store_list_cases(st, true, &cases, &n, err) < 0) {
+			cJSON_Delete(nodes), cJSON_Delete(detail);
+			return -1;
+		}
+		bool same_sw = true;
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(cases[i].class_key, r->class_key) == 0 && cases[i].opened_at >= since) {
+				cJSON_AddItemToArray(nodes, cJSON_CreateString(cases[i].node));
+				same_sw = same_sw && strcmp(cases[i].software, r->software) == 0;
+			}
+			ng_store_case_free(&cases[i]);
+		}
+		free(cases);
+		cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
+		if (!same_sw)
+			ng_copy(ev.software, sizeof ev.software, "mixed");
+		cJSON_AddNumberToObject(detail, "quarantines_in_window", (double)would);
+		cJSON_AddNumberToObject(detail, "class_nodes", (double)size);
+		cJSON_AddNumberToObject(detail, "window_hours", (double)pol->breaker_window_hours);
+		cJSON_AddStringToObject(detail, "tripped_by", r->node);
+		ev.nodes = cJSON_PrintUnformatted(nodes);
+		ev.detail = cJSON_PrintUnformatted(detail);
+		cJSON_Delete(nodes);
+		cJSON_Delete(detail);
+		int rc = ng_store_open_fleet_event(st, &ev, r->actor, err);
+		r->fleet_event = ev.id;
+		ng_store_fleet_event_free(&ev);
+		if (rc < 0)
+			return -1;
+		ng_admit_note(r,
+		              "circuit breaker: %lld of %lld nodes of this class would be quarantined "
+		              "within %ld h; fleet-regression event %lld opened and quarantine of the "
+		              "class stopped until an operator runs `nodegate fleet clear %lld`",
+		              (long long)would, (long long)size, pol->breaker_window_hours,
+		              (long long)r->fleet_event, (long long)r->fleet_event);
+		return 1;
+	}
+
+	const ng_admit_result *what = r->d.n_named ? r->d.named[0] : NULL;
+	const struct ng_admit_judged *wj = what ? ng_admit_judged_of(r, what) : NULL;
+	bool wrong = wj && wj->line.status == NG_MS_INTEGRITY;
+	ng_store_case c = {.opened_at = r->now};
+	ng_copy(c.node, sizeof c.node, r->node);
+	ng_copy(c.class_key, sizeof c.class_key, r->class_key);
+	ng_copy(c.software, sizeof c.software, r->software);
+	ng_copy(c.domain, sizeof c.domain, what ? what->domain : "");
+	ng_copy(c.metric, sizeof c.metric, what ? what->metric : "");
+	snprintf(c.release_condition, sizeof c.release_condition,
+	         "%ld passing runs of %.32s %.96s after the quarantine began (a reboot alone never "
+	         "releases), or an administrator-led diagnostic (`nodegate release --manual`)",
+	         pol->release_passes, c.domain, c.metric);
+	cJSON *ev = evidence_json(r);
+	c.evidence = cJSON_PrintUnformatted(ev);
+	cJSON_Delete(ev);
+	int rc = c.evidence ? ng_store_open_case(st, &c, r->actor, err) : ng_fail(err, "out of memory");
+	r->case_id = c.id;
+	ng_store_case_free(&c);
+	if (rc < 0)
+		return -1;
+	ng_admit_note(r,
+	              "case %lld opened: %s %s %s; release needs %ld passing runs of it "
+	              "(`nodegate quarantine show %s`)",
+	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
+	              wrong ? "returned wrong results" : "failed twice", pol->release_passes, r->node);
+	return 0;
+}
+
+/* Counts this run toward the node's open case, when it ran the case's test. */
+static int count_toward_case(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                             const ng_store_case *c, ng_err *err)
+{
+	r->case_id = c->id;
+	const struct ng_admit_judged *j = latest_of(r, c->metric);
+	if (!j) {
+		ng_admit_note(r, "still quarantined (case %lld): this run did not measure %s",
+		              (long long)c->id, c->metric);
+		return 0;
+	}
+	bool ok = passed(j->line.status);
+	if (ng_store_case_retry(st, c->id, ok, r->run_id, r->now, err) < 0)
+		return -1;
+	long have = (long)c->passes + ok, need = cli->policy.release_passes;
+	ng_admit_note(r,
+	              "still quarantined (case %lld): %s %s; %ld of %ld passing runs since it began%s",
+	              (long long)c->id, c->metric, ok ? "passed" : "failed again", have, need,
+	              have >= need ? ": `nodegate release` can release it now" : "");
+	return 0;
+}
+
+int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r, ng_err *err)
+{
+	const ng_policy *pol = &cli->policy;
+	r->outcome = ng_admit_outcome_name(r->d.outcome);
+	ng_store_case open_case = {0};
+	int has_case = ng_store_open_case_of(st, r->node, &open_case, err);
+	ng_store_override ov;
+	int has_override = has_case < 0 ? -1 : ng_store_active_override(st, r->node, r->now, &ov, err);
+	ng_store_fleet_event fe = {0};
+	int has_event = has_override < 0 ? -1 : ng_store_fleet_event_of(st, r->class_key, &fe, err);
+	int rc = has_event < 0 ? -1 : 0;
+	if (has_event == 1) {
+		r->fleet_event = fe.id;
+		ng_admit_note(r,
+		              "fleet-regression event %lld is open for this class (nodes %s, software "
+		              "%s): quarantine of the class is stopped until `nodegate fleet clear %lld`",
+		              (long long)fe.id, fe.nodes, fe.software, (long long)fe.id);
+		ng_store_fleet_event_free(&fe);
+	}
+	bool bad = r->d.outcome == NG_ADMIT_QUARANTINED || r->d.outcome == NG_ADMIT_SUSPECT;
+	if (rc == 0 && has_override == 1 && bad) {
+		char until[32];
+		ng_cli_format_time(ov.expires_at, until);
+		ng_admit_note(r, "override %lld by %s until %s (%s): admitted despite a %s result",
+		              (long long)ov.id, ov.by, until, ov.reason, r->outcome);
+		r->outcome = "admitted-warn";
+	} else if (rc == 0 && has_case == 1) {
+		rc = count_toward_case(st, cli, r, &open_case, err);
+		r->outcome = "quarantined";
+	} else if (rc == 0 && r->d.outcome == NG_ADMIT_QUARANTINED && has_event == 1) {
+		ng_admit_note(r, "would have been quarantined; not, while the fleet-regression event "
+		                 "is open");
+		r->outcome = "admitted-warn";
+	} else if (rc == 0 && r->d.outcome == NG_ADMIT_QUARANTINED) {
+		int q = quarantine(st, cli, r, err);
+		rc = q < 0 ? -1 : 0;
+		if (q == 1)
+			r->outcome = "admitted-warn";
+	}
+	ng_store_case_free(&open_case);
+	if (rc < 0)
+		return -1;
+	if (strcmp(r->outcome, "admitted-warn") == 0)
+		r->recheck_at = r->now + (int64_t)pol->warn_recheck_hours * 3600;
+
+	/* Only a clean admission feeds the class's baselines, and only with the
+	 * records that measured soundly. */
+	bool admitted = strcmp(r->outcome, "admitted") == 0 ||
+	                (strcmp(r->outcome, "admitted-warn") == 0 && has_override != 1 &&
+	                 !r->fleet_event);
+	if (admitted) {
+		int64_t *ids = malloc((r->n ? r->n : 1) * sizeof *ids);
+		size_t k = 0;
+		for (size_t i = 0; ids && i < r->n; i++) {
+			ng_admit_metric_status s = r->j[i].line.status;
+			if (r->j[i].judged && (passed(s) || s == NG_MS_ESTABLISHING))
+				ids[k++] = r->j[i].record_id;
+		}
+		rc = ids ? ng_store_accept_records(st, ids, k, err) : ng_fail(err, "out of memory");
+		free(ids);
+	}
+	return rc;
+}
+
+int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
+{
+	ng_store_verdict *lines = calloc(r->n ? r->n : 1, sizeof *lines);
+	if (!lines)
+		return ng_fail(err, "out of memory");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ng_admit_judged *j = &r->j[i];
+		lines[i] = (ng_store_verdict){
+			.stage = j->stage, .domain = j->res.domain, .metric = j->metric, .unit = j->unit,
+			.value = j->res.value, .baseline_median = j->res.baseline_median,
+			.floor = j->res.floor, .bar = j->line.flag.bar, .percent = j->line.flag.percent,
+			.gate_verdict = ng_verdict_name(j->raw),
+			.status = j->judged ? ng_admit_metric_status_name(j->line.status) : "not-judged",
+			.record_id = j->record_id,
+		};
+	}
+	ng_store_node_state s = {.updated_at = r->now, .recheck_at = r->recheck_at};
+	ng_copy(s.node, sizeof s.node, r->node);
+	ng_copy(s.class_key, sizeof s.class_key, r->class_key);
+	ng_copy(s.software, sizeof s.software, r->software);
+	ng_copy(s.outcome, sizeof s.outcome, r->outcome);
+	ng_copy(s.run_id, sizeof s.run_id, r->run_id);
+	cJSON *detail = cJSON_CreateObject();
+	cJSON_AddStringToObject(detail, "run", r->run_id);
+	cJSON_AddStringToObject(detail, "judged", ng_admit_outcome_name(r->d.outcome));
+	cJSON_AddItemToObject(detail, "notes", cJSON_Duplicate(r->notes, true));
+	if (r->case_id)
+		cJSON_AddNumberToObject(detail, "case", (double)r->case_id);
+	char *text = cJSON_PrintUnformatted(detail);
+	cJSON_Delete(detail);
+	int rc = ng_store_put_decision(st, &s, lines, r->n, text, r->actor, err);
+	cJSON_free(text);
+	free(lines);
+	return rc;
+}
+

@@ -1,0 +1,159 @@
+/* How an admission run reads: one table for people, one JSON object for
+ * machines, both from the same run. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/admit.h"
+#include "cli/store_cli.h"
+
+static void num(char *out, size_t cap, double v)
+{
+	if (isfinite(v))
+		snprintf(out, cap, "%.4g", v);
+	else
+		snprintf(out, cap, "-");
+}
+
+static const char *status_of(const struct ng_admit_judged *j)
+{
+	return j->judged ? ng_admit_metric_status_name(j->line.status) : "not-judged";
+}
+
+void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
+{
+	char at[32];
+	ng_cli_format_time(r->now, at);
+	fprintf(out, "node %s  class %s  software %s\nrun %s at %s\n\n", r->node, r->class_key,
+	        r->software[0] ? r->software : "-", r->run_id, at);
+	fprintf(out, "%-8s %-8s %-28s %10s %10s %10s %10s %7s %-10s %s\n", "stage", "domain", "metric",
+	        "value", "median", "floor", "bar", "%med", "gate", "status");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ng_admit_judged *j = &r->j[i];
+		char v[24], m[24], f[24], b[24], p[24];
+		num(v, sizeof v, j->res.value);
+		num(m, sizeof m, j->res.baseline_median);
+		num(f, sizeof f, j->res.floor);
+		num(b, sizeof b, j->line.flag.bar);
+		if (isfinite(j->line.flag.percent))
+			snprintf(p, sizeof p, "%.1f%%", j->line.flag.percent);
+		else
+			snprintf(p, sizeof p, "-");
+		fprintf(out, "%-8s %-8s %-28s %10s %10s %10s %10s %7s %-10s %s\n", j->stage,
+		        j->res.domain, j->metric, v, m, f, b, p, ng_verdict_name(j->raw), status_of(j));
+	}
+	size_t establishing = 0, have = 0, need = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ng_admit_judged *j = &r->j[i];
+		if (!j->have_base && j->judged && strcmp(j->stage, "first") == 0) {
+			establishing++;
+			have = (size_t)j->base.n_nodes;
+			need = (size_t)j->base.min_nodes;
+		}
+	}
+	if (establishing)
+		fprintf(out, "\n%zu metric%s without a class baseline yet (%zu of %zu nodes): the class is "
+		        "establishing one; until then only floors can fail a node\n",
+		        establishing, establishing == 1 ? "" : "s", have, need);
+	fprintf(out, "\noutcome: %s", r->outcome);
+	if (strcmp(r->outcome, ng_admit_outcome_name(r->d.outcome)) != 0)
+		fprintf(out, " (judged %s)", ng_admit_outcome_name(r->d.outcome));
+	if (r->recheck_at) {
+		char when[32];
+		ng_cli_format_time(r->recheck_at, when);
+		fprintf(out, "; recheck by %s", when);
+	}
+	fputc('\n', out);
+	if (r->d.outcome == NG_ADMIT_SUSPECT && r->d.n_confirm) {
+		fprintf(out, "confirm: re-run");
+		for (size_t i = 0; i < r->d.n_confirm; i++)
+			fprintf(out, " %s", r->d.confirm[i]);
+		fprintf(out, " once under the same conditions\n");
+	}
+	for (size_t i = 0; i < r->d.n_named; i++) {
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
+		if (!j)
+			continue;
+		fprintf(out, "  because: %s %s %s = %.4g %s (%s", j->stage, j->res.domain, j->metric,
+		        j->res.value, j->unit, status_of(j));
+		if (isfinite(j->line.flag.bar))
+			fprintf(out, ", bar %.4g", j->line.flag.bar);
+		fprintf(out, ")\n");
+	}
+	const cJSON *n;
+	cJSON_ArrayForEach(n, r->notes) fprintf(out, "note: %s\n", n->valuestring);
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+cJSON *ng_admit_json(const struct ng_admit_run *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "schema", "nodegate/admission/1");
+	cJSON_AddStringToObject(o, "node", r->node);
+	cJSON_AddStringToObject(o, "class", r->class_key);
+	cJSON_AddStringToObject(o, "software", r->software);
+	cJSON_AddStringToObject(o, "run", r->run_id);
+	cJSON_AddNumberToObject(o, "at", (double)r->now);
+	cJSON_AddStringToObject(o, "outcome", r->outcome);
+	cJSON_AddStringToObject(o, "judged", ng_admit_outcome_name(r->d.outcome));
+	if (r->recheck_at)
+		cJSON_AddNumberToObject(o, "recheck_at", (double)r->recheck_at);
+	else
+		cJSON_AddNullToObject(o, "recheck_at");
+	if (r->case_id)
+		cJSON_AddNumberToObject(o, "case", (double)r->case_id);
+	else
+		cJSON_AddNullToObject(o, "case");
+	if (r->fleet_event)
+		cJSON_AddNumberToObject(o, "fleet_event", (double)r->fleet_event);
+	cJSON *confirm = cJSON_AddArrayToObject(o, "confirm");
+	for (size_t i = 0; r->d.outcome == NG_ADMIT_SUSPECT && i < r->d.n_confirm; i++)
+		cJSON_AddItemToArray(confirm, cJSON_CreateString(r->d.confirm[i]));
+	cJSON *results = cJSON_AddArrayToObject(o, "results");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ng_admit_judged *j = &r->j[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "stage", j->stage);
+		cJSON_AddStringToObject(x, "domain", j->res.domain);
+		cJSON_AddStringToObject(x, "metric", j->metric);
+		cJSON_AddStringToObject(x, "unit", j->unit);
+		add_num(x, "value", j->res.value);
+		add_num(x, "baseline_median", j->res.baseline_median);
+		add_num(x, "floor", j->res.floor);
+		add_num(x, "bar", j->line.flag.bar);
+		add_num(x, "percent_of_median", j->line.flag.percent);
+		cJSON_AddBoolToObject(x, "flagged", j->line.flag.flagged);
+		cJSON_AddStringToObject(x, "gate", ng_verdict_name(j->raw));
+		cJSON_AddStringToObject(x, "hysteresis", ng_verdict_name(j->effective));
+		cJSON_AddStringToObject(x, "status", status_of(j));
+		cJSON *b = cJSON_AddObjectToObject(x, "baseline");
+		cJSON_AddStringToObject(b, "status", j->base.status);
+		if (j->have_base)
+			cJSON_AddNumberToObject(b, "id", (double)j->base.id);
+		add_num(b, "cv", j->base.cv);
+		cJSON_AddNumberToObject(b, "nodes", (double)j->base.n_nodes);
+		cJSON_AddNumberToObject(x, "cohort_nodes", (double)j->n_cohort);
+		cJSON_AddNumberToObject(x, "record", (double)j->record_id);
+		cJSON_AddItemToArray(results, x);
+	}
+	cJSON *because = cJSON_AddArrayToObject(o, "because");
+	for (size_t i = 0; i < r->d.n_named; i++) {
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
+		if (!j)
+			continue;
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "stage", j->stage);
+		cJSON_AddStringToObject(x, "metric", j->metric);
+		cJSON_AddNumberToObject(x, "record", (double)j->record_id);
+		cJSON_AddItemToArray(because, x);
+	}
+	cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(r->notes, true));
+	return o;
+}

@@ -1,0 +1,80 @@
+/* Class baselines: the store's accepted runs through the pure builder. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/class_baseline.h"
+
+const char *ng_baseline_status_name(ng_baseline_status s)
+{
+	static const char *const names[NG_BASELINE_STATUS_COUNT] = {
+		[NG_BASELINE_OK] = "ok",
+		[NG_BASELINE_TOO_FEW_NODES] = "too-few-nodes",
+		[NG_BASELINE_TOO_FEW_REPEATS] = "too-few-repeats",
+		[NG_BASELINE_NO_SPREAD] = "no-spread",
+		[NG_BASELINE_INVALID_RUN] = "invalid-run",
+		[NG_BASELINE_WORK_TOO_SMALL] = "work-too-small",
+	};
+	return (unsigned)s < NG_BASELINE_STATUS_COUNT ? names[s] : "unknown";
+}
+
+int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *class_key,
+                            const char *software, const char *metric, const char *unit,
+                            int64_t now, const char *actor, bool keep_refusal,
+                            ng_store_baseline *out, ng_err *err)
+{
+	int64_t since = now - (int64_t)pol->baseline_window_days * 86400;
+	ng_store_runs runs;
+	if (ng_store_baseline_runs(st, class_key, software, metric, since, &runs, err) < 0)
+		return -1;
+	size_t nd, ni;
+	ng_baseline_work_need(runs.runs, runs.n, &nd, &ni);
+	ng_baseline_work w = {malloc((nd ? nd : 1) * sizeof(double)), nd,
+	                      malloc((ni ? ni : 1) * sizeof(size_t)), ni};
+	if (!w.buf || !w.idx) {
+		free(w.buf), free(w.idx), ng_store_runs_free(&runs);
+		return ng_fail(err, "out of memory building the baseline of %s", metric);
+	}
+	ng_baseline b;
+	ng_baseline_build(runs.runs, runs.n, pol, w, &b);
+	free(w.buf);
+	free(w.idx);
+
+	memset(out, 0, sizeof *out);
+	ng_copy(out->class_key, sizeof out->class_key, class_key);
+	ng_copy(out->software, sizeof out->software, software);
+	ng_copy(out->metric, sizeof out->metric, metric);
+	ng_copy(out->unit, sizeof out->unit, unit);
+	ng_copy(out->status, sizeof out->status, ng_baseline_status_name(b.status));
+	out->median = b.median;
+	out->cv = b.status == NG_BASELINE_OK ? b.cv : NAN;
+	out->node_mad = b.node_mad;
+	out->n_nodes = (int64_t)b.n_nodes;
+	out->n_runs = (int64_t)b.n_runs;
+	out->n_samples = (int64_t)b.n_samples;
+	out->min_nodes = b.min_nodes;
+	out->built_at = now;
+	out->window_start = since;
+	out->window_end = runs.n ? runs.newest : now;
+	ng_store_runs_free(&runs);
+	if (b.status != NG_BASELINE_OK && !keep_refusal)
+		return 0;
+	return ng_store_put_baseline(st, out, actor, err);
+}
+
+int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_key,
+                          const char *software, const char *metric, const char *unit,
+                          int64_t now, const char *actor, ng_store_baseline *out, ng_err *err)
+{
+	int r = ng_store_current_baseline(st, class_key, software, metric, out, err);
+	if (r < 0)
+		return -1;
+	if (r == 1 && (out->pinned_at || now - out->built_at < pol->baseline_max_age_hours * 3600))
+		return 1;
+	/* Refusals found while admitting are reported, not stored: every node
+	 * of a new class would otherwise add one per metric per run. */
+	if (ng_class_baseline_build(st, pol, class_key, software, metric, unit, now, actor, false,
+	                            out, err) < 0)
+		return -1;
+	return strcmp(out->status, "ok") == 0;
+}

@@ -1,0 +1,32 @@
+/* Building a class baseline from the store's accepted runs, and finding the
+ * one to judge against: shared by `nodegate baseline build` and `admit`. */
+#ifndef NODEGATE_CLI_CLASS_BASELINE_H
+#define NODEGATE_CLI_CLASS_BASELINE_H
+
+#include <stdbool.h>
+
+#include "core/policy.h"
+#include "store/store.h"
+
+/* The status a baseline row carries: "ok" or the refusal's short name
+ * ("too-few-nodes", "too-few-repeats", "no-spread", "invalid-run"). */
+const char *ng_baseline_status_name(ng_baseline_status s);
+
+/* Builds and stores the baseline of one (class, software, metric) from the
+ * accepted idle runs of the policy's window before now. A refusal is stored
+ * only when keep_refusal (so `baseline show` says the class is
+ * establishing); out gets the row either way (id 0 when not stored). */
+int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *class_key,
+                            const char *software, const char *metric, const char *unit,
+                            int64_t now, const char *actor, bool keep_refusal,
+                            ng_store_baseline *out, ng_err *err);
+
+/* The baseline to judge a run of this key against: the current pinned or
+ * built one when it is younger than the policy's maximum age (pinned ones
+ * never age), else a fresh build. 1 with out an "ok" baseline; 0 when the
+ * class has none (out holds the refusal: establishing, and why); -1 error. */
+int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_key,
+                          const char *software, const char *metric, const char *unit,
+                          int64_t now, const char *actor, ng_store_baseline *out, ng_err *err);
+
+#endif

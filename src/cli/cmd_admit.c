@@ -1,0 +1,467 @@
+/* nodegate admit: screen this node (or records measured elsewhere) against
+ * its class baselines, confirm what was flagged once, and land the outcome.
+ *
+ * The flow is the admission seed's: measure every domain; judge each metric
+ * against its class baseline and floor; when anything is flagged, check that
+ * the node is still exclusive and its environment unchanged, and re-run only
+ * the flagged domains once; then admit, admit with a warning and a recheck
+ * date, hold (nothing measured: fix the harness), or quarantine with a case
+ * that names its evidence and its release condition. Everything it measured
+ * and decided is in the store before it says so. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/admit.h"
+#include "cli/admit_profile.h"
+#include "cli/store_cli.h"
+#include "collect/identity.h"
+#include "core/json.h"
+
+static int admit_main(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_admit_entry = {
+	.name = "admit",
+	.usage = "[--store S] [--quick] [--storage-path DIR] [--skip DOMAIN]... [--json]\n"
+	         "       [--fabric TOOL [--fabric-diag FILE] [--raw-dir DIR] -- COMMAND [ARGS...]]\n"
+	         "       [--from FILE... [--confirm-from FILE...]]",
+	.summary = "Screen this node before it joins an allocation; admit, warn, hold or quarantine.",
+	.help =
+	"Runs the admission profile on this node (compute: `probe cpu`, memory:\n"
+	"`probe hostmem`, storage: `probe storage`), judges every metric against its\n"
+	"class baseline and floor, and lands one outcome in the store:\n"
+	"\n"
+	"  admitted       every metric at or above its bar, and the gate passed it\n"
+	"  admitted-warn  a marginal result, a flagged domain that recovered on its\n"
+	"                 confirmation, or a class still establishing its baseline;\n"
+	"                 the node is rechecked after admission.warn_recheck_hours\n"
+	"  held           something was not measured: fix the harness, screen again\n"
+	"  quarantined    the same domain failed twice, or wrong results: a case is\n"
+	"                 opened with its evidence and release condition\n"
+	"\n"
+	"A metric is flagged below max(floor, admission.flag_fraction x class median).\n"
+	"When one is, nodegate checks the node is still exclusive (no more than\n"
+	"admission.exclusive_max_runnable other runnable tasks) and its class and\n"
+	"software identity unchanged, and re-runs only the flagged domains, once.\n"
+	"Baselines are per (class, software identity, metric), from accepted runs of\n"
+	"idle nodes; a class with fewer than admission.min_baseline_nodes nodes is\n"
+	"establishing one, and only the floor can fail it. Floors come from the\n"
+	"policy's \"floors\" section.\n"
+	"\n"
+	"Options:\n"
+	"      --store S          the store (also the global --store, NODEGATE_STORE)\n"
+	"  -Q, --quick            the short profile (seconds per probe)\n"
+	"      --storage-path DIR where the storage probe makes its test file: the path\n"
+	"                         the training job will use (default /var/tmp)\n"
+	"      --skip DOMAIN      leave out compute, memory or storage\n"
+	"      --fabric TOOL      measure fabric too: run COMMAND (after --) through the\n"
+	"                         harness and read it as TOOL (nccl-tests, perftest,\n"
+	"                         nvbandwidth), as `nodegate run` does; a flagged fabric\n"
+	"                         result re-runs it for the confirmation\n"
+	"      --fabric-diag FILE the DCGM diagnostics the gate requires of fabric records\n"
+	"                         (gate.required_diag): the --out of `nodegate run dcgmi`\n"
+	"      --fabric-timeout S seconds before the fabric command is killed (default 600)\n"
+	"      --raw-dir DIR      keep the fabric tool's raw output there (default: raw/\n"
+	"                         beside a SQLite store); its sha256 is in every record\n"
+	"      --from FILE        judge these records (from `probe`, `run`, `parse`)\n"
+	"                         instead of measuring; all must be of one node\n"
+	"      --confirm-from F   with --from: the confirmation's records; without it a\n"
+	"                         flagged run ends `suspect` and names what to re-run\n"
+	"  -j, --json             print the decision as JSON\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"Exit status: 0 admitted or admitted-warn; 1 held, suspect or quarantined;\n"
+	"2 usage or input error; 3 the store could not be read or written.\n",
+	.exec = admit_main,
+};
+
+struct opts {
+	const char *store;
+	struct ng_admit_profile profile;
+	const char **from, **confirm_from;
+	size_t n_from, n_confirm_from;
+	bool json;
+};
+
+const char *ng_admit_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = ng_json_get(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void ng_admit_note(struct ng_admit_run *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(r->notes, cJSON_CreateString(buf));
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+static int add_file(const char ***list, size_t *n, const char *path)
+{
+	const char **l = realloc(*list, (*n + 1) * sizeof *l);
+	if (!l)
+		return -1;
+	l[(*n)++] = path;
+	*list = l;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { O_STORE = 256, O_STORAGE, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW };
+	static const struct option longopts[] = {
+		{"store", required_argument, NULL, O_STORE},
+		{"quick", no_argument, NULL, 'Q'},
+		{"storage-path", required_argument, NULL, O_STORAGE},
+		{"skip", required_argument, NULL, O_SKIP},
+		{"from", required_argument, NULL, O_FROM},
+		{"confirm-from", required_argument, NULL, O_CONFIRM},
+		{"fabric", required_argument, NULL, O_FABRIC},
+		{"fabric-diag", required_argument, NULL, O_FDIAG},
+		{"fabric-timeout", required_argument, NULL, O_FTIME},
+		{"raw-dir", required_argument, NULL, O_RAW},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_admit_entry;
+	o->profile.storage_dir = "/var/tmp";
+	int c;
+	while ((c = getopt_long(argc, argv, "Qjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		case 'Q': o->profile.quick = true; break;
+		case 'j': o->json = true; break;
+		case O_STORE: o->store = optarg; break;
+		case O_STORAGE: o->profile.storage_dir = optarg; break;
+		case O_SKIP:
+			if (strcmp(optarg, "compute") == 0)
+				o->profile.skip_compute = true;
+			else if (strcmp(optarg, "memory") == 0)
+				o->profile.skip_memory = true;
+			else if (strcmp(optarg, "storage") == 0)
+				o->profile.skip_storage = true;
+			else
+				return ng_cmd_usage_error(e, "--skip takes compute, memory or storage, not \"%s\"",
+				                          optarg);
+			break;
+		case O_FABRIC:
+			o->profile.fabric_parser = ng_parser_find(optarg);
+			if (!o->profile.fabric_parser || strcmp(optarg, "dcgmi") == 0)
+				return ng_cmd_usage_error(e, "--fabric takes nccl-tests, perftest or nvbandwidth, "
+				                             "not \"%s\" (DCGM results go in --fabric-diag)",
+				                          optarg);
+			break;
+		case O_FDIAG: o->profile.fabric_diag = optarg; break;
+		case O_RAW: o->profile.raw_dir = optarg; break;
+		case O_FTIME: {
+			char *end;
+			double t = strtod(optarg, &end);
+			if (end == optarg || *end || !(t > 0) || t > 86400)
+				return ng_cmd_usage_error(e, "--fabric-timeout takes seconds, more than 0");
+			o->profile.fabric_timeout_s = t;
+			break;
+		}
+		case O_FROM:
+		case O_CONFIRM:
+			if (c == O_FROM ? add_file(&o->from, &o->n_from, optarg)
+			                : add_file(&o->confirm_from, &o->n_confirm_from, optarg)) {
+				fprintf(stderr, "nodegate admit: out of memory\n");
+				return NG_EXIT_USAGE;
+			}
+			break;
+		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		}
+	}
+	/* getopt stops at "--": what follows is the fabric command. */
+	bool dashdash = optind > 0 && optind <= argc && strcmp(argv[optind - 1], "--") == 0;
+	if (optind < argc && !(dashdash && o->profile.fabric_parser))
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"%s", argv[optind],
+		                          dashdash ? " (a command after -- needs --fabric TOOL)" : "");
+	if (o->profile.fabric_parser) {
+		if (optind >= argc)
+			return ng_cmd_usage_error(e, "--fabric needs the command to run after --");
+		if (o->n_from)
+			return ng_cmd_usage_error(e, "--fabric measures; --from judges records measured "
+			                             "elsewhere: use one or the other");
+		o->profile.fabric_argv = argv + optind;
+		o->profile.fabric_argc = (size_t)(argc - optind);
+	} else if (o->profile.fabric_diag || o->profile.raw_dir) {
+		return ng_cmd_usage_error(e, "--fabric-diag and --raw-dir go with --fabric");
+	}
+	if (o->n_confirm_from && !o->n_from)
+		return ng_cmd_usage_error(e, "--confirm-from goes with --from");
+	if (o->profile.skip_compute && o->profile.skip_memory && o->profile.skip_storage && !o->n_from &&
+	    !o->profile.fabric_parser)
+		return ng_cmd_usage_error(e, "every domain is skipped: there is nothing to measure");
+	return -1;
+}
+
+/* ---- records in -------------------------------------------------------------------- */
+
+/* Loads record files into one array: each file an array of records or one. */
+static cJSON *load_records(const char **files, size_t n, ng_err *err)
+{
+	cJSON *all = cJSON_CreateArray();
+	for (size_t i = 0; all && i < n; i++) {
+		char *text;
+		size_t len;
+		cJSON *doc = ng_load_json_file(files[i], &text, &len, err);
+		free(text);
+		if (!doc) {
+			cJSON_Delete(all);
+			return NULL;
+		}
+		if (cJSON_IsObject(doc)) {
+			cJSON_AddItemToArray(all, doc);
+			continue;
+		}
+		if (!cJSON_IsArray(doc)) {
+			cJSON_Delete(doc);
+			cJSON_Delete(all);
+			ng_fail(err, "%s: records must be a JSON array of records or one record", files[i]);
+			return NULL;
+		}
+		cJSON *r;
+		while ((r = cJSON_DetachItemFromArray(doc, 0)))
+			cJSON_AddItemToArray(all, r);
+		cJSON_Delete(doc);
+	}
+	if (!all)
+		ng_fail(err, "out of memory");
+	return all;
+}
+
+/* Every record of a run must be of one node, one class and one software
+ * identity: a run is one node's, judged against one class. */
+static int identify(struct ng_admit_run *r, const cJSON *records, const char *what, ng_err *err)
+{
+	const cJSON *rec;
+	int i = 0;
+	cJSON_ArrayForEach(rec, records)
+	{
+		const char *node = ng_admit_str(rec, "node"), *cls = ng_admit_str(rec, "class");
+		const char *sw = ng_admit_str(rec, "software");
+		if (!cJSON_IsObject(rec))
+			return ng_fail(err, "%s record %d is not a JSON object", what, i);
+		if (!node || !cls)
+			return ng_fail(err,
+			               "%s record %d has no %s: records from `nodegate probe` and `run` carry "
+			               "node and class (or the class template cannot describe this node: see "
+			               "`nodegate identity`)",
+			               what, i, node ? "class" : "node");
+		if (!r->node[0]) {
+			ng_copy(r->node, sizeof r->node, node);
+			ng_copy(r->class_key, sizeof r->class_key, cls);
+			ng_copy(r->software, sizeof r->software, sw ? sw : "");
+		} else if (strcmp(r->node, node) != 0 || strcmp(r->class_key, cls) != 0 ||
+		           strcmp(r->software, sw ? sw : "") != 0) {
+			return ng_fail(err,
+			               "%s record %d is of %s (%s, %s), not %s (%s, %s): one run is one "
+			               "node's, of one class and software identity",
+			               what, i, node, cls, sw ? sw : "no software identity", r->node,
+			               r->class_key, r->software[0] ? r->software : "no software identity");
+		}
+		i++;
+	}
+	if (i == 0)
+		return ng_fail(err, "%s: no records", what);
+	return 0;
+}
+
+/* ---- judging ------------------------------------------------------------------------ */
+
+/* ---- the confirmation ---------------------------------------------------------------- */
+
+/* Exclusivity and environment parity, checked before re-running anything:
+ * a confirmation under different conditions confirms nothing. */
+static bool ready_to_confirm(const struct ng_cli *cli, struct ng_admit_run *r)
+{
+	long others = ng_admit_other_runnable();
+	if (others < 0) {
+		ng_admit_note(r, "not confirmed: cannot read /proc/stat to check the node is exclusive");
+		return false;
+	}
+	if (others > cli->policy.exclusive_max_runnable) {
+		ng_admit_note(r,
+		              "not confirmed: the node is not exclusive (%ld other runnable tasks, "
+		              "admission.exclusive_max_runnable is %ld): drain it and screen again",
+		              others, cli->policy.exclusive_max_runnable);
+		return false;
+	}
+	/* Stamped exactly as the probes' records were, so the same node in the
+	 * same state gives the same class and software identity. */
+	ng_err err = {{0}};
+	cJSON *probe = cJSON_CreateObject();
+	cJSON *tool = cJSON_AddObjectToObject(probe, "tool");
+	cJSON_AddStringToObject(tool, "name", "nodegate");
+	cJSON_AddStringToObject(tool, "version", NODEGATE_VERSION);
+	bool same = false;
+	if (ng_identity_stamp(probe, &cli->policy, NULL, &err) == 0) {
+		const char *cls = ng_admit_str(probe, "class"), *sw = ng_admit_str(probe, "software");
+		same = cls && sw && strcmp(cls, r->class_key) == 0 && strcmp(sw, r->software) == 0;
+		if (!same)
+			ng_admit_note(r,
+			              "not confirmed: the environment changed since the first run (class %s, "
+			              "software %s; was %s, %s)",
+			              cls ? cls : "?", sw ? sw : "?", r->class_key, r->software);
+	} else {
+		ng_admit_note(r, "not confirmed: cannot read the node's identity again: %s", err.msg);
+	}
+	cJSON_Delete(probe);
+	return same;
+}
+
+/* Live: re-runs the flagged domains once. Returns the records, or NULL when
+ * the confirmation could not be run (a note says why). */
+static cJSON *confirm_live(const struct ng_cli *cli, const struct opts *o, struct ng_admit_run *r)
+{
+	if (!ready_to_confirm(cli, r))
+		return NULL;
+	cJSON *missing = NULL;
+	cJSON *recs = ng_admit_collect(cli, &o->profile, r->d.confirm, r->d.n_confirm, &missing);
+	const cJSON *m;
+	cJSON_ArrayForEach(m, missing)
+	{
+		ng_admit_note(r,
+		              "cannot re-run %s here: run its harness again under the same conditions "
+		              "and judge both runs with --from and --confirm-from",
+		              m->valuestring);
+	}
+	bool short_of = cJSON_GetArraySize(missing) > 0;
+	cJSON_Delete(missing);
+	if (short_of) {
+		cJSON_Delete(recs);
+		return NULL;
+	}
+	return recs;
+}
+
+/* ---- the verb -------------------------------------------------------------------------- */
+
+static int exit_for(const struct ng_admit_run *r)
+{
+	return strcmp(r->outcome, "admitted") == 0 || strcmp(r->outcome, "admitted-warn") == 0
+	               ? NG_EXIT_OK
+	               : NG_EXIT_NOT_ADMISSIBLE;
+}
+
+static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng_admit_run *r,
+               cJSON **keep, int *exit_code)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_admit_entry;
+	ng_err err;
+	cJSON *first;
+	if (o->n_from) {
+		first = load_records(o->from, o->n_from, &err);
+	} else {
+		cJSON *missing = NULL;
+		first = ng_admit_collect(cli, &o->profile, NULL, 0, &missing);
+		cJSON_Delete(missing);
+		if (!first)
+			ng_fail(&err, "out of memory");
+	}
+	keep[0] = first;
+	if (!first || identify(r, first, o->n_from ? "--from" : "this node's", &err) < 0) {
+		fprintf(stderr, "nodegate admit: %s\n", err.msg);
+		*exit_code = NG_EXIT_USAGE;
+		return -1;
+	}
+	ng_cli_run_id(r->run_id, r->node, r->now);
+	if (ng_admit_judge_stage(st, cli, r, first, "first", &err) < 0 || ng_admit_decide_run(r, &cli->policy) < 0)
+		goto store_failed;
+
+	if (r->d.outcome == NG_ADMIT_SUSPECT) {
+		cJSON *confirm = NULL;
+		if (o->n_confirm_from) {
+			confirm = load_records(o->confirm_from, o->n_confirm_from, &err);
+			struct ng_admit_run probe = {.notes = NULL};
+			ng_copy(probe.node, sizeof probe.node, r->node);
+			ng_copy(probe.class_key, sizeof probe.class_key, r->class_key);
+			ng_copy(probe.software, sizeof probe.software, r->software);
+			if (!confirm || identify(&probe, confirm, "--confirm-from", &err) < 0) {
+				fprintf(stderr, "nodegate admit: %s\n", err.msg);
+				cJSON_Delete(confirm);
+				*exit_code = NG_EXIT_USAGE;
+				return -1;
+			}
+			ng_admit_note(r, "confirmation from --confirm-from: exclusivity was the harness's "
+			                 "to ensure; node, class and software identity match");
+		} else if (!o->n_from) {
+			confirm = confirm_live(cli, o, r);
+		}
+		keep[1] = confirm;
+		if (confirm && (ng_admit_judge_stage(st, cli, r, confirm, "confirm", &err) < 0 ||
+		                ng_admit_decide_run(r, &cli->policy) < 0))
+			goto store_failed;
+		if (!confirm && !o->n_from) {
+			/* It was flagged and could not be confirmed: not a pass, not proof. */
+			r->d.outcome = NG_ADMIT_HELD;
+		}
+	}
+	if (ng_admit_land(st, cli, r, &err) < 0 || ng_admit_store_decision(st, r, &err) < 0)
+		goto store_failed;
+	*exit_code = exit_for(r);
+	return 0;
+
+store_failed:
+	*exit_code = ng_cli_store_error(e, &err);
+	return -1;
+}
+
+static int admit_main(struct ng_cli *cli, int argc, char **argv)
+{
+	struct opts o = {0};
+	int rc = parse_opts(argc, argv, &o);
+	if (rc >= 0) {
+		free(o.from), free(o.confirm_from);
+		return rc;
+	}
+	ng_store *st = ng_cli_open_store(cli, &ng_cmd_admit_entry, o.store);
+	if (!st) {
+		free(o.from), free(o.confirm_from);
+		return NG_EXIT_STORE;
+	}
+	/* Raw fabric output is evidence: keep it beside a SQLite store unless
+	 * told where. */
+	char raw[4096];
+	if (o.profile.fabric_parser && !o.profile.raw_dir && !strstr(ng_store_where(st), "://")) {
+		const char *slash = strrchr(ng_store_where(st), '/');
+		int len = slash ? (int)(slash - ng_store_where(st)) : 1;
+		snprintf(raw, sizeof raw, "%.*s/raw", len, slash ? ng_store_where(st) : ".");
+		o.profile.raw_dir = raw;
+	}
+	struct ng_admit_run r = {.now = ng_cli_now(), .actor = ng_cli_actor(),
+	                         .notes = cJSON_CreateArray()};
+	cJSON *keep[2] = {NULL, NULL};
+	int exit_code = NG_EXIT_USAGE;
+	if (run(cli, &o, st, &r, keep, &exit_code) == 0) {
+		if (o.json) {
+			cJSON *j = ng_admit_json(&r);
+			ng_print_json(j);
+			cJSON_Delete(j);
+		} else {
+			ng_admit_print_table(stdout, &r);
+		}
+	}
+	cJSON_Delete(keep[0]);
+	cJSON_Delete(keep[1]);
+	cJSON_Delete(r.notes);
+	for (size_t i = 0; i < r.n; i++)
+		free(r.j[i].cohort);
+	free(r.j);
+	free(r.first);
+	free(r.confirm);
+	free(r.first_idx);
+	free(r.confirm_idx);
+	free(o.from);
+	free(o.confirm_from);
+	ng_store_close(st);
+	return exit_code;
+}

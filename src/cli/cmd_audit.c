@@ -1,0 +1,260 @@
+/* nodegate audit: the store's hash-chained audit log, verified and shown. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+#define DEFAULT_LIMIT 50
+#define DETAIL_WIDTH 100
+
+static int exec_audit(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_audit_entry = {
+	.name = "audit",
+	.usage = "verify [--store S] [--json]\n"
+	         "       nodegate audit show [--limit N] [--subject S] [--store S] [--json]",
+	.summary = "Verify the audit log's hash chain, or show its newest entries.",
+	.help =
+	"Every change an operator may later ask \"why?\" about (a baseline built, pinned\n"
+	"or expired, a quarantine opened or released, an override, a fleet event) is\n"
+	"written to the audit log in the same transaction as the change. Each entry's\n"
+	"hash covers the entry before it, so an entry edited, removed or reordered\n"
+	"breaks the chain from that point.\n"
+	"\n"
+	"  verify   walks the whole chain. Prints the number of entries and the head\n"
+	"           hash; keep that hash somewhere else (a ticket, a log shipper): someone\n"
+	"           who can rewrite the whole database can rewrite the whole chain, and\n"
+	"           only a head kept elsewhere shows it.\n"
+	"  show     entries newest first (--limit N, default 50, 0 for all), optionally of\n"
+	"           one subject: node:NAME, case:ID, baseline:ID, class:KEY, fleet-event:ID\n"
+	"\n"
+	"Neither creates a store: a SQLite path with no file is an error, never an\n"
+	"empty log reported as verified.\n"
+	"\n"
+	"Options:\n"
+	"  -n, --limit N       at most N entries (show)\n"
+	"  -S, --subject S     only entries about S (show)\n"
+	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json          JSON instead of text\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: 0 verified (or shown); 1 verify found a break; 2 usage error;\n"
+	"3 the store could not be opened or read.\n",
+	.exec = exec_audit,
+};
+
+struct opts {
+	const char *spec, *subject;
+	int64_t limit;
+	bool json;
+};
+
+static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"limit", required_argument, NULL, 'n'},
+		{"subject", required_argument, NULL, 'S'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
+	memset(o, 0, sizeof *o);
+	o->limit = DEFAULT_LIMIT;
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "n:S:s:jh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			ng_cmd_print_help(e, stdout);
+			return NG_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return ng_cmd_usage_error(e, "unrecognised option");
+		if (!strchr(allowed, c))
+			return ng_cmd_usage_error(e, "audit %s takes no %s", argv[0],
+			                          c == 'n' ? "--limit" : "--subject");
+		switch (c) {
+		case 'n': {
+			char *end;
+			errno = 0;
+			long long v = strtoll(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 0)
+				return ng_cmd_usage_error(e, "--limit takes a count (0 for every entry)");
+			o->limit = v;
+			break;
+		}
+		case 'S': o->subject = optarg; break;
+		case 's': o->spec = optarg; break;
+		case 'j': o->json = true; break;
+		}
+	}
+	if (optind < argc)
+		return ng_cmd_usage_error(e, "audit %s takes no arguments: \"%s\"", argv[0],
+		                          argv[optind]);
+	return -1;
+}
+
+/* Opening a store creates it when it is missing; verifying a mistyped path
+ * would then report a freshly made, empty log as verified. So a SQLite store
+ * must exist already. The spec is resolved as ng_store_open resolves it. */
+static ng_store *open_existing(const struct ng_cli *cli, const char *spec)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
+	const char *s = spec ? spec : cli->store_spec;
+	const char *env = getenv("NODEGATE_STORE");
+	if ((!s || !*s) && env && *env)
+		s = env;
+	ng_strbuf def = {0};
+	ng_err err;
+	if (!s || !*s) {
+		if (ng_store_default_path(&def, &err) < 0) {
+			ng_cli_store_error(e, &err);
+			return NULL;
+		}
+		s = def.s;
+	}
+	bool pg = strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+	if (!pg && access(s, F_OK) != 0) {
+		fprintf(stderr, "nodegate audit: store: there is no store at %s: nothing to read. Name "
+		                "the store with --store or $NODEGATE_STORE\n",
+		        s);
+		ng_strbuf_free(&def);
+		return NULL;
+	}
+	ng_store *st = ng_cli_open_store(cli, e, s);
+	ng_strbuf_free(&def);
+	return st;
+}
+
+static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "sj", &o);
+	if (rc >= 0)
+		return rc;
+	ng_store *st = open_existing(cli, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_audit_report rep;
+	int r = ng_store_audit_verify(st, &rep, &err);
+	if (r < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	if (o.json) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "store", ng_store_where(st));
+		cJSON_AddBoolToObject(d, "verified", r == 0);
+		cJSON_AddNumberToObject(d, "entries", (double)rep.entries);
+		cJSON_AddStringToObject(d, "head", rep.head);
+		if (r == 0) {
+			cJSON_AddNullToObject(d, "first_bad");
+			cJSON_AddNullToObject(d, "problem");
+		} else {
+			cJSON_AddNumberToObject(d, "first_bad", (double)rep.first_bad);
+			cJSON_AddStringToObject(d, "problem", rep.problem);
+		}
+		ng_print_json(d);
+		cJSON_Delete(d);
+	} else if (r == 0) {
+		printf("audit log verified: %" PRId64 " entr%s, head %s\n", rep.entries,
+		       rep.entries == 1 ? "y" : "ies", rep.head);
+	} else {
+		printf("audit log BROKEN at entry %" PRId64 ": %s\n", rep.first_bad, rep.problem);
+		printf("Entries before %" PRId64 " verified (last good hash %s). Keep the store as it is "
+		       "for investigation: copy the file (SQLite) or dump the database before anything "
+		       "writes to it again.\n",
+		       rep.first_bad, rep.head);
+	}
+	ng_store_close(st);
+	return r == 0 ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+}
+
+static int cmd_show(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "nSsj", &o);
+	if (rc >= 0)
+		return rc;
+	ng_store *st = open_existing(cli, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	cJSON *arr = ng_store_audit_list(st, o.limit, o.subject, &err);
+	ng_store_close(st);
+	if (!arr)
+		return ng_cli_store_error(e, &err);
+	if (o.json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "entries", arr);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+		return NG_EXIT_OK;
+	}
+	if (!arr->child) {
+		printf(o.subject ? "no audit entries about %s\n" : "the audit log is empty\n",
+		       o.subject);
+		cJSON_Delete(arr);
+		return NG_EXIT_OK;
+	}
+	int wa = 6, ws = 7, wu = 5;
+	for (const cJSON *en = arr->child; en; en = en->next) {
+		const cJSON *f;
+		if ((f = cJSON_GetObjectItemCaseSensitive(en, "action")) && cJSON_IsString(f) &&
+		    (int)strlen(f->valuestring) > wa)
+			wa = (int)strlen(f->valuestring);
+		if ((f = cJSON_GetObjectItemCaseSensitive(en, "subject")) && cJSON_IsString(f) &&
+		    (int)strlen(f->valuestring) > ws)
+			ws = (int)strlen(f->valuestring);
+		if ((f = cJSON_GetObjectItemCaseSensitive(en, "actor")) && cJSON_IsString(f) &&
+		    (int)strlen(f->valuestring) > wu)
+			wu = (int)strlen(f->valuestring);
+	}
+	if (ws > 48)
+		ws = 48;
+	printf("%5s  %-20s  %-*s  %-*s  %-*s  %s\n", "SEQ", "TIME", wu, "ACTOR", wa, "ACTION", ws,
+	       "SUBJECT", "DETAIL");
+	for (const cJSON *en = arr->child; en; en = en->next) {
+		const cJSON *seq = cJSON_GetObjectItemCaseSensitive(en, "seq");
+		const cJSON *at = cJSON_GetObjectItemCaseSensitive(en, "at");
+		const char *actor = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(en, "actor"));
+		const char *action = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(en, "action"));
+		const char *subject =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(en, "subject"));
+		char t[32];
+		ng_cli_format_time(cJSON_IsNumber(at) ? (int64_t)at->valuedouble : 0, t);
+		char *detail = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(en, "detail"));
+		if (detail && strlen(detail) > DETAIL_WIDTH)
+			strcpy(detail + DETAIL_WIDTH - 3, "...");
+		printf("%5" PRId64 "  %-20s  %-*s  %-*s  %-*s  %s\n",
+		       cJSON_IsNumber(seq) ? (int64_t)seq->valuedouble : 0, t, wu, actor ? actor : "", wa,
+		       action ? action : "", ws, subject ? subject : "", detail ? detail : "");
+		free(detail);
+	}
+	int shown = cJSON_GetArraySize(arr);
+	if (o.limit && shown == o.limit)
+		printf("(the newest %d; --limit 0 shows every entry, --json every detail whole)\n",
+		       shown);
+	cJSON_Delete(arr);
+	return NG_EXIT_OK;
+}
+
+static const struct ng_subcmd subcommands[] = {
+	{"verify", cmd_verify},
+	{"show", cmd_show},
+};
+
+static int exec_audit(struct ng_cli *cli, int argc, char **argv)
+{
+	return ng_cmd_dispatch(&ng_cmd_audit_entry, subcommands,
+	                       sizeof subcommands / sizeof subcommands[0], cli, argc, argv);
+}

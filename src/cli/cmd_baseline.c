@@ -1,0 +1,626 @@
+/* nodegate baseline: build, show, pin and expire class baselines in the store. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/class_baseline.h"
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+static int exec_baseline(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_baseline_entry = {
+	.name = "baseline",
+	.usage = "build [--class C] [--software S] [--metric M] [--store S] [--json]\n"
+	         "       nodegate baseline show [--class C] [--all] [--store S] [--json]\n"
+	         "       nodegate baseline pin ID --name NAME [--store S] [--json]\n"
+	         "       nodegate baseline expire CLASS [--metric M] --reason TEXT [--store S]\n"
+	         "                                [--json]",
+	.summary = "Build, show, pin and expire the class baselines admission judges against.",
+	.help =
+	"A class baseline is the median of per-node medians of the accepted runs of idle\n"
+	"nodes of one class, for one metric and software identity, and the within-run\n"
+	"noise (cv) the gate's noise bar uses (docs/admission.md). It counts nodes, not\n"
+	"runs: a class needs admission.min_baseline_nodes distinct nodes (default 10);\n"
+	"until then it is \"establishing\": admission judges its nodes against the\n"
+	"metric floors alone and admits the rest with a warning.\n"
+	"\n"
+	"  build    builds every baseline the store has accepted runs for within the\n"
+	"           last admission.baseline_window_days (default 30), or the ones named\n"
+	"           by --class, --software and --metric. Refusals are kept too, so\n"
+	"           `show` says which classes are still establishing.\n"
+	"  show     the baseline in force for each (class, software, metric): the\n"
+	"           newest pinned one, else the newest built one (or the refusal, when\n"
+	"           there is none). --all lists every baseline ever built, expired ones too.\n"
+	"  pin      keeps baseline ID in force under NAME (e.g. the qualified state of a\n"
+	"           platform): a pinned baseline never ages out and newer builds do not\n"
+	"           replace it, until its class is expired.\n"
+	"  expire   after a planned software or firmware change: expires the class's\n"
+	"           baselines (of one metric with --metric) and, for the whole class,\n"
+	"           retires every sample taken before now, so the next baselines are\n"
+	"           built only from runs of the new configuration. --reason is required.\n"
+	"\n"
+	"Options:\n"
+	"  -c, --class C      one class (the class key the records carry)\n"
+	"      --software S   one software identity (build)\n"
+	"  -m, --metric M     one metric\n"
+	"  -a, --all          show expired and superseded baselines too\n"
+	"  -n, --name NAME    the pin's name (pin), up to 63 characters\n"
+	"  -r, --reason TEXT  why the class's baselines no longer hold (expire)\n"
+	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json         JSON instead of a table\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Exit status: 0 done (build: at least one baseline built, or nothing to build);\n"
+	"1 build: every key was refused (establishing), or pin/expire was refused;\n"
+	"2 usage error; 3 the store could not be opened, read or written.\n",
+	.exec = exec_baseline,
+};
+
+struct opts {
+	const char *spec, *class_key, *software, *metric, *name, *reason;
+	bool all, json;
+	int argc; /* positional arguments left, at argv */
+	char **argv;
+};
+
+/* Parses the options a subcommand allows (letters of `allowed`, 'S' for
+ * --software). Returns -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
+{
+	enum { OPT_SOFTWARE = 'S' };
+	static const struct option longopts[] = {
+		{"class", required_argument, NULL, 'c'},
+		{"software", required_argument, NULL, OPT_SOFTWARE},
+		{"metric", required_argument, NULL, 'm'},
+		{"all", no_argument, NULL, 'a'},
+		{"name", required_argument, NULL, 'n'},
+		{"reason", required_argument, NULL, 'r'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
+	memset(o, 0, sizeof *o);
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "c:m:an:r:s:jh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			ng_cmd_print_help(e, stdout);
+			return NG_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return ng_cmd_usage_error(e, "unrecognised option");
+		if (!strchr(allowed, c)) {
+			const char *name = "?";
+			for (const struct option *l = longopts; l->name; l++)
+				if (l->val == c)
+					name = l->name;
+			return ng_cmd_usage_error(e, "baseline %s takes no --%s", argv[0], name);
+		}
+		switch (c) {
+		case 'c': o->class_key = optarg; break;
+		case OPT_SOFTWARE: o->software = optarg; break;
+		case 'm': o->metric = optarg; break;
+		case 'a': o->all = true; break;
+		case 'n': o->name = optarg; break;
+		case 'r': o->reason = optarg; break;
+		case 's': o->spec = optarg; break;
+		case 'j': o->json = true; break;
+		}
+	}
+	o->argc = argc - optind;
+	o->argv = argv + optind;
+	return -1;
+}
+
+static ng_baseline_status status_of(const char *name)
+{
+	for (int s = 0; s < NG_BASELINE_STATUS_COUNT; s++)
+		if (strcmp(ng_baseline_status_name((ng_baseline_status)s), name) == 0)
+			return (ng_baseline_status)s;
+	return NG_BASELINE_STATUS_COUNT;
+}
+
+static bool is_ok(const ng_store_baseline *b) { return strcmp(b->status, "ok") == 0; }
+
+/* What a baseline row's status says, for a table. */
+static void status_line(const ng_store_baseline *b, char *out, size_t cap)
+{
+	if (is_ok(b))
+		snprintf(out, cap, "ok");
+	else if (strcmp(b->status, "too-few-nodes") == 0)
+		snprintf(out, cap, "establishing: %" PRId64 " of %" PRId64 " nodes", b->n_nodes,
+		         b->min_nodes);
+	else
+		snprintf(out, cap, "%s", ng_baseline_status_text(status_of(b->status)));
+}
+
+static void fmt_median(const ng_store_baseline *b, char *out, size_t cap)
+{
+	if (isfinite(b->median))
+		snprintf(out, cap, "%.6g%s%s", b->median, b->unit[0] ? " " : "", b->unit);
+	else
+		snprintf(out, cap, "-");
+}
+
+static void fmt_cv(const ng_store_baseline *b, char *out, size_t cap)
+{
+	if (isfinite(b->cv))
+		snprintf(out, cap, "%.2f%%", 100.0 * b->cv);
+	else
+		snprintf(out, cap, "-");
+}
+
+/* A software identity is "sw-" and 16 hex digits; a longer one (written by
+ * hand or by another tool) shows its start. */
+#define SW_WIDTH 19
+static void fmt_software(const char *sw, char *out, size_t cap)
+{
+	if (!sw[0])
+		snprintf(out, cap, "-");
+	else if (strlen(sw) > SW_WIDTH)
+		snprintf(out, cap, "%.*s...", SW_WIDTH - 3, sw);
+	else
+		snprintf(out, cap, "%s", sw);
+}
+
+static cJSON *baseline_json(const ng_store_baseline *b)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (b->id)
+		cJSON_AddNumberToObject(o, "id", (double)b->id);
+	else
+		cJSON_AddNullToObject(o, "id");
+	cJSON_AddStringToObject(o, "class", b->class_key);
+	cJSON_AddStringToObject(o, "software", b->software);
+	cJSON_AddStringToObject(o, "metric", b->metric);
+	cJSON_AddStringToObject(o, "unit", b->unit);
+	cJSON_AddStringToObject(o, "status", b->status);
+	cJSON_AddStringToObject(o, "status_text", ng_baseline_status_text(status_of(b->status)));
+	ng_json_add_number(o, "median", b->median);
+	ng_json_add_number(o, "cv", b->cv);
+	ng_json_add_number(o, "node_mad", b->node_mad);
+	cJSON_AddNumberToObject(o, "n_nodes", (double)b->n_nodes);
+	cJSON_AddNumberToObject(o, "min_nodes", (double)b->min_nodes);
+	cJSON_AddNumberToObject(o, "n_runs", (double)b->n_runs);
+	cJSON_AddNumberToObject(o, "n_samples", (double)b->n_samples);
+	ng_json_add_time(o, "built_at", b->built_at);
+	ng_json_add_time(o, "window_start", b->window_start);
+	ng_json_add_time(o, "window_end", b->window_end);
+	if (b->pinned_name[0])
+		cJSON_AddStringToObject(o, "pinned_name", b->pinned_name);
+	else
+		cJSON_AddNullToObject(o, "pinned_name");
+	ng_json_add_time(o, "pinned_at", b->pinned_at);
+	ng_json_add_time(o, "expired_at", b->expired_at);
+	if (b->expired_at)
+		cJSON_AddStringToObject(o, "expired_reason", b->expired_reason);
+	else
+		cJSON_AddNullToObject(o, "expired_reason");
+	return o;
+}
+
+static int width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+/* ---- build ---------------------------------------------------------------------- */
+
+static int cmd_build(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "cSmsj", &o);
+	if (rc >= 0)
+		return rc;
+	if (o.argc)
+		return ng_cmd_usage_error(e, "baseline build takes no arguments, only --class, "
+		                             "--software and --metric: \"%s\"",
+		                          o.argv[0]);
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	int64_t now = ng_cli_now();
+	int64_t since = now - (int64_t)cli->policy.baseline_window_days * 86400;
+	ng_err err;
+	char *keys;
+	size_t n_keys;
+	if (ng_store_baseline_keys(st, o.class_key, since, &keys, &n_keys, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	ng_store_baseline *rows = calloc(n_keys ? n_keys : 1, sizeof *rows);
+	if (!rows) {
+		free(keys);
+		ng_store_close(st);
+		fprintf(stderr, "nodegate baseline: out of memory\n");
+		return NG_EXIT_STORE;
+	}
+	size_t n = 0;
+	rc = NG_EXIT_OK;
+	const char *k = keys;
+	for (size_t i = 0; i < n_keys; i++) {
+		const char *cls = k, *sw = cls + strlen(cls) + 1, *metric = sw + strlen(sw) + 1,
+		           *unit = metric + strlen(metric) + 1;
+		k = unit + strlen(unit) + 1;
+		if ((o.software && strcmp(o.software, sw) != 0) ||
+		    (o.metric && strcmp(o.metric, metric) != 0))
+			continue;
+		if (ng_class_baseline_build(st, &cli->policy, cls, sw, metric, unit, now,
+		                            ng_cli_actor(), true, &rows[n], &err) < 0) {
+			rc = ng_cli_store_error(e, &err);
+			break;
+		}
+		n++;
+	}
+	free(keys);
+	ng_store_close(st);
+
+	size_t built = 0;
+	for (size_t i = 0; i < n; i++)
+		built += is_ok(&rows[i]);
+	char since_text[32];
+	ng_cli_format_time(since, since_text);
+	if (o.json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON *arr = cJSON_AddArrayToObject(doc, "baselines");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, baseline_json(&rows[i]));
+		cJSON_AddNumberToObject(doc, "window_start", (double)since);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else if (n == 0 && rc == NG_EXIT_OK) {
+		printf("nothing to build: the store has no accepted runs of idle nodes%s%s%s%s%s%s "
+		       "since %s (admission.baseline_window_days = %ld).\n"
+		       "Store some with `nodegate ingest --accepted FILE`, or let `nodegate admit` "
+		       "admit nodes.\n",
+		       o.class_key ? " of class " : "", o.class_key ? o.class_key : "",
+		       o.software ? " with software " : "", o.software ? o.software : "",
+		       o.metric ? " for " : "", o.metric ? o.metric : "", since_text,
+		       cli->policy.baseline_window_days);
+	} else if (n > 0) {
+		int wc = 5, wm = 6;
+		bool any_sw = false;
+		for (size_t i = 0; i < n; i++) {
+			wc = width(wc, rows[i].class_key);
+			wm = width(wm, rows[i].metric);
+			any_sw = any_sw || rows[i].software[0];
+		}
+		char sw[32], med[64], cv[32], status[256];
+		if (any_sw)
+			printf("%-*s  %-*s  %-*s  %5s  %-16s  %7s  %s\n", wc, "CLASS", SW_WIDTH, "SOFTWARE",
+			       wm, "METRIC", "NODES", "MEDIAN", "CV", "STATUS");
+		else
+			printf("%-*s  %-*s  %5s  %-16s  %7s  %s\n", wc, "CLASS", wm, "METRIC", "NODES",
+			       "MEDIAN", "CV", "STATUS");
+		for (size_t i = 0; i < n; i++) {
+			const ng_store_baseline *b = &rows[i];
+			fmt_software(b->software, sw, sizeof sw);
+			fmt_median(b, med, sizeof med);
+			fmt_cv(b, cv, sizeof cv);
+			status_line(b, status, sizeof status);
+			if (is_ok(b)) {
+				size_t l = strlen(status);
+				snprintf(status + l, sizeof status - l, " (baseline %" PRId64 ")", b->id);
+			}
+			if (any_sw)
+				printf("%-*s  %-*s  %-*s  %5" PRId64 "  %-16s  %7s  %s\n", wc, b->class_key,
+				       SW_WIDTH, sw, wm, b->metric, b->n_nodes, med, cv, status);
+			else
+				printf("%-*s  %-*s  %5" PRId64 "  %-16s  %7s  %s\n", wc, b->class_key, wm,
+				       b->metric, b->n_nodes, med, cv, status);
+		}
+		printf("%zu of %zu built from accepted idle runs since %s.\n", built, n, since_text);
+	}
+	free(rows);
+	if (rc != NG_EXIT_OK)
+		return rc;
+	return n > 0 && built == 0 ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+}
+
+/* ---- show ----------------------------------------------------------------------- */
+
+static int by_key(const void *pa, const void *pb)
+{
+	const ng_store_baseline *a = pa, *b = pb;
+	int c = strcmp(a->class_key, b->class_key);
+	if (!c)
+		c = strcmp(a->software, b->software);
+	if (!c)
+		c = strcmp(a->metric, b->metric);
+	if (!c)
+		c = (a->built_at < b->built_at) - (a->built_at > b->built_at);
+	if (!c)
+		c = (a->id < b->id) - (a->id > b->id);
+	return c;
+}
+
+static bool same_key(const ng_store_baseline *a, const ng_store_baseline *b)
+{
+	return strcmp(a->class_key, b->class_key) == 0 && strcmp(a->software, b->software) == 0 &&
+	       strcmp(a->metric, b->metric) == 0;
+}
+
+/* The row in force within one key's rows (newest first): what the store's
+ * ng_store_current_baseline picks (the newest pin, else the newest "ok"), or
+ * when there is none, the newest row, which says why there is none. */
+static size_t in_force(const ng_store_baseline *rows, size_t from, size_t to)
+{
+	size_t pick = to;
+	for (size_t i = from; i < to; i++)
+		if (rows[i].pinned_at && (pick == to || rows[i].pinned_at > rows[pick].pinned_at))
+			pick = i;
+	if (pick != to)
+		return pick;
+	for (size_t i = from; i < to; i++)
+		if (is_ok(&rows[i]))
+			return i;
+	return from;
+}
+
+static int cmd_show(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "casj", &o);
+	if (rc >= 0)
+		return rc;
+	if (o.argc)
+		return ng_cmd_usage_error(e, "baseline show takes no arguments (--class C for one "
+		                             "class): \"%s\"",
+		                          o.argv[0]);
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_baseline *all;
+	size_t n_all;
+	if (ng_store_list_baselines(st, o.class_key, !o.all, &all, &n_all, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	ng_store_close(st);
+	if (n_all)
+		qsort(all, n_all, sizeof *all, by_key);
+	/* Without --all, one row per key: the one in force. */
+	size_t n = 0;
+	for (size_t i = 0; i < n_all;) {
+		size_t j = i + 1;
+		while (j < n_all && same_key(&all[i], &all[j]))
+			j++;
+		if (o.all) {
+			for (size_t k = i; k < j; k++)
+				all[n++] = all[k];
+		} else {
+			all[n++] = all[in_force(all, i, j)];
+		}
+		i = j;
+	}
+
+	if (o.json) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, baseline_json(&all[i]));
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "baselines", arr);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else if (n == 0) {
+		if (o.class_key)
+			printf("no baselines of class %s: build them with `nodegate baseline build "
+			       "--class %s`\n",
+			       o.class_key, o.class_key);
+		else
+			printf("no baselines: build them with `nodegate baseline build` once the store "
+			       "holds accepted runs (`nodegate ingest --accepted`)\n");
+	} else {
+		int wc = 5, wm = 6;
+		for (size_t i = 0; i < n; i++) {
+			wc = width(wc, all[i].class_key);
+			wm = width(wm, all[i].metric);
+		}
+		printf("%4s  %-*s  %-*s  %-*s  %-16s  %7s  %5s  %-20s  %-12s  %-20s  %s\n", "ID", wc,
+		       "CLASS", SW_WIDTH, "SOFTWARE", wm, "METRIC", "MEDIAN", "CV", "NODES", "BUILT",
+		       "PINNED", "EXPIRED", "STATUS");
+		for (size_t i = 0; i < n; i++) {
+			const ng_store_baseline *b = &all[i];
+			char sw[32], med[64], cv[32], built[32], expired[32], status[256];
+			fmt_software(b->software, sw, sizeof sw);
+			fmt_median(b, med, sizeof med);
+			fmt_cv(b, cv, sizeof cv);
+			ng_cli_format_time(b->built_at, built);
+			ng_cli_format_time(b->expired_at, expired);
+			status_line(b, status, sizeof status);
+			printf("%4" PRId64 "  %-*s  %-*s  %-*s  %-16s  %7s  %5" PRId64
+			       "  %-20s  %-12s  %-20s  %s\n",
+			       b->id, wc, b->class_key, SW_WIDTH, sw, wm, b->metric, med, cv, b->n_nodes, built,
+			       b->pinned_name[0] ? b->pinned_name : "-", expired, status);
+			if (b->expired_at && b->expired_reason[0])
+				printf("      expired: %s\n", b->expired_reason);
+		}
+	}
+	free(all);
+	return NG_EXIT_OK;
+}
+
+/* ---- pin ------------------------------------------------------------------------ */
+
+static bool parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < 1)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "nsj", &o);
+	if (rc >= 0)
+		return rc;
+	rc = NG_EXIT_OK;
+	int64_t id;
+	if (o.argc != 1)
+		return ng_cmd_usage_error(e, "baseline pin takes one baseline ID (`nodegate baseline "
+		                             "show` lists them)");
+	if (!parse_id(o.argv[0], &id))
+		return ng_cmd_usage_error(e, "\"%s\" is not a baseline ID (a positive number)",
+		                          o.argv[0]);
+	ng_store_baseline b;
+	if (!o.name || !*o.name)
+		return ng_cmd_usage_error(e, "baseline pin needs --name NAME: say what the pinned "
+		                             "state is (e.g. qualified-2026-11)");
+	if (strlen(o.name) >= sizeof b.pinned_name)
+		return ng_cmd_usage_error(e, "--name is %zu characters; at most %zu", strlen(o.name),
+		                          sizeof b.pinned_name - 1);
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	int r = ng_store_get_baseline(st, id, &b, &err);
+	if (r < 0) {
+		rc = ng_cli_store_error(e, &err);
+	} else if (r == 0) {
+		fprintf(stderr, "nodegate baseline: there is no baseline %" PRId64
+		                ": `nodegate baseline show --all` lists them\n",
+		        id);
+		rc = NG_EXIT_NOT_ADMISSIBLE;
+	} else if (!is_ok(&b)) {
+		fprintf(stderr, "nodegate baseline: baseline %" PRId64 " is a refusal (%s), not a "
+		                "baseline: there is nothing to pin\n",
+		        id, b.status);
+		rc = NG_EXIT_NOT_ADMISSIBLE;
+	} else if (b.expired_at) {
+		char t[32];
+		ng_cli_format_time(b.expired_at, t);
+		fprintf(stderr, "nodegate baseline: baseline %" PRId64 " expired at %s (%s): build "
+		                "a new one and pin that\n",
+		        id, t, b.expired_reason);
+		rc = NG_EXIT_NOT_ADMISSIBLE;
+	} else if (ng_store_pin_baseline(st, id, o.name, ng_cli_now(), ng_cli_actor(), &err) < 0) {
+		rc = ng_cli_store_error(e, &err);
+	} else {
+		r = ng_store_get_baseline(st, id, &b, &err);
+		if (r != 1) {
+			rc = r < 0 ? ng_cli_store_error(e, &err) : NG_EXIT_STORE;
+		} else if (o.json) {
+			cJSON *doc = cJSON_CreateObject();
+			cJSON_AddItemToObject(doc, "pinned", baseline_json(&b));
+			ng_print_json(doc);
+			cJSON_Delete(doc);
+		} else {
+			char med[64];
+			fmt_median(&b, med, sizeof med);
+			printf("pinned baseline %" PRId64 " as \"%s\": %s of class %s, median %s from %" PRId64
+			       " nodes.\n"
+			       "Admission judges this class's %s against it until the class is expired "
+			       "(`nodegate baseline expire`).\n",
+			       id, b.pinned_name, b.metric, b.class_key, med, b.n_nodes, b.metric);
+		}
+	}
+	ng_store_close(st);
+	return rc;
+}
+
+/* ---- expire --------------------------------------------------------------------- */
+
+static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "mrsj", &o);
+	if (rc >= 0)
+		return rc;
+	if (o.argc != 1)
+		return ng_cmd_usage_error(e, "baseline expire takes one CLASS");
+	const char *cls = o.argv[0];
+	ng_store_baseline b;
+	if (!o.reason || !*o.reason)
+		return ng_cmd_usage_error(e, "baseline expire needs --reason TEXT: say what changed "
+		                             "(e.g. \"driver 550 to 560, CHG-1234\")");
+	if (strlen(o.reason) >= sizeof b.expired_reason)
+		return ng_cmd_usage_error(e, "--reason is %zu characters; at most %zu",
+		                          strlen(o.reason), sizeof b.expired_reason - 1);
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	/* A mistyped class would expire nothing and retire nothing real: say so. */
+	ng_store_baseline *known;
+	size_t n_known;
+	int64_t n_nodes = ng_store_count_class_nodes(st, cls, 0, &err);
+	if (n_nodes < 0 || ng_store_list_baselines(st, cls, false, &known, &n_known, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	free(known);
+	if (n_nodes == 0 && n_known == 0) {
+		ng_store_close(st);
+		fprintf(stderr, "nodegate baseline: the store knows no class \"%s\" (no records, no "
+		                "baselines): nothing expired. `nodegate baseline show --all` lists the "
+		                "classes\n",
+		        cls);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	int64_t now = ng_cli_now();
+	int64_t n = ng_store_expire_baselines(st, cls, o.metric, o.reason, now, ng_cli_actor(), &err);
+	ng_store_close(st);
+	if (n < 0)
+		return ng_cli_store_error(e, &err);
+	char t[32];
+	ng_cli_format_time(now, t);
+	if (o.json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "class", cls);
+		if (o.metric)
+			cJSON_AddStringToObject(doc, "metric", o.metric);
+		else
+			cJSON_AddNullToObject(doc, "metric");
+		cJSON_AddNumberToObject(doc, "expired", (double)n);
+		cJSON_AddBoolToObject(doc, "samples_retired", !o.metric);
+		cJSON_AddNumberToObject(doc, "at", (double)now);
+		cJSON_AddStringToObject(doc, "reason", o.reason);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else {
+		printf("expired %" PRId64 " baseline%s of class %s%s%s (%s).\n", n, n == 1 ? "" : "s",
+		       cls, o.metric ? " for " : "", o.metric ? o.metric : "", o.reason);
+		if (!o.metric)
+			printf("Samples of class %s taken before %s are retired: new baselines are built "
+			       "only from runs after it,\nand the class is establishing again until "
+			       "admission.min_baseline_nodes nodes (%ld) have been accepted.\n",
+			       cls, t, cli->policy.min_baseline_nodes);
+		else
+			printf("Its samples are kept: the next `nodegate baseline build` builds %s again "
+			       "from the runs in the window.\n",
+			       o.metric);
+	}
+	return NG_EXIT_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+static const struct ng_subcmd subcommands[] = {
+	{"build", cmd_build},
+	{"show", cmd_show},
+	{"pin", cmd_pin},
+	{"expire", cmd_expire},
+};
+
+static int exec_baseline(struct ng_cli *cli, int argc, char **argv)
+{
+	return ng_cmd_dispatch(&ng_cmd_baseline_entry, subcommands,
+	                       sizeof subcommands / sizeof subcommands[0], cli, argc, argv);
+}

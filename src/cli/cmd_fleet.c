@@ -1,0 +1,299 @@
+/* nodegate fleet: fleet-regression events (the circuit breaker), listed and cleared. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+static int exec_fleet(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_fleet_entry = {
+	.name = "fleet",
+	.usage = "list [--all] [--store S] [--json]\n"
+	         "       nodegate fleet clear ID --by NAME --reason TEXT [--store S] [--json]",
+	.summary = "List and clear fleet-regression events (the quarantine circuit breaker).",
+	.help =
+	"When quarantining would take more than admission.breaker_share of a class, or\n"
+	"more than admission.breaker_count of its nodes, within\n"
+	"admission.breaker_window_hours, a change is a likelier cause than that many sick\n"
+	"nodes: admission opens a fleet-regression event for the class, stops\n"
+	"quarantining its nodes, and the change's owner is told. The event stays open\n"
+	"until someone who has looked clears it, saying why (rolled back, fixed, or the\n"
+	"class's baselines expired after an intended change).\n"
+	"\n"
+	"  list    open events (--all: cleared ones too): class, software, when, nodes\n"
+	"  clear   closes event ID; --by and --reason are required and kept\n"
+	"\n"
+	"Options:\n"
+	"  -a, --all          list cleared events too\n"
+	"  -b, --by NAME      who clears it, up to 63 characters\n"
+	"  -r, --reason TEXT  what was found or done, up to 255 characters\n"
+	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json         JSON instead of a table\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Exit status: 0 done; 1 clear: no such open event; 2 usage error; 3 the store\n"
+	"could not be opened, read or written.\n",
+	.exec = exec_fleet,
+};
+
+struct opts {
+	const char *spec, *by, *reason;
+	bool all, json;
+};
+
+static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"all", no_argument, NULL, 'a'},
+		{"by", required_argument, NULL, 'b'},
+		{"reason", required_argument, NULL, 'r'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
+	memset(o, 0, sizeof *o);
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "ab:r:s:jh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			ng_cmd_print_help(e, stdout);
+			return NG_EXIT_OK;
+		}
+		if (c == '?' || c == ':')
+			return ng_cmd_usage_error(e, "unrecognised option");
+		if (!strchr(allowed, c))
+			return ng_cmd_usage_error(e, "fleet %s takes no -%c option", argv[0], c);
+		switch (c) {
+		case 'a': o->all = true; break;
+		case 'b': o->by = optarg; break;
+		case 'r': o->reason = optarg; break;
+		case 's': o->spec = optarg; break;
+		case 'j': o->json = true; break;
+		}
+	}
+	return -1;
+}
+
+static cJSON *parsed_or(const char *text, cJSON *fallback)
+{
+	cJSON *v = text ? cJSON_Parse(text) : NULL;
+	if (v) {
+		cJSON_Delete(fallback);
+		return v;
+	}
+	return fallback;
+}
+
+static cJSON *event_json(const ng_store_fleet_event *ev)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)ev->id);
+	cJSON_AddStringToObject(o, "class", ev->class_key);
+	cJSON_AddStringToObject(o, "software", ev->software);
+	cJSON_AddStringToObject(o, "state", ev->cleared_at ? "cleared" : "open");
+	ng_json_add_time(o, "opened_at", ev->opened_at);
+	ng_json_add_time(o, "cleared_at", ev->cleared_at);
+	if (ev->cleared_at) {
+		cJSON_AddStringToObject(o, "cleared_by", ev->cleared_by);
+		cJSON_AddStringToObject(o, "clear_reason", ev->clear_reason);
+	} else {
+		cJSON_AddNullToObject(o, "cleared_by");
+		cJSON_AddNullToObject(o, "clear_reason");
+	}
+	cJSON_AddItemToObject(o, "nodes", parsed_or(ev->nodes, cJSON_CreateArray()));
+	cJSON_AddItemToObject(o, "detail", parsed_or(ev->detail, cJSON_CreateObject()));
+	return o;
+}
+
+/* "12: gpu-001, gpu-007, gpu-013, ..." from the event's JSON array of nodes. */
+static void nodes_text(const char *nodes, char *out, size_t cap)
+{
+	cJSON *arr = nodes ? cJSON_Parse(nodes) : NULL;
+	int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+	size_t len = (size_t)snprintf(out, cap, "%d", n);
+	int shown = 0;
+	const cJSON *v;
+	cJSON_ArrayForEach(v, arr)
+	{
+		if (len >= cap)
+			break;
+		if (shown == 3) {
+			snprintf(out + len, cap - len, ", ...");
+			break;
+		}
+		const char *name = cJSON_IsString(v) ? v->valuestring : "?";
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", shown ? ", " : ": ", name);
+		shown++;
+	}
+	cJSON_Delete(arr);
+}
+
+static void free_events(ng_store_fleet_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ng_store_fleet_event_free(&evs[i]);
+	free(evs);
+}
+
+static int width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+static int cmd_list(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "asj", &o);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
+		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[optind]);
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_fleet_event *evs;
+	size_t n;
+	if (ng_store_list_fleet_events(st, o.all, &evs, &n, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	ng_store_close(st);
+	if (o.json) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, event_json(&evs[i]));
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "events", arr);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else if (n == 0) {
+		printf(o.all ? "no fleet-regression events\n" : "no open fleet-regression events\n");
+	} else {
+		int wc = 5;
+		for (size_t i = 0; i < n; i++)
+			wc = width(wc, evs[i].class_key);
+		printf("%4s  %-*s  %-19s  %-20s  ", "ID", wc, "CLASS", "SOFTWARE", "OPENED");
+		if (o.all)
+			printf("%-20s  ", "CLEARED");
+		printf("NODES\n");
+		for (size_t i = 0; i < n; i++) {
+			const ng_store_fleet_event *ev = &evs[i];
+			char opened[32], cleared[32], sw[32], nodes[256];
+			ng_cli_format_time(ev->opened_at, opened);
+			ng_cli_format_time(ev->cleared_at, cleared);
+			/* A software identity is "sw-" and 16 hex digits. */
+			if (!ev->software[0])
+				snprintf(sw, sizeof sw, "-");
+			else if (strlen(ev->software) > 19)
+				snprintf(sw, sizeof sw, "%.16s...", ev->software);
+			else
+				snprintf(sw, sizeof sw, "%.19s", ev->software);
+			nodes_text(ev->nodes, nodes, sizeof nodes);
+			printf("%4" PRId64 "  %-*s  %-19s  %-20s  ", ev->id, wc, ev->class_key, sw, opened);
+			if (o.all)
+				printf("%-20s  ", cleared);
+			printf("%s\n", nodes);
+			if (o.all && ev->cleared_at)
+				printf("      cleared by %s: %s\n", ev->cleared_by, ev->clear_reason);
+		}
+	}
+	free_events(evs, n);
+	return NG_EXIT_OK;
+}
+
+static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
+	struct opts o;
+	int rc = parse_opts(argc, argv, "brsj", &o);
+	if (rc >= 0)
+		return rc;
+	rc = NG_EXIT_OK;
+	if (argc - optind != 1)
+		return ng_cmd_usage_error(e, "fleet clear takes one event ID (`nodegate fleet list` "
+		                             "lists them)");
+	const char *arg = argv[optind];
+	char *end;
+	errno = 0;
+	long long id = strtoll(arg, &end, 10);
+	if (!*arg || *end || errno || id < 1)
+		return ng_cmd_usage_error(e, "\"%s\" is not an event ID (a positive number)", arg);
+	ng_store_fleet_event probe;
+	if (!o.by || !*o.by || !o.reason || !*o.reason)
+		return ng_cmd_usage_error(e, "fleet clear needs --by NAME and --reason TEXT: who "
+		                             "looked, and what they found or did");
+	if (strlen(o.by) >= sizeof probe.cleared_by)
+		return ng_cmd_usage_error(e, "--by must be at most %zu characters",
+		                          sizeof probe.cleared_by - 1);
+	if (strlen(o.reason) >= sizeof probe.clear_reason)
+		return ng_cmd_usage_error(e, "--reason must be at most %zu characters",
+		                          sizeof probe.clear_reason - 1);
+
+	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_fleet_event *evs;
+	size_t n;
+	if (ng_store_list_fleet_events(st, true, &evs, &n, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	const ng_store_fleet_event *ev = NULL;
+	for (size_t i = 0; i < n && !ev; i++)
+		if (evs[i].id == id)
+			ev = &evs[i];
+	if (!ev) {
+		fprintf(stderr, "nodegate fleet: there is no fleet-regression event %lld: `nodegate "
+		                "fleet list --all` lists them\n",
+		        id);
+		rc = NG_EXIT_NOT_ADMISSIBLE;
+	} else if (ev->cleared_at) {
+		char t[32];
+		ng_cli_format_time(ev->cleared_at, t);
+		fprintf(stderr, "nodegate fleet: event %lld was already cleared at %s by %s: %s\n", id,
+		        t, ev->cleared_by, ev->clear_reason);
+		rc = NG_EXIT_NOT_ADMISSIBLE;
+	} else {
+		int64_t now = ng_cli_now();
+		if (ng_store_clear_fleet_event(st, id, now, o.by, o.reason, &err) < 0) {
+			rc = ng_cli_store_error(e, &err);
+		} else if (o.json) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddNumberToObject(d, "id", (double)id);
+			cJSON_AddStringToObject(d, "class", ev->class_key);
+			cJSON_AddNumberToObject(d, "cleared_at", (double)now);
+			cJSON_AddStringToObject(d, "cleared_by", o.by);
+			cJSON_AddStringToObject(d, "clear_reason", o.reason);
+			ng_print_json(d);
+			cJSON_Delete(d);
+		} else {
+			printf("cleared fleet-regression event %lld of class %s by %s: %s\n"
+			       "Admission quarantines nodes of this class again when they fail.\n",
+			       id, ev->class_key, o.by, o.reason);
+		}
+	}
+	free_events(evs, n);
+	ng_store_close(st);
+	return rc;
+}
+
+static const struct ng_subcmd subcommands[] = {
+	{"list", cmd_list},
+	{"clear", cmd_clear},
+};
+
+static int exec_fleet(struct ng_cli *cli, int argc, char **argv)
+{
+	return ng_cmd_dispatch(&ng_cmd_fleet_entry, subcommands,
+	                       sizeof subcommands / sizeof subcommands[0], cli, argc, argv);
+}

@@ -1,0 +1,138 @@
+/* nodegate override: a named, expiring exception for one node. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+/* The longest an override may run. Fixed, not policy: an exception that
+ * outlives a quarter is a policy change, and belongs in the policy file. */
+#define MAX_OVERRIDE_DAYS 90
+
+static int exec_override(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_override_entry = {
+	.name = "override",
+	.usage = "NODE --reason TEXT --expires WHEN --by NAME [--store S] [--json]",
+	.summary = "Record a named, expiring exception for a node (reason, owner, expiry).",
+	.help =
+	"An override is an operator's decision to make an exception for one node: it\n"
+	"names who decided, why, and when it ends. Until WHEN, a node `nodegate admit`\n"
+	"would quarantine or hold as suspect is admitted with a warning instead (the\n"
+	"result is still reported, and its runs do not feed the class's baselines);\n"
+	"after WHEN it is as if there had been none. Nothing renews it. All three\n"
+	"options are required, and WHEN must be in the future and at most 90 days\n"
+	"ahead: a longer exception is a policy change, not an override.\n"
+	"\n"
+	"Options:\n"
+	"  -r, --reason TEXT   why (a ticket, an incident, a planned test), up to 255 characters\n"
+	"  -e, --expires WHEN  when it ends: 2026-12-01, 2026-12-01T18:00:00Z, @UNIXSECONDS,\n"
+	"                      or a duration from now: 36h, 7d, 2w (UTC)\n"
+	"  -b, --by NAME       who takes responsibility for it, up to 63 characters\n"
+	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json          the override as JSON\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Example:\n"
+	"  nodegate override gpu-node-013 --reason \"INC-4411: vendor on site, run\n"
+	"      burn-in\" --expires 36h --by alice\n"
+	"\n"
+	"Exit status: 0 recorded; 2 usage error (a missing option, an expiry in the\n"
+	"past or more than 90 days ahead); 3 the store could not be opened or written.\n",
+	.exec = exec_override,
+};
+
+static int exec_override(struct ng_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"reason", required_argument, NULL, 'r'},
+		{"expires", required_argument, NULL, 'e'},
+		{"by", required_argument, NULL, 'b'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_override_entry;
+	const char *spec = NULL, *reason = NULL, *expires = NULL, *by = NULL;
+	bool json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "r:e:b:s:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r': reason = optarg; break;
+		case 'e': expires = optarg; break;
+		case 'b': by = optarg; break;
+		case 's': spec = optarg; break;
+		case 'j': json = true; break;
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(e, "unrecognised option");
+		}
+	}
+	if (argc - optind != 1)
+		return ng_cmd_usage_error(e, "name one NODE");
+	ng_store_override o = {0};
+	const char *node = argv[optind];
+	if (!*node || strlen(node) >= sizeof o.node)
+		return ng_cmd_usage_error(e, "NODE must be 1 to %zu characters", sizeof o.node - 1);
+	if (!reason || !expires || !by) {
+		return ng_cmd_usage_error(e, "an override needs all of --reason, --expires and --by "
+		                             "(missing: %s%s%s)",
+		                          !reason ? "--reason " : "", !expires ? "--expires " : "",
+		                          !by ? "--by" : "");
+	}
+	if (!*reason || strlen(reason) >= sizeof o.reason)
+		return ng_cmd_usage_error(e, "--reason must be 1 to %zu characters", sizeof o.reason - 1);
+	if (!*by || strlen(by) >= sizeof o.by)
+		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof o.by - 1);
+	int64_t now = ng_cli_now(), until;
+	if (ng_cli_parse_time(expires, now, &until) < 0)
+		return ng_cmd_usage_error(e, "--expires \"%s\" is not a time: 2026-12-01, "
+		                             "2026-12-01T18:00:00Z, @UNIXSECONDS, or 36h, 7d, 2w from now",
+		                          expires);
+	char until_text[32], now_text[32];
+	ng_cli_format_time(until, until_text);
+	ng_cli_format_time(now, now_text);
+	if (until <= now)
+		return ng_cmd_usage_error(e, "--expires %s is not in the future (now is %s)", until_text,
+		                          now_text);
+	if (until - now > (int64_t)MAX_OVERRIDE_DAYS * 86400)
+		return ng_cmd_usage_error(e, "--expires %s is %.1f days ahead; an override lasts at "
+		                             "most %d days: record a new one when this one ends",
+		                          until_text, (double)(until - now) / 86400.0,
+		                          MAX_OVERRIDE_DAYS);
+
+	snprintf(o.node, sizeof o.node, "%s", node);
+	snprintf(o.reason, sizeof o.reason, "%s", reason);
+	snprintf(o.by, sizeof o.by, "%s", by);
+	o.created_at = now;
+	o.expires_at = until;
+	ng_store *st = ng_cli_open_store(cli, e, spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	int rc = NG_EXIT_OK;
+	if (ng_store_put_override(st, &o, &err) < 0) {
+		rc = ng_cli_store_error(e, &err);
+	} else if (json) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "id", (double)o.id);
+		cJSON_AddStringToObject(d, "node", o.node);
+		cJSON_AddStringToObject(d, "reason", o.reason);
+		cJSON_AddStringToObject(d, "by", o.by);
+		cJSON_AddNumberToObject(d, "created_at", (double)o.created_at);
+		cJSON_AddNumberToObject(d, "expires_at", (double)o.expires_at);
+		char *s = cJSON_Print(d);
+		printf("%s\n", s ? s : "null");
+		free(s);
+		cJSON_Delete(d);
+	} else {
+		double hours = (double)(until - now) / 3600.0;
+		printf("override %" PRId64 " for node %s by %s until %s (%.3g %s from now): %s\n", o.id,
+		       o.node, o.by, until_text, hours < 48 ? hours : hours / 24,
+		       hours < 48 ? "hours" : "days", o.reason);
+	}
+	ng_store_close(st);
+	return rc;
+}

@@ -1,0 +1,294 @@
+/* nodegate quarantine: the quarantine cases in the store, and their evidence. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+static int exec_quarantine(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_quarantine_entry = {
+	.name = "quarantine",
+	.usage = "list [--all] [--store S] [--json]\n"
+	         "       nodegate quarantine show NODE|ID [--store S] [--json]",
+	.summary = "List quarantined nodes, and show a case with its evidence.",
+	.help =
+	"A node is quarantined when the same domain failed in a run and again in its\n"
+	"confirmation, or on a data-integrity failure (`nodegate admit`). Its case\n"
+	"keeps the failed metric, the evidence (values, baselines, raw output digests,\n"
+	"cohort), how many runs of the failed test followed and how many passed, and\n"
+	"the named condition that releases it: the failed test passing again\n"
+	"admission.release_passes times (default 2). A reboot alone never releases a\n"
+	"node; `nodegate release` does, once the condition holds.\n"
+	"\n"
+	"  list   open cases (--all: closed ones too), newest first\n"
+	"  show   one case, whole: by NODE its open case, else its newest one; a\n"
+	"         number that names no node is a case ID\n"
+	"\n"
+	"Options:\n"
+	"  -a, --all       list closed cases too\n"
+	"  -s, --store S   the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json      JSON instead of a table\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Exit status: 0 done; 1 show: no such case; 2 usage error; 3 the store could not\n"
+	"be opened or read.\n",
+	.exec = exec_quarantine,
+};
+
+static cJSON *case_json(const ng_store_case *c, long needed)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "node", c->node);
+	cJSON_AddStringToObject(o, "state", c->closed_at ? "closed" : "open");
+	cJSON_AddStringToObject(o, "class", c->class_key);
+	cJSON_AddStringToObject(o, "software", c->software);
+	cJSON_AddStringToObject(o, "domain", c->domain);
+	cJSON_AddStringToObject(o, "metric", c->metric);
+	ng_json_add_time(o, "opened_at", c->opened_at);
+	cJSON_AddStringToObject(o, "release_condition", c->release_condition);
+	cJSON_AddNumberToObject(o, "passes", (double)c->passes);
+	cJSON_AddNumberToObject(o, "passes_needed", (double)needed);
+	cJSON_AddNumberToObject(o, "retries", (double)c->retries);
+	ng_json_add_time(o, "closed_at", c->closed_at);
+	if (c->closed_at) {
+		cJSON_AddStringToObject(o, "closed_by", c->closed_by);
+		cJSON_AddStringToObject(o, "close_reason", c->close_reason);
+	} else {
+		cJSON_AddNullToObject(o, "closed_by");
+		cJSON_AddNullToObject(o, "close_reason");
+	}
+	cJSON *ev = c->evidence ? cJSON_Parse(c->evidence) : NULL;
+	if (!ev && c->evidence && c->evidence[0])
+		ev = cJSON_CreateString(c->evidence); /* kept as it was, whatever it is */
+	cJSON_AddItemToObject(o, "evidence", ev ? ev : cJSON_CreateNull());
+	return o;
+}
+
+static int width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+static void free_cases(ng_store_case *cs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ng_store_case_free(&cs[i]);
+	free(cs);
+}
+
+/* Options shared by both subcommands. Returns -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, bool *all,
+                      bool *json)
+{
+	static const struct option longopts[] = {
+		{"all", no_argument, NULL, 'a'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
+	*spec = NULL;
+	*all = *json = false;
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "as:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (!allow_all)
+				return ng_cmd_usage_error(e, "quarantine %s takes no --all", argv[0]);
+			*all = true;
+			break;
+		case 's': *spec = optarg; break;
+		case 'j': *json = true; break;
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(e, "unrecognised option");
+		}
+	}
+	return -1;
+}
+
+static int cmd_list(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
+	const char *spec;
+	bool all, json;
+	int rc = parse_opts(argc, argv, true, &spec, &all, &json);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc)
+		return ng_cmd_usage_error(e, "quarantine list takes no arguments: \"%s\" (show NODE "
+		                             "shows one case)",
+		                          argv[optind]);
+	ng_store *st = ng_cli_open_store(cli, e, spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_case *cs;
+	size_t n;
+	if (ng_store_list_cases(st, all, &cs, &n, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	ng_store_close(st);
+	long needed = cli->policy.release_passes;
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = case_json(&cs[i], needed);
+			cJSON_DeleteItemFromObjectCaseSensitive(o, "evidence");
+			cJSON_AddItemToArray(arr, o);
+		}
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "cases", arr);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else if (n == 0) {
+		printf(all ? "no quarantine cases\n" : "no node is quarantined\n");
+	} else {
+		int wn = 4, wm = 6;
+		for (size_t i = 0; i < n; i++) {
+			wn = width(wn, cs[i].node);
+			wm = width(wm, cs[i].metric);
+		}
+		printf("%4s  %-*s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "DOMAIN", wm, "METRIC",
+		       "OPENED", "PASSES");
+		if (all)
+			printf("%-20s  ", "CLOSED");
+		printf("RELEASE CONDITION\n");
+		for (size_t i = 0; i < n; i++) {
+			const ng_store_case *c = &cs[i];
+			char opened[32], closed[32], passes[48];
+			ng_cli_format_time(c->opened_at, opened);
+			ng_cli_format_time(c->closed_at, closed);
+			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
+			printf("%4" PRId64 "  %-*s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn, c->node,
+			       c->domain, wm, c->metric, opened, passes);
+			if (all)
+				printf("%-20s  ", closed);
+			printf("%s\n", c->release_condition[0] ? c->release_condition : "-");
+		}
+	}
+	free_cases(cs, n);
+	return NG_EXIT_OK;
+}
+
+/* The case `show` means by arg: the node's open case, else the node's newest
+ * case, else (a number) the case with that id. 1 found, 0 none, -1 error. */
+static int find_case(ng_store *st, const char *arg, ng_store_case *out, ng_err *err)
+{
+	int r = ng_store_open_case_of(st, arg, out, err);
+	if (r != 0)
+		return r;
+	ng_store_case *cs;
+	size_t n;
+	if (ng_store_list_cases(st, true, &cs, &n, err) < 0)
+		return -1;
+	r = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		if (strcmp(cs[i].node, arg) == 0) {
+			*out = cs[i];
+			cs[i].evidence = NULL; /* now out's */
+			r = 1;
+		}
+	}
+	free_cases(cs, n);
+	if (r)
+		return 1;
+	char *end;
+	errno = 0;
+	long long id = strtoll(arg, &end, 10);
+	if (!*arg || *end || errno || id < 1)
+		return 0;
+	return ng_store_get_case(st, id, out, err);
+}
+
+static int cmd_show(struct ng_cli *cli, int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
+	const char *spec;
+	bool all, json;
+	int rc = parse_opts(argc, argv, false, &spec, &all, &json);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind != 1)
+		return ng_cmd_usage_error(e, "quarantine show takes one NODE or case ID");
+	const char *arg = argv[optind];
+	ng_store *st = ng_cli_open_store(cli, e, spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_case c;
+	int r = find_case(st, arg, &c, &err);
+	ng_store_close(st);
+	if (r < 0)
+		return ng_cli_store_error(e, &err);
+	if (r == 0) {
+		fprintf(stderr, "nodegate quarantine: no case of node \"%s\"%s: `nodegate quarantine "
+		                "list --all` lists every case\n",
+		        arg, strspn(arg, "0123456789") == strlen(arg) ? " and no case with that ID" : "");
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	long needed = cli->policy.release_passes;
+	if (json) {
+		cJSON *o = case_json(&c, needed);
+		ng_print_json(o);
+		cJSON_Delete(o);
+		ng_store_case_free(&c);
+		return NG_EXIT_OK;
+	}
+	char opened[32], closed[32];
+	ng_cli_format_time(c.opened_at, opened);
+	ng_cli_format_time(c.closed_at, closed);
+	printf("case %" PRId64 "  %s\n", c.id,
+	       c.closed_at ? "closed" : "open: the node is quarantined");
+	printf("  node       %s\n", c.node);
+	printf("  class      %s\n", c.class_key);
+	printf("  software   %s\n", c.software[0] ? c.software : "-");
+	printf("  failed     %s %s\n", c.domain, c.metric);
+	printf("  opened     %s\n", opened);
+	printf("  release    %s\n", c.release_condition[0] ? c.release_condition : "-");
+	printf("  passes     %" PRId64 " of %ld needed, in %" PRId64 " run%s of the failed test "
+	       "since it opened\n",
+	       c.passes, needed, c.retries, c.retries == 1 ? "" : "s");
+	if (c.closed_at)
+		printf("  closed     %s by %s: %s\n", closed, c.closed_by[0] ? c.closed_by : "?",
+		       c.close_reason[0] ? c.close_reason : "-");
+	else if (c.passes >= needed)
+		printf("  next       the condition holds: `nodegate release %s` releases it\n", c.node);
+	else
+		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
+		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric, c.node);
+	printf("evidence:\n");
+	cJSON *ev = c.evidence ? cJSON_Parse(c.evidence) : NULL;
+	if (ev && (cJSON_IsObject(ev) || cJSON_IsArray(ev)) && !ev->child) {
+		printf("(none recorded)\n");
+		cJSON_Delete(ev);
+	} else if (ev) {
+		char *s = cJSON_Print(ev);
+		printf("%s\n", s ? s : c.evidence);
+		free(s);
+		cJSON_Delete(ev);
+	} else {
+		printf("%s\n", c.evidence && c.evidence[0] ? c.evidence : "(none)");
+	}
+	ng_store_case_free(&c);
+	return NG_EXIT_OK;
+}
+
+static const struct ng_subcmd subcommands[] = {
+	{"list", cmd_list},
+	{"show", cmd_show},
+};
+
+static int exec_quarantine(struct ng_cli *cli, int argc, char **argv)
+{
+	return ng_cmd_dispatch(&ng_cmd_quarantine_entry, subcommands,
+	                       sizeof subcommands / sizeof subcommands[0], cli, argc, argv);
+}

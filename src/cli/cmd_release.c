@@ -1,0 +1,161 @@
+/* nodegate release: closes a node's quarantine case once its release
+ * condition holds, or by an administrator's named decision. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+static int exec_release(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_release_entry = {
+	.name = "release",
+	.usage = "NODE [--by NAME] [--reason TEXT] [--store S] [--json]\n"
+	         "       nodegate release NODE --manual --by NAME --reason TEXT [--store S] [--json]",
+	.summary = "Release a quarantined node once the failed test has passed again.",
+	.help =
+	"A quarantined node is released when the test that failed has passed again\n"
+	"admission.release_passes times (default 2) since its case opened: each later\n"
+	"`nodegate admit` run of the node counts a run, and a pass when the failed\n"
+	"metric passed. Until then release refuses and says what is missing. A reboot\n"
+	"alone never releases a node.\n"
+	"\n"
+	"--manual is the administrator-led release, e.g. after a longer diagnostic or a\n"
+	"repair (a replaced GPU, a reseated cable): it needs --by and --reason, and the\n"
+	"case and the audit log keep both. Prefer re-running the failed test: a manual\n"
+	"release admits a node nothing has measured since it failed.\n"
+	"\n"
+	"Options:\n"
+	"      --manual       release without the passing runs (needs --by and --reason)\n"
+	"  -b, --by NAME      who releases (default: the invoking user, $SUDO_USER first)\n"
+	"  -r, --reason TEXT  why, kept with the case\n"
+	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json         the closed case as JSON\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Exit status: 0 released; 1 not released (no open case, or the condition does not\n"
+	"hold yet); 2 usage error; 3 the store could not be opened, read or written.\n",
+	.exec = exec_release,
+};
+
+static int exec_release(struct ng_cli *cli, int argc, char **argv)
+{
+	enum { OPT_MANUAL = 256 };
+	static const struct option longopts[] = {
+		{"manual", no_argument, NULL, OPT_MANUAL},
+		{"by", required_argument, NULL, 'b'},
+		{"reason", required_argument, NULL, 'r'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
+	const char *spec = NULL, *by = NULL, *reason = NULL;
+	bool manual = false, json = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "b:r:s:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MANUAL: manual = true; break;
+		case 'b': by = optarg; break;
+		case 'r': reason = optarg; break;
+		case 's': spec = optarg; break;
+		case 'j': json = true; break;
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(e, "unrecognised option");
+		}
+	}
+	if (argc - optind != 1)
+		return ng_cmd_usage_error(e, "name one NODE to release");
+	const char *node = argv[optind];
+	ng_store_case c0;
+	if (manual && (!by || !*by || !reason || !*reason))
+		return ng_cmd_usage_error(e, "--manual needs --by NAME and --reason TEXT: a release "
+		                             "without passing runs must say who decided it and why");
+	if (by && (!*by || strlen(by) >= sizeof c0.closed_by))
+		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof c0.closed_by - 1);
+	/* The reason is kept with a prefix saying how the case was released. */
+	if (reason && (!*reason || strlen(reason) > 200))
+		return ng_cmd_usage_error(e, "--reason must be 1 to 200 characters");
+	if (!by)
+		by = ng_cli_actor();
+
+	ng_store *st = ng_cli_open_store(cli, e, spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	int rc = NG_EXIT_OK;
+	int r = ng_store_open_case_of(st, node, &c0, &err);
+	if (r < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	if (r == 0) {
+		ng_store_close(st);
+		fprintf(stderr, "nodegate release: node %s is not quarantined (it has no open case): "
+		                "nothing to release\n",
+		        node);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	long needed = cli->policy.release_passes;
+	char opened[32];
+	ng_cli_format_time(c0.opened_at, opened);
+	char why[256];
+	if (manual) {
+		snprintf(why, sizeof why, "manual release: %s", reason);
+	} else if (c0.passes >= needed) {
+		snprintf(why, sizeof why, "%" PRId64 " passing run%s of %s since %s%s%s", c0.passes,
+		         c0.passes == 1 ? "" : "s", c0.metric, opened, reason ? "; " : "",
+		         reason ? reason : "");
+	} else {
+		fprintf(stderr,
+		        "nodegate release: case %" PRId64 " needs %ld passing run%s of %s %s since %s; "
+		        "it has %" PRId64 " (%" PRId64 " run%s). A reboot alone never releases a node.\n"
+		        "Run the failed test again with `nodegate admit`, or, after a repair or a longer "
+		        "diagnostic,\nrelease it by hand: nodegate release %s --manual --by NAME "
+		        "--reason TEXT\n",
+		        c0.id, needed, needed == 1 ? "" : "s", c0.domain, c0.metric, opened, c0.passes,
+		        c0.retries, c0.retries == 1 ? "" : "s", node);
+		ng_store_case_free(&c0);
+		ng_store_close(st);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	int64_t now = ng_cli_now();
+	if (ng_store_close_case(st, c0.id, now, by, why, &err) < 0) {
+		rc = ng_cli_store_error(e, &err);
+	} else {
+		ng_store_case c1;
+		r = ng_store_get_case(st, c0.id, &c1, &err);
+		if (r <= 0) {
+			rc = r < 0 ? ng_cli_store_error(e, &err) : NG_EXIT_STORE;
+		} else {
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "node", c1.node);
+				cJSON_AddNumberToObject(o, "case", (double)c1.id);
+				cJSON_AddBoolToObject(o, "manual", manual);
+				cJSON_AddNumberToObject(o, "passes", (double)c1.passes);
+				cJSON_AddNumberToObject(o, "passes_needed", (double)needed);
+				cJSON_AddNumberToObject(o, "retries", (double)c1.retries);
+				cJSON_AddNumberToObject(o, "closed_at", (double)c1.closed_at);
+				cJSON_AddStringToObject(o, "closed_by", c1.closed_by);
+				cJSON_AddStringToObject(o, "close_reason", c1.close_reason);
+				ng_print_json(o);
+				cJSON_Delete(o);
+			} else {
+				printf("released node %s: case %" PRId64 " closed by %s (%s)\n", node, c1.id,
+				       c1.closed_by, c1.close_reason);
+				if (manual)
+					printf("Nothing has measured %s since it failed %s: its next admission "
+					       "run is its first evidence.\n",
+					       node, c1.metric);
+			}
+			ng_store_case_free(&c1);
+		}
+	}
+	ng_store_case_free(&c0);
+	ng_store_close(st);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* What the verbs that use the store share: opening it from --store, the
+ * clock, times on the command line, and who is acting. */
+#ifndef NODEGATE_CLI_STORE_CLI_H
+#define NODEGATE_CLI_STORE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli/cmd.h"
+#include "store/store.h"
+
+/* Opens the store named by spec (--store), else cli->store_spec (the global
+ * --store), else $NODEGATE_STORE, else the default path. On failure prints
+ * "nodegate VERB: store: ..." and returns NULL; the verb exits
+ * NG_EXIT_STORE. */
+ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
+                            const char *spec);
+/* Prints a store failure for the verb and returns NG_EXIT_STORE. */
+int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
+
+/* Now, unix seconds. $NODEGATE_NOW (unix seconds or a time as
+ * ng_cli_parse_time reads it) replaces the clock, for tests and replays. */
+int64_t ng_cli_now(void);
+/* "2026-12-01", "2026-12-01T12:00", "2026-12-01T12:00:00Z", "@1764547200"
+ * (unix seconds), or a duration from now: "+36h", "7d", "90m", "2w". UTC. */
+int ng_cli_parse_time(const char *s, int64_t now, int64_t *out);
+/* "2026-12-01T12:00:00Z"; "-" for 0. */
+void ng_cli_format_time(int64_t t, char out[32]);
+/* obj[key] = t as unix seconds, or null for 0 (never). */
+void ng_json_add_time(cJSON *obj, const char *key, int64_t t);
+/* Prints a JSON document, indented, and a newline. */
+void ng_print_json(const cJSON *doc);
+/* Who is acting, for the audit log: $SUDO_USER when set (a person behind
+ * sudo), else the user name of the effective uid, else "uid N". */
+const char *ng_cli_actor(void);
+/* A fresh run id: host, time and random bits. */
+void ng_cli_run_id(char out[80], const char *node, int64_t now);
+
+#endif

@@ -1,0 +1,141 @@
+/* What the store knows of each node: the verdict lines of its runs, its
+ * current state, and the hysteresis state of each of its metrics. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+struct decision {
+	const ng_store_node_state *state;
+	const ng_store_verdict *lines;
+	size_t n;
+	const char *detail, *actor;
+};
+
+static int put_decision(ng_store *st, void *arg, ng_err *err)
+{
+	const struct decision *d = arg;
+	const ng_store_node_state *s = d->state;
+	ng_sql_stmt *ins;
+	if (ng_sql_prepare(st->db,
+	                   "INSERT INTO verdicts (run_id, node, at, stage, domain, metric, unit, value,"
+	                   " baseline_median, floor, bar, percent, gate_verdict, status, record_id)"
+	                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	                   &ins, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < d->n && rc == 0; i++) {
+		const ng_store_verdict *v = &d->lines[i];
+		const double nums[] = {v->value, v->baseline_median, v->floor, v->bar, v->percent};
+		ng_sql_reset(ins);
+		ng_sql_bind_text(ins, 1, s->run_id);
+		ng_sql_bind_text(ins, 2, s->node);
+		ng_sql_bind_int64(ins, 3, s->updated_at);
+		ng_sql_bind_text(ins, 4, v->stage);
+		ng_sql_bind_text(ins, 5, v->domain ? v->domain : "");
+		ng_sql_bind_text(ins, 6, v->metric);
+		ng_sql_bind_text(ins, 7, v->unit ? v->unit : "");
+		for (int k = 0; k < 5; k++) {
+			if (nums[k] != nums[k])
+				ng_sql_bind_null(ins, 8 + k);
+			else
+				ng_sql_bind_double(ins, 8 + k, nums[k]);
+		}
+		ng_sql_bind_text(ins, 13, v->gate_verdict);
+		ng_sql_bind_text(ins, 14, v->status);
+		if (v->record_id)
+			ng_sql_bind_int64(ins, 15, v->record_id);
+		else
+			ng_sql_bind_null(ins, 15);
+		if (ng_sql_step(ins, err) < 0)
+			rc = -1;
+	}
+	ng_sql_finalize(ins);
+	if (rc < 0)
+		return -1;
+	if (ng_q_exec(st, err,
+	              "INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at,"
+	              " run_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	              " ON CONFLICT (node) DO UPDATE SET class = excluded.class,"
+	              " software = excluded.software, outcome = excluded.outcome,"
+	              " updated_at = excluded.updated_at, recheck_at = excluded.recheck_at,"
+	              " run_id = excluded.run_id",
+	              "ttttiit", s->node, s->class_key, s->software, s->outcome, s->updated_at,
+	              s->recheck_at, s->run_id) < 0)
+		return -1;
+	char subject[160];
+	snprintf(subject, sizeof subject, "node:%s", s->node);
+	char action[48];
+	snprintf(action, sizeof action, "admit.%s", s->outcome);
+	return ng_store_audit(st, true, s->updated_at, d->actor, action, subject, d->detail, err);
+}
+
+int ng_store_put_decision(ng_store *st, const ng_store_node_state *state,
+                          const ng_store_verdict *lines, size_t n, const char *detail,
+                          const char *actor, ng_err *err)
+{
+	struct decision d = {state, lines, n, detail, actor};
+	return ng_store_tx(st, put_decision, &d, err);
+}
+
+int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state *out, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT node, class, software, outcome, updated_at, recheck_at, run_id"
+	                      " FROM node_states WHERE node = ?",
+	                      "t", node);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		memset(out, 0, sizeof *out);
+		ng_q_text(q, 0, out->node, sizeof out->node);
+		ng_q_text(q, 1, out->class_key, sizeof out->class_key);
+		ng_q_text(q, 2, out->software, sizeof out->software);
+		ng_q_text(q, 3, out->outcome, sizeof out->outcome);
+		out->updated_at = ng_sql_column_int64(q, 4);
+		out->recheck_at = ng_sql_column_int64(q, 5);
+		ng_q_text(q, 6, out->run_id, sizeof out->run_id);
+	}
+	ng_sql_finalize(q);
+	return r;
+}
+
+int ng_store_get_hysteresis(ng_store *st, const char *node, const char *metric,
+                            ng_strbuf *history, bool *blocked, ng_err *err)
+{
+	ng_strbuf_reset(history);
+	*blocked = false;
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT history, blocked FROM hysteresis WHERE node = ? AND metric = ?",
+	                      "tt", node, metric);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		ng_strbuf_adds(history, ng_sql_column_text(q, 0));
+		*blocked = ng_sql_column_int64(q, 1) != 0;
+	} else {
+		ng_strbuf_adds(history, "[]");
+	}
+	ng_sql_finalize(q);
+	return r < 0 ? -1 : 0;
+}
+
+int ng_store_put_hysteresis(ng_store *st, const char *node, const char *metric,
+                            const char *history, bool blocked, int64_t at, ng_err *err)
+{
+	if (ng_sql_begin_write(st->db, err) < 0)
+		return -1;
+	if (ng_q_exec(st, err,
+	              "INSERT INTO hysteresis (node, metric, history, blocked, updated_at)"
+	              " VALUES (?, ?, ?, ?, ?) ON CONFLICT (node, metric) DO UPDATE SET"
+	              " history = excluded.history, blocked = excluded.blocked,"
+	              " updated_at = excluded.updated_at",
+	              "tttii", node, metric, history, (int64_t)blocked, at) < 0) {
+		ng_sql_rollback(st->db);
+		return -1;
+	}
+	return ng_sql_commit(st->db, err);
+}

@@ -1,0 +1,236 @@
+/* The store's schema: created on first use, migrated forward, never touched
+ * when the database belongs to some other program or to a newer nodegate.
+ *
+ * One DDL text serves both backends: {ID}, {INT}, {REAL} and {BLOB} become
+ * each dialect's spelling. Every migration runs inside the store's write
+ * lock, so two processes opening a new store at once create it once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "store/store_internal.h"
+
+#define NG_APPLICATION "nodegate"
+
+/* Migration N takes a store at version N-1 to version N. */
+static const char *const migrations[] = {
+	/* 1: everything */
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	/* A node's profile is stored once per distinct content; records name it. */
+	"CREATE TABLE profiles (digest TEXT PRIMARY KEY, body TEXT NOT NULL);"
+	"CREATE TABLE records ("
+	" id {ID}, node TEXT NOT NULL, class TEXT NOT NULL, software TEXT NOT NULL,"
+	" domain TEXT NOT NULL, metric TEXT NOT NULL, unit TEXT NOT NULL,"
+	" run_id TEXT, raw_digest TEXT, profile_digest TEXT, taken_at {INT} NOT NULL,"
+	" idle {INT} NOT NULL, accepted {INT} NOT NULL, n_samples {INT} NOT NULL,"
+	" samples {BLOB}, body TEXT NOT NULL);"
+	"CREATE INDEX records_by_baseline ON records (class, software, metric, taken_at);"
+	"CREATE INDEX records_by_run ON records (run_id);"
+	/* Samples of a class taken before `before` no longer make baselines. */
+	"CREATE TABLE retirements (id {ID}, class TEXT NOT NULL, before {INT} NOT NULL,"
+	" reason TEXT NOT NULL, by_whom TEXT NOT NULL);"
+	"CREATE INDEX retirements_by_class ON retirements (class);"
+	"CREATE TABLE baselines ("
+	" id {ID}, class TEXT NOT NULL, software TEXT NOT NULL, metric TEXT NOT NULL,"
+	" unit TEXT NOT NULL, status TEXT NOT NULL, median {REAL}, cv {REAL}, node_mad {REAL},"
+	" n_nodes {INT} NOT NULL, n_runs {INT} NOT NULL, n_samples {INT} NOT NULL,"
+	" min_nodes {INT} NOT NULL, built_at {INT} NOT NULL, window_start {INT} NOT NULL,"
+	" window_end {INT} NOT NULL, pinned_name TEXT NOT NULL DEFAULT '',"
+	" pinned_at {INT} NOT NULL DEFAULT 0, expired_at {INT} NOT NULL DEFAULT 0,"
+	" expired_reason TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX baselines_by_key ON baselines (class, software, metric, built_at);"
+	"CREATE TABLE verdicts ("
+	" id {ID}, run_id TEXT NOT NULL, node TEXT NOT NULL, at {INT} NOT NULL,"
+	" stage TEXT NOT NULL, domain TEXT NOT NULL, metric TEXT NOT NULL, unit TEXT NOT NULL,"
+	" value {REAL}, baseline_median {REAL}, floor {REAL}, bar {REAL}, percent {REAL},"
+	" gate_verdict TEXT NOT NULL, status TEXT NOT NULL, record_id {INT});"
+	"CREATE INDEX verdicts_by_node ON verdicts (node, at);"
+	"CREATE TABLE node_states ("
+	" node TEXT PRIMARY KEY, class TEXT NOT NULL, software TEXT NOT NULL,"
+	" outcome TEXT NOT NULL, updated_at {INT} NOT NULL, recheck_at {INT} NOT NULL,"
+	" run_id TEXT NOT NULL);"
+	"CREATE TABLE hysteresis ("
+	" node TEXT NOT NULL, metric TEXT NOT NULL, history TEXT NOT NULL,"
+	" blocked {INT} NOT NULL, updated_at {INT} NOT NULL, PRIMARY KEY (node, metric));"
+	"CREATE TABLE cases ("
+	" id {ID}, node TEXT NOT NULL, class TEXT NOT NULL, software TEXT NOT NULL,"
+	" domain TEXT NOT NULL, metric TEXT NOT NULL, opened_at {INT} NOT NULL,"
+	" release_condition TEXT NOT NULL, passes {INT} NOT NULL DEFAULT 0,"
+	" retries {INT} NOT NULL DEFAULT 0, closed_at {INT} NOT NULL DEFAULT 0,"
+	" closed_by TEXT NOT NULL DEFAULT '', close_reason TEXT NOT NULL DEFAULT '',"
+	" evidence TEXT NOT NULL);"
+	"CREATE INDEX cases_by_node ON cases (node, closed_at);"
+	"CREATE INDEX cases_by_class ON cases (class, opened_at);"
+	"CREATE TABLE overrides ("
+	" id {ID}, node TEXT NOT NULL, reason TEXT NOT NULL, by_whom TEXT NOT NULL,"
+	" created_at {INT} NOT NULL, expires_at {INT} NOT NULL,"
+	" revoked_at {INT} NOT NULL DEFAULT 0);"
+	"CREATE INDEX overrides_by_node ON overrides (node, expires_at);"
+	"CREATE TABLE fleet_events ("
+	" id {ID}, class TEXT NOT NULL, software TEXT NOT NULL, opened_at {INT} NOT NULL,"
+	" cleared_at {INT} NOT NULL DEFAULT 0, cleared_by TEXT NOT NULL DEFAULT '',"
+	" clear_reason TEXT NOT NULL DEFAULT '', nodes TEXT NOT NULL, detail TEXT NOT NULL);"
+	"CREATE INDEX fleet_events_by_class ON fleet_events (class, cleared_at);"
+	/* seq is assigned by the writer, under the write lock, so the chain's
+	 * order is the order of seq and nothing else. */
+	"CREATE TABLE audit_log ("
+	" seq {INT} PRIMARY KEY, at {INT} NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
+	" subject TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT NOT NULL,"
+	" hash TEXT NOT NULL);",
+};
+#define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+
+static void dialect(ng_sql_kind kind, const char *ddl, ng_strbuf *out)
+{
+	static const char *const tokens[][3] = {
+		{"{ID}", "INTEGER PRIMARY KEY", "BIGSERIAL PRIMARY KEY"},
+		{"{INT}", "INTEGER", "BIGINT"},
+		{"{REAL}", "REAL", "DOUBLE PRECISION"},
+		{"{BLOB}", "BLOB", "BYTEA"},
+	};
+	ng_strbuf_reset(out);
+	for (const char *p = ddl; *p;) {
+		bool hit = false;
+		for (size_t t = 0; t < sizeof tokens / sizeof tokens[0] && !hit; t++) {
+			size_t n = strlen(tokens[t][0]);
+			if (strncmp(p, tokens[t][0], n) == 0) {
+				ng_strbuf_adds(out, tokens[t][kind == NG_SQL_SQLITE ? 1 : 2]);
+				p += n;
+				hit = true;
+			}
+		}
+		if (!hit)
+			ng_strbuf_addc(out, *p++);
+	}
+}
+
+/* The tables in the database's own namespace, comma-separated, for messages. */
+static int list_tables(ng_store *st, ng_strbuf *names, int64_t *n, bool *has_meta, ng_err *err)
+{
+	const char *sql = ng_sql_kind_of(st->db) == NG_SQL_SQLITE
+	                          ? "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+	                          : "SELECT table_name FROM information_schema.tables"
+	                            " WHERE table_schema = current_schema() ORDER BY table_name";
+	ng_sql_stmt *q = ng_q(st, err, sql, "");
+	if (!q)
+		return -1;
+	*n = 0;
+	*has_meta = false;
+	int r;
+	while ((r = ng_sql_step(q, err)) == 1) {
+		const char *name = ng_sql_column_text(q, 0);
+		*has_meta = *has_meta || (name && strcmp(name, "meta") == 0);
+		if (*n < 6)
+			ng_strbuf_printf(names, "%s%s", *n ? ", " : "", ng_sql_column_text(q, 0));
+		(*n)++;
+	}
+	ng_sql_finalize(q);
+	if (*n > 6)
+		ng_strbuf_printf(names, " and %lld more", (long long)(*n - 6));
+	return r;
+}
+
+static int meta_get(ng_store *st, const char *key, char *out, size_t cap, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err, "SELECT value FROM meta WHERE key = ?", "t", key);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1)
+		ng_q_text(q, 0, out, cap);
+	ng_sql_finalize(q);
+	return r;
+}
+
+static int migrate(ng_store *st, void *arg, ng_err *err)
+{
+	(void)arg;
+	ng_strbuf names = {0};
+	int64_t n_tables;
+	bool has_meta;
+	int rc = list_tables(st, &names, &n_tables, &has_meta, err);
+	long version = 0;
+	if (rc == 0 && n_tables > 0) {
+		char app[64] = "", ver[32] = "";
+		int got = has_meta ? meta_get(st, "application", app, sizeof app, err) : 0;
+		if (got < 0) {
+			rc = -1;
+		} else if (got == 0 || strcmp(app, NG_APPLICATION) != 0) {
+			rc = ng_fail(err,
+			             "%s holds another program's database (tables: %s); nodegate will not "
+			             "write to it: name a new store with --store",
+			             st->where, names.s ? names.s : "");
+		} else if (meta_get(st, "schema_version", ver, sizeof ver, err) != 1) {
+			rc = ng_fail(err, "%s: the nodegate store has no schema version: it is damaged",
+			             st->where);
+		} else {
+			char *end;
+			version = strtol(ver, &end, 10);
+			if (*end || version < 1)
+				rc = ng_fail(err, "%s: schema version \"%s\" is not a number", st->where, ver);
+			else if (version > (long)N_MIGRATIONS)
+				rc = ng_fail(err,
+				             "%s was written by a newer nodegate (schema %ld; this one knows "
+				             "up to %zu): upgrade nodegate, never downgrade a store",
+				             st->where, version, N_MIGRATIONS);
+		}
+	}
+	ng_strbuf_free(&names);
+	if (rc < 0)
+		return -1;
+
+	ng_strbuf ddl = {0};
+	for (size_t m = (size_t)version; m < N_MIGRATIONS && rc == 0; m++) {
+		dialect(ng_sql_kind_of(st->db), migrations[m], &ddl);
+		rc = ng_sql_exec(st->db, ddl.s, err);
+	}
+	ng_strbuf_free(&ddl);
+	if (rc < 0 || version == (long)N_MIGRATIONS)
+		return rc;
+	char v[16];
+	snprintf(v, sizeof v, "%zu", N_MIGRATIONS);
+	if (version == 0 &&
+	    (ng_q_exec(st, err, "INSERT INTO meta (key, value) VALUES ('application', ?)", "t",
+	               NG_APPLICATION) < 0 ||
+	     ng_q_exec(st, err, "INSERT INTO meta (key, value) VALUES ('schema_version', ?)", "t",
+	               v) < 0 ||
+	     ng_q_exec(st, err,
+	               "INSERT INTO meta (key, value) VALUES ('audit_head_seq', '0'),"
+	               " ('audit_head_hash', ?)",
+	               "t", "0000000000000000000000000000000000000000000000000000000000000000") < 0))
+		return -1;
+	if (version > 0)
+		return ng_q_exec(st, err, "UPDATE meta SET value = ? WHERE key = 'schema_version'", "t",
+		                 v);
+	return 0;
+}
+
+/* True when the store is already nodegate's at the current version: the
+ * common case, checked in a read transaction so that opening a busy store
+ * never waits behind its writers. Anything else (a new, foreign, older or
+ * damaged store) is settled by migrate() under the write lock. */
+static bool current(ng_store *st)
+{
+	ng_err ignored;
+	if (ng_sql_begin_read(st->db, &ignored) < 0)
+		return false;
+	int64_t has_meta = 0;
+	const char *sql = ng_sql_kind_of(st->db) == NG_SQL_SQLITE
+	                          ? "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	                            " AND name = 'meta'"
+	                          : "SELECT count(*) FROM information_schema.tables"
+	                            " WHERE table_schema = current_schema() AND table_name = 'meta'";
+	char app[64] = "", ver[32] = "";
+	bool ok = ng_q_int64(st, &ignored, &has_meta, sql, "") == 1 && has_meta == 1 &&
+	          meta_get(st, "application", app, sizeof app, &ignored) == 1 &&
+	          meta_get(st, "schema_version", ver, sizeof ver, &ignored) == 1 &&
+	          strcmp(app, NG_APPLICATION) == 0 && strtol(ver, NULL, 10) == (long)N_MIGRATIONS;
+	ng_sql_rollback(st->db);
+	return ok;
+}
+
+int ng_store_schema_ensure(ng_store *st, ng_err *err)
+{
+	return current(st) ? 0 : ng_store_tx(st, migrate, NULL, err);
+}

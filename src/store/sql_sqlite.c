@@ -1,0 +1,476 @@
+/* The SQL interface over an embedded SQLite file.
+ *
+ * One connection per process is the intended use (the handle is opened
+ * NOMUTEX); concurrency between processes is SQLite's own: WAL mode, so
+ * readers never block the writer, BEGIN IMMEDIATE for writers, and a busy
+ * timeout so a second writer waits its turn instead of failing at once. */
+#include "store/sql.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define BUSY_TIMEOUT_MS 10000
+
+struct sq_db {
+	ng_sql base;
+	sqlite3 *h;
+	char *path;
+	ng_sql_error last;
+	/* A statement failed inside the open transaction. SQLite would commit
+	 * the rest; PostgreSQL cannot, and a half-done write must not land on
+	 * either, so commit refuses it. */
+	bool tx_failed;
+};
+
+struct sq_stmt {
+	ng_sql_stmt base;
+	sqlite3_stmt *h;
+	/* A bind that failed, reported by the next step: callers rarely check
+	 * each bind, and a statement run with a missing value must not pass. */
+	int bind_rc;
+	int bind_index;
+	/* It ran to the end. SQLite would start it over at the next step (and
+	 * insert twice); it stays done until reset, as in PostgreSQL. */
+	bool done;
+};
+
+static struct sq_db *db_of(ng_sql *db) { return (struct sq_db *)db; }
+static struct sq_stmt *stmt_of(ng_sql_stmt *st) { return (struct sq_stmt *)st; }
+
+
+/* SQLite reports a full disk as SQLITE_FULL, but a failed write(2) or
+ * fsync(2) can surface as SQLITE_IOERR with the OS's errno behind it. */
+static ng_sql_error classify(sqlite3 *h, int rc)
+{
+	int sys = h ? sqlite3_system_errno(h) : 0;
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return NG_SQL_E_BUSY;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return NG_SQL_E_CORRUPT;
+	case SQLITE_FULL:
+		return NG_SQL_E_FULL;
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_CANTOPEN:
+		return NG_SQL_E_READONLY;
+	case SQLITE_CONSTRAINT:
+		return NG_SQL_E_CONSTRAINT;
+	case SQLITE_IOERR:
+		/* EFBIG: a file-size limit (ulimit -f) or the filesystem's
+		 * largest file. Either way no more fits where the store is. */
+		if (sys == ENOSPC || sys == EDQUOT || sys == EFBIG)
+			return NG_SQL_E_FULL;
+		if (sys == EROFS || sys == EACCES || sys == EPERM)
+			return NG_SQL_E_READONLY;
+		return NG_SQL_E_OTHER;
+	default:
+		return NG_SQL_E_OTHER;
+	}
+}
+
+/* Records the class of rc on the connection and fills err with what failed
+ * while doing what, and what the operator can do about it. */
+static int sq_fail(struct sq_db *d, ng_err *err, int rc, const char *doing)
+{
+	const char *say = d->h ? sqlite3_errmsg(d->h) : sqlite3_errstr(rc);
+	d->last = classify(d->h, rc);
+	switch (d->last) {
+	case NG_SQL_E_BUSY:
+		return ng_fail(err, "%s is locked by another writer for more than %d s (SQLite "
+		                    "says: %s, while %s): try again once it has finished",
+		               d->path, BUSY_TIMEOUT_MS / 1000, say, doing);
+	case NG_SQL_E_CORRUPT:
+		return ng_fail(err, "%s is damaged (SQLite says: %s, while %s): restore it from a "
+		                    "backup or move it aside",
+		               d->path, say, doing);
+	case NG_SQL_E_FULL:
+		if (sqlite3_system_errno(d->h) == EFBIG)
+			return ng_fail(err, "%s cannot grow: the file is at a size limit (ulimit -f, "
+			                    "or the filesystem's largest file); nothing was written "
+			                    "(SQLite says: %s, while %s)",
+			               d->path, say, doing);
+		return ng_fail(err, "no space left on the device holding %s: free space, nothing "
+		                    "was written (SQLite says: %s, while %s)",
+		               d->path, say, doing);
+	case NG_SQL_E_READONLY:
+		if ((rc & 0xff) == SQLITE_CANTOPEN)
+			return ng_fail(err, "cannot open %s (SQLite says: %s, while %s): its "
+			                    "directory may not exist or may not be writable",
+			               d->path, say, doing);
+		return ng_fail(err, "cannot write %s (SQLite says: %s, while %s): check the "
+		                    "permissions of the file and its directory, and that the "
+		                    "filesystem is mounted read-write",
+		               d->path, say, doing);
+	case NG_SQL_E_CONSTRAINT:
+		return ng_fail(err, "%s refused the row (SQLite says: %s, while %s)", d->path, say,
+		               doing);
+	default:
+		return ng_fail(err, "SQLite failed on %s (%s, while %s)", d->path, say, doing);
+	}
+}
+
+static int sq_fail_sql(struct sq_db *d, ng_err *err, int rc, const char *sql)
+{
+	if (!sqlite3_get_autocommit(d->h))
+		d->tx_failed = true;
+	char what[96], doing[128];
+	ng_sql_snippet(sql, what, sizeof what);
+	snprintf(doing, sizeof doing, "running `%s`", what);
+	return sq_fail(d, err, rc, doing);
+}
+
+static int sq_exec(ng_sql *db, const char *sql, ng_err *err)
+{
+	struct sq_db *d = db_of(db);
+	int rc = sqlite3_exec(d->h, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sq_fail_sql(d, err, rc, sql);
+}
+
+/* True when what follows a statement is only blanks and comments. */
+static bool only_comments(sqlite3 *h, const char *tail)
+{
+	sqlite3_stmt *rest = NULL;
+	int rc = sqlite3_prepare_v2(h, tail, -1, &rest, NULL);
+	bool empty = rc == SQLITE_OK && !rest;
+	sqlite3_finalize(rest);
+	return empty;
+}
+
+static int sq_prepare(ng_sql *db, const char *sql, ng_sql_stmt **out, ng_err *err)
+{
+	struct sq_db *d = db_of(db);
+	*out = NULL;
+	sqlite3_stmt *h = NULL;
+	const char *tail = NULL;
+	/* Statements are often kept for a loop of inserts; PERSISTENT keeps
+	 * them out of the small lookaside pool the connection needs for itself. */
+	int rc = sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &h, &tail);
+	if (rc != SQLITE_OK)
+		return sq_fail_sql(d, err, rc, sql);
+	if (!h || (tail && *tail && !only_comments(d->h, tail))) {
+		/* Anything after the first statement would silently never run. */
+		char what[96];
+		ng_sql_snippet(sql, what, sizeof what);
+		sqlite3_finalize(h);
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot prepare `%s`: %s", what,
+		               h ? "it holds more than one statement (use exec for that)"
+		                 : "it holds no statement");
+	}
+	struct sq_stmt *s = calloc(1, sizeof *s);
+	if (!s) {
+		sqlite3_finalize(h);
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "out of memory preparing a statement on %s", d->path);
+	}
+	s->base.db = db;
+	s->h = h;
+	*out = &s->base;
+	return 0;
+}
+
+static int bound(struct sq_stmt *s, int i, int rc)
+{
+	if (rc == SQLITE_OK)
+		return 0;
+	if (s->bind_rc == SQLITE_OK) {
+		s->bind_rc = rc;
+		s->bind_index = i;
+	}
+	db_of(s->base.db)->last = classify(NULL, rc);
+	return -1;
+}
+
+static int sq_bind_null(ng_sql_stmt *st, int i)
+{
+	return bound(stmt_of(st), i, sqlite3_bind_null(stmt_of(st)->h, i));
+}
+
+static int sq_bind_int64(ng_sql_stmt *st, int i, int64_t v)
+{
+	return bound(stmt_of(st), i, sqlite3_bind_int64(stmt_of(st)->h, i, v));
+}
+
+/* SQLite stores a NaN REAL as NULL; as text it survives, and column_double
+ * reads it back, so a NaN round-trips as it does in PostgreSQL. */
+static int sq_bind_double(ng_sql_stmt *st, int i, double v)
+{
+	struct sq_stmt *s = stmt_of(st);
+	if (isnan(v))
+		return bound(s, i, sqlite3_bind_text(s->h, i, "NaN", 3, SQLITE_STATIC));
+	return bound(s, i, sqlite3_bind_double(s->h, i, v));
+}
+
+static int sq_bind_text(ng_sql_stmt *st, int i, const char *v)
+{
+	struct sq_stmt *s = stmt_of(st);
+	if (!v)
+		return bound(s, i, sqlite3_bind_null(s->h, i));
+	return bound(s, i, sqlite3_bind_text(s->h, i, v, -1, SQLITE_TRANSIENT));
+}
+
+static int sq_bind_blob(ng_sql_stmt *st, int i, const void *v, size_t len)
+{
+	struct sq_stmt *s = stmt_of(st);
+	/* A zero-length blob is still a blob, not NULL: bind_zeroblob says so
+	 * without a pointer that may be NULL. */
+	if (len == 0)
+		return bound(s, i, sqlite3_bind_zeroblob(s->h, i, 0));
+	return bound(s, i, sqlite3_bind_blob64(s->h, i, v, len, SQLITE_TRANSIENT));
+}
+
+static int sq_step(ng_sql_stmt *st, ng_err *err)
+{
+	struct sq_stmt *s = stmt_of(st);
+	struct sq_db *d = db_of(st->db);
+	if (s->bind_rc != SQLITE_OK) {
+		char what[96];
+		ng_sql_snippet(sqlite3_sql(s->h), what, sizeof what);
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot bind parameter %d of `%s`: %s", s->bind_index, what,
+		               sqlite3_errstr(s->bind_rc));
+	}
+	if (s->done)
+		return 0;
+	int rc = sqlite3_step(s->h);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE) {
+		s->done = true;
+		return 0;
+	}
+	return sq_fail_sql(d, err, rc, sqlite3_sql(s->h));
+}
+
+static bool sq_column_is_null(ng_sql_stmt *st, int col)
+{
+	return sqlite3_column_type(stmt_of(st)->h, col) == SQLITE_NULL;
+}
+
+static int64_t sq_column_int64(ng_sql_stmt *st, int col)
+{
+	return sqlite3_column_int64(stmt_of(st)->h, col);
+}
+
+static double sq_column_double(ng_sql_stmt *st, int col)
+{
+	sqlite3_stmt *h = stmt_of(st)->h;
+	/* A NaN was kept as text (see sq_bind_double); SQLite's own conversion
+	 * would read it as 0.0. */
+	if (sqlite3_column_type(h, col) == SQLITE_TEXT) {
+		const char *t = (const char *)sqlite3_column_text(h, col);
+		return t ? strtod(t, NULL) : 0.0;
+	}
+	return sqlite3_column_double(h, col);
+}
+
+static const char *sq_column_text(ng_sql_stmt *st, int col)
+{
+	return (const char *)sqlite3_column_text(stmt_of(st)->h, col);
+}
+
+static const void *sq_column_blob(ng_sql_stmt *st, int col, size_t *len)
+{
+	sqlite3_stmt *h = stmt_of(st)->h;
+	/* The pointer first, then its size: SQLite's documented order. */
+	const void *p = sqlite3_column_blob(h, col);
+	int n = sqlite3_column_bytes(h, col);
+	*len = p && n > 0 ? (size_t)n : 0;
+	return p && n > 0 ? p : "";
+}
+
+static void sq_reset(ng_sql_stmt *st)
+{
+	/* The error of the last step was already reported there. */
+	sqlite3_reset(stmt_of(st)->h);
+	stmt_of(st)->done = false;
+}
+
+static void sq_finalize(ng_sql_stmt *st)
+{
+	sqlite3_finalize(stmt_of(st)->h);
+	free(st);
+}
+
+static int run(struct sq_db *d, const char *sql, const char *doing, ng_err *err)
+{
+	int rc = sqlite3_exec(d->h, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : sq_fail(d, err, rc, doing);
+}
+
+static int begin(struct sq_db *d, const char *sql, const char *doing, ng_err *err)
+{
+	if (run(d, sql, doing, err) < 0)
+		return -1;
+	d->tx_failed = false;
+	return 0;
+}
+
+static int sq_begin_write(ng_sql *db, ng_err *err)
+{
+	return begin(db_of(db), "BEGIN IMMEDIATE", "starting a write transaction", err);
+}
+
+static int sq_begin_read(ng_sql *db, ng_err *err)
+{
+	return begin(db_of(db), "BEGIN", "starting a read transaction", err);
+}
+
+static void sq_rollback(ng_sql *db)
+{
+	struct sq_db *d = db_of(db);
+	/* SQLite rolls back by itself after some errors (a full disk, an I/O
+	 * error); then there is nothing left to undo. */
+	if (!sqlite3_get_autocommit(d->h))
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	d->tx_failed = false;
+}
+
+static int sq_commit(ng_sql *db, ng_err *err)
+{
+	struct sq_db *d = db_of(db);
+	if (d->tx_failed && !sqlite3_get_autocommit(d->h)) {
+		sq_rollback(db);
+		return ng_fail(err, "cannot commit on %s: a statement in the transaction had "
+		                    "failed, so it was rolled back; nothing was written",
+		               d->path);
+	}
+	int rc = sqlite3_exec(d->h, "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	/* The message is taken before the rollback replaces SQLite's. */
+	sq_fail(d, err, rc, "committing");
+	sq_rollback(db);
+	return -1;
+}
+
+static ng_sql_error sq_last_error(ng_sql *db) { return db_of(db)->last; }
+
+static void sq_close(ng_sql *db)
+{
+	struct sq_db *d = db_of(db);
+	/* close_v2: statements a caller forgot to finalize do not keep the
+	 * file open forever, they end it when they go. */
+	sqlite3_close_v2(d->h);
+	free(d->path);
+	free(d);
+}
+
+static const struct ng_sql_ops sqlite_ops = {
+	.kind = NG_SQL_SQLITE,
+	.exec = sq_exec,
+	.prepare = sq_prepare,
+	.bind_null = sq_bind_null,
+	.bind_int64 = sq_bind_int64,
+	.bind_double = sq_bind_double,
+	.bind_text = sq_bind_text,
+	.bind_blob = sq_bind_blob,
+	.step = sq_step,
+	.column_is_null = sq_column_is_null,
+	.column_int64 = sq_column_int64,
+	.column_double = sq_column_double,
+	.column_text = sq_column_text,
+	.column_blob = sq_column_blob,
+	.reset = sq_reset,
+	.finalize = sq_finalize,
+	.begin_write = sq_begin_write,
+	.begin_read = sq_begin_read,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.last_error = sq_last_error,
+	.close = sq_close,
+};
+
+/* PRAGMA journal_mode answers with the mode it ended in, which is not WAL
+ * when the file cannot have one (a read-only directory, some network
+ * filesystems); the store's concurrency rests on WAL, so that is an error. */
+static int set_wal(struct sq_db *d, ng_err *err)
+{
+	sqlite3_stmt *h = NULL;
+	int rc = sqlite3_prepare_v2(d->h, "PRAGMA journal_mode=WAL", -1, &h, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(h);
+	if (rc != SQLITE_ROW) {
+		sq_fail(d, err, rc, "switching to WAL mode");
+		sqlite3_finalize(h);
+		return -1;
+	}
+	const char *mode = (const char *)sqlite3_column_text(h, 0);
+	char got[32];
+	snprintf(got, sizeof got, "%s", mode ? mode : "none");
+	sqlite3_finalize(h);
+	if (strcasecmp(got, "wal") == 0)
+		return 0;
+	d->last = NG_SQL_E_READONLY;
+	return ng_fail(err, "cannot put %s in WAL mode (it stayed in %s mode): its directory must "
+	                    "be writable, on a local filesystem, for the -wal and -shm files",
+	               d->path, got);
+}
+
+static int configure(struct sq_db *d, ng_err *err)
+{
+	int rc = sqlite3_busy_timeout(d->h, BUSY_TIMEOUT_MS);
+	if (rc != SQLITE_OK)
+		return sq_fail(d, err, rc, "setting the busy timeout");
+	/* The first read of the file's header: a damaged file or one that is not
+	 * a database at all is refused here, by name, not at some later query. */
+	rc = sqlite3_exec(d->h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT) {
+		d->last = NG_SQL_E_CORRUPT;
+		return ng_fail(err, "%s is not a nodegate store: file is not a database (SQLite "
+		                    "says: %s); move it aside or name another path",
+		               d->path, sqlite3_errmsg(d->h));
+	}
+	if (rc != SQLITE_OK)
+		return sq_fail(d, err, rc, "first reading it");
+	/* The OS may have opened the file read-only behind a READWRITE request
+	 * (its permissions): say so now rather than at the first write. */
+	if (sqlite3_db_readonly(d->h, "main") == 1) {
+		d->last = NG_SQL_E_READONLY;
+		return ng_fail(err, "%s is read-only to this user: check the file's permissions "
+		                    "and that its filesystem is mounted read-write",
+		               d->path);
+	}
+	if (set_wal(d, err) < 0)
+		return -1;
+	if (run(d, "PRAGMA synchronous=FULL", "asking for full synchronous commits", err) < 0)
+		return -1;
+	return run(d, "PRAGMA foreign_keys=ON", "turning on foreign keys", err);
+}
+
+int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
+{
+	*out = NULL;
+	ng_sql_note_open_error(NG_SQL_E_OTHER);
+	struct sq_db *d = calloc(1, sizeof *d);
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return ng_fail(err, "out of memory opening %s", path);
+	}
+	d->base.ops = &sqlite_ops;
+	int rc = sqlite3_open_v2(path, &d->h,
+	                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                         NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_extended_result_codes(d->h, 1);
+	if (rc != SQLITE_OK)
+		sq_fail(d, err, rc, "opening it");
+	else
+		rc = configure(d, err) == 0 ? SQLITE_OK : SQLITE_ERROR;
+	if (rc != SQLITE_OK) {
+		ng_sql_note_open_error(d->last);
+		sq_close(&d->base);
+		return -1;
+	}
+	ng_sql_note_open_error(NG_SQL_E_NONE);
+	*out = &d->base;
+	return 0;
+}

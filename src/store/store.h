@@ -1,0 +1,286 @@
+/* The store: nodegate's memory, one interface over SQLite or PostgreSQL.
+ *
+ * It keeps measurement records (with the digest of the raw output each was
+ * read from), class baselines, admission verdicts, node states, quarantine
+ * cases, overrides, hysteresis state, fleet-regression events and an
+ * append-only audit log whose entries are hash-chained. Every change that an
+ * operator may later ask "why?" about is written in the same transaction as
+ * its audit entry, so the log and the state never disagree.
+ *
+ * Time is always passed in (unix seconds, UTC): the store has no clock, so
+ * tests and replays decide what "now" is. Strings handed out live in the
+ * caller's structs; nothing returned points into the store. */
+#ifndef NODEGATE_STORE_STORE_H
+#define NODEGATE_STORE_STORE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "judge/baseline.h"
+#include "store/sql.h"
+
+#define NG_STORE_SCHEMA_VERSION 1
+
+typedef struct ng_store ng_store;
+
+/* Copies src into a fixed field of cap bytes, truncating; NULL copies "". */
+void ng_copy(char *dst, size_t cap, const char *src);
+
+/* ---- opening -------------------------------------------------------------------- */
+
+/* Where the store lives when nothing says: /var/lib/nodegate/nodegate.db as
+ * root, else $XDG_STATE_HOME/nodegate/nodegate.db (~/.local/state/...). */
+int ng_store_default_path(ng_strbuf *out, ng_err *err);
+
+/* spec: "postgresql://..." or "postgres://..." for PostgreSQL, anything else
+ * a SQLite file path; NULL means $NODEGATE_STORE, else the default path.
+ * Creates the SQLite file and its last directory when missing, creates or
+ * migrates the schema, and refuses (clearly) a file that is not a database,
+ * a database some other program owns, and one a newer nodegate wrote. */
+int ng_store_open(const char *spec, ng_store **out, ng_err *err);
+void ng_store_close(ng_store *st);
+/* The path or URI (password hidden) the store was opened from. */
+const char *ng_store_where(const ng_store *st);
+ng_sql *ng_store_sql(ng_store *st);
+/* The class of the last failure (full disk, unreachable, corrupt...). */
+ng_sql_error ng_store_last_error(ng_store *st);
+/* SQLite: PRAGMA integrity_check; PostgreSQL: the schema is in place. */
+int ng_store_check(ng_store *st, ng_strbuf *report, ng_err *err);
+
+/* ---- records -------------------------------------------------------------------- */
+
+typedef struct {
+	const char *node, *class_key, *software, *domain, *metric, *unit;
+	const char *run_id;     /* the admission run or import batch it came from */
+	const char *raw_digest; /* sha256 of the raw tool output, when kept */
+	int64_t taken_at;
+	const double *samples; /* finite numbers only; NULL/0 when none */
+	size_t n_samples;
+	bool idle;     /* measured on a reserved, idle node */
+	bool accepted; /* the run it belongs to admitted the node */
+	const char *body;    /* the record as JSON text, without its profile */
+	const char *profile; /* the node's profile as JSON text, or NULL: kept once per content */
+} ng_store_record;
+
+/* Writes n records in one transaction; ids (optional) receives their ids.
+ * Either all are stored and acknowledged, or none. */
+int ng_store_put_records(ng_store *st, const ng_store_record *recs, size_t n, int64_t *ids,
+                         ng_err *err);
+
+typedef struct {
+	const char *run_id;
+	int64_t taken_at;
+	bool idle, accepted;
+	/* When set, the batch is audited (records.ingest) in its transaction:
+	 * records stored as accepted decide what later baselines are. */
+	const char *actor;
+} ng_store_ingest;
+
+/* Stores an array of record objects (docs/record.md) in one transaction.
+ * Each must name its node, class, metric and domain (or have a registered
+ * metric); `software` is read from the record, "" when absent; samples that
+ * are not finite positive numbers are left out of the baseline copy (the
+ * record's body keeps them as they were). ids (optional) gets n ids. */
+int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store_ingest *how,
+                              int64_t *ids, ng_err *err);
+/* The digests of the raw tool output a record was read from: the
+ * harness's tool.runs[].stdout_sha256 (comma-separated for repeats), or
+ * tool.raw_sha256. NULL (out empty) when it kept none. */
+const char *ng_store_raw_digest(const cJSON *rec, ng_strbuf *out);
+
+/* Marks records accepted: the run admitted the node and these measured it
+ * soundly, so they may join the class's baselines. */
+int ng_store_accept_records(ng_store *st, const int64_t *ids, size_t n, ng_err *err);
+int64_t ng_store_count_records(ng_store *st, ng_err *err);
+
+/* Accepted runs of idle nodes for one (class, software, metric) taken at or
+ * after `since` and after the class's last retirement, as baseline runs. */
+typedef struct {
+	ng_baseline_run *runs;
+	size_t n, cap;
+	double *samples;
+	size_t n_samples, samples_cap;
+	char *names; /* node ids, NUL-separated */
+	size_t names_len, names_cap;
+	int64_t newest; /* newest taken_at among them */
+} ng_store_runs;
+
+int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *software,
+                           const char *metric, int64_t since, ng_store_runs *out, ng_err *err);
+void ng_store_runs_free(ng_store_runs *r);
+
+/* The distinct (class, software, metric, unit) of accepted idle runs taken
+ * at or after since, optionally of one class: what baselines can be built
+ * for. Each key is four NUL-terminated strings in a row; *keys is one
+ * malloc'd block the caller frees. */
+int ng_store_baseline_keys(ng_store *st, const char *class_key, int64_t since, char **keys,
+                           size_t *n, ng_err *err);
+/* Distinct nodes of a class with a record taken at or after since. */
+int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t since,
+                                   ng_err *err);
+
+/* The latest run median of each other node of the class for a metric since
+ * `since`, as drops against median (1 - value/median): the cohort the gate
+ * uses to tell a node's fault from a shared one. Caller frees *drops. */
+int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *software,
+                          const char *metric, const char *exclude_node, int64_t since,
+                          double median, double **drops, size_t *n, ng_err *err);
+
+/* ---- baselines ------------------------------------------------------------------ */
+
+typedef struct {
+	int64_t id;
+	char class_key[256], software[80], metric[96], unit[24];
+	char status[32]; /* "ok", or why there is none ("too-few-nodes", ...) */
+	double median, cv, node_mad;
+	int64_t n_nodes, n_runs, n_samples, min_nodes;
+	int64_t built_at, window_start, window_end;
+	char pinned_name[64]; /* empty unless pinned */
+	int64_t pinned_at;
+	int64_t expired_at; /* 0 while current */
+	char expired_reason[160];
+} ng_store_baseline;
+
+/* Stores a baseline (b->id is set) with its audit entry. */
+int ng_store_put_baseline(ng_store *st, ng_store_baseline *b, const char *actor, ng_err *err);
+/* The baseline to judge against: the newest pinned one that has not
+ * expired, else the newest unexpired "ok" one. 1 found, 0 none, -1 error. */
+int ng_store_current_baseline(ng_store *st, const char *class_key, const char *software,
+                              const char *metric, ng_store_baseline *out, ng_err *err);
+int ng_store_get_baseline(ng_store *st, int64_t id, ng_store_baseline *out, ng_err *err);
+/* Every baseline, newest first, optionally of one class and only current ones. */
+int ng_store_list_baselines(ng_store *st, const char *class_key, bool current_only,
+                            ng_store_baseline **out, size_t *n, ng_err *err);
+int ng_store_pin_baseline(ng_store *st, int64_t id, const char *name, int64_t at,
+                          const char *actor, ng_err *err);
+/* Expires the class's current baselines (of one metric, or all when NULL)
+ * and retires every sample of the class taken before `at` from new ones: a
+ * planned software or firmware change makes them describe a configuration
+ * that no longer exists. Returns the number of baselines expired. */
+int64_t ng_store_expire_baselines(ng_store *st, const char *class_key, const char *metric,
+                                  const char *reason, int64_t at, const char *actor,
+                                  ng_err *err);
+
+/* ---- verdicts and node states --------------------------------------------------- */
+
+typedef struct {
+	const char *stage; /* "first" or "confirm" */
+	const char *domain, *metric, *unit;
+	double value, baseline_median, floor, bar, percent;
+	const char *gate_verdict; /* the gate's effective verdict */
+	const char *status;       /* the admission status of the metric */
+	int64_t record_id;
+} ng_store_verdict;
+
+typedef struct {
+	char node[128], class_key[256], software[80];
+	char outcome[24]; /* admitted, admitted-warn, held, suspect, quarantined */
+	int64_t updated_at, recheck_at; /* recheck_at 0: none scheduled */
+	char run_id[80];
+} ng_store_node_state;
+
+/* Stores a run's verdict lines and the node's new state, with an audit
+ * entry carrying detail (a JSON object's text, may be NULL). */
+int ng_store_put_decision(ng_store *st, const ng_store_node_state *state,
+                          const ng_store_verdict *lines, size_t n, const char *detail,
+                          const char *actor, ng_err *err);
+/* 1 found, 0 never seen. */
+int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state *out, ng_err *err);
+
+/* The hysteresis state of one (node, metric): raw verdict names oldest
+ * first, and the blocked flag. history is a JSON array's text. */
+int ng_store_get_hysteresis(ng_store *st, const char *node, const char *metric,
+                            ng_strbuf *history, bool *blocked, ng_err *err);
+int ng_store_put_hysteresis(ng_store *st, const char *node, const char *metric,
+                            const char *history, bool blocked, int64_t at, ng_err *err);
+
+/* ---- quarantine cases and overrides --------------------------------------------- */
+
+typedef struct {
+	int64_t id;
+	char node[128], class_key[256], software[80];
+	char domain[32], metric[96];
+	int64_t opened_at;
+	char release_condition[512];
+	int64_t passes;     /* passing runs of the failed test since opened_at */
+	int64_t retries;    /* runs of it since opened_at, passing or not */
+	int64_t closed_at;  /* 0 while open */
+	char closed_by[64], close_reason[256];
+	char *evidence;     /* JSON object text: failed metrics, raw digests, cohort, runs */
+} ng_store_case;
+
+void ng_store_case_free(ng_store_case *c);
+int ng_store_open_case(ng_store *st, ng_store_case *c, const char *actor, ng_err *err);
+/* The node's open case: 1 found, 0 none. */
+int ng_store_open_case_of(ng_store *st, const char *node, ng_store_case *out, ng_err *err);
+int ng_store_get_case(ng_store *st, int64_t id, ng_store_case *out, ng_err *err);
+/* Cases newest first; only open ones unless all. Free each, then the array. */
+int ng_store_list_cases(ng_store *st, bool all, ng_store_case **out, size_t *n, ng_err *err);
+/* A later run of the failed test: counts a retry, and a pass when passed. */
+int ng_store_case_retry(ng_store *st, int64_t id, bool passed, const char *run_id, int64_t at,
+                        ng_err *err);
+int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, const char *reason,
+                        ng_err *err);
+/* Open cases of a class opened at or after since (distinct nodes). */
+int64_t ng_store_count_recent_cases(ng_store *st, const char *class_key, int64_t since,
+                                    ng_err *err);
+
+typedef struct {
+	int64_t id;
+	char node[128], reason[256], by[64];
+	int64_t created_at, expires_at, revoked_at;
+} ng_store_override;
+
+int ng_store_put_override(ng_store *st, ng_store_override *o, ng_err *err);
+/* The node's newest override in force at `at`: 1 found, 0 none. */
+int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_store_override *out,
+                             ng_err *err);
+
+/* ---- fleet-regression events (the circuit breaker) ------------------------------ */
+
+typedef struct {
+	int64_t id;
+	char class_key[256], software[80];
+	int64_t opened_at, cleared_at;
+	char cleared_by[64], clear_reason[256];
+	char *nodes; /* JSON array text */
+	char *detail; /* JSON object text */
+} ng_store_fleet_event;
+
+void ng_store_fleet_event_free(ng_store_fleet_event *e);
+int ng_store_open_fleet_event(ng_store *st, ng_store_fleet_event *e, const char *actor,
+                              ng_err *err);
+/* The class's open event: 1 found, 0 none. */
+int ng_store_fleet_event_of(ng_store *st, const char *class_key, ng_store_fleet_event *out,
+                            ng_err *err);
+int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
+                               ng_err *err);
+int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,
+                               const char *reason, ng_err *err);
+
+/* ---- the audit log -------------------------------------------------------------- */
+
+/* Appends one entry. Used inside a write transaction the caller holds
+ * (in_tx true), or in a transaction of its own. */
+int ng_store_audit(ng_store *st, bool in_tx, int64_t at, const char *actor, const char *action,
+                   const char *subject, const char *detail, ng_err *err);
+
+typedef struct {
+	int64_t entries;
+	int64_t first_bad; /* seq of the first entry that fails, 0 when none */
+	char problem[256];
+	char head[65]; /* the hash of the last entry: keep it elsewhere to anchor the log */
+} ng_store_audit_report;
+
+/* Walks the whole chain: finds any entry edited, removed or reordered.
+ * Returns 0 when it verified, 1 when it found a break (report says where),
+ * -1 on error. */
+int ng_store_audit_verify(ng_store *st, ng_store_audit_report *rep, ng_err *err);
+/* Entries newest first, at most limit, as a JSON array. */
+cJSON *ng_store_audit_list(ng_store *st, int64_t limit, const char *subject, ng_err *err);
+
+#endif

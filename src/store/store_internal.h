@@ -1,0 +1,50 @@
+/* What the store's files share: the handle, and a small query helper so each
+ * operation reads as its SQL and its arguments. Not for use outside src/store. */
+#ifndef NODEGATE_STORE_INTERNAL_H
+#define NODEGATE_STORE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "store/store.h"
+
+struct ng_store {
+	ng_sql *db;
+	char where[512];
+};
+
+/* Prepares sql and binds its `?` parameters from the arguments, one type
+ * letter each:
+ *   t  const char *     (NULL binds NULL)
+ *   i  int64_t
+ *   d  double           (NaN binds NULL: SQLite cannot keep a NaN)
+ *   b  const void *, size_t
+ * Returns NULL with err set on failure. */
+ng_sql_stmt *ng_q(ng_store *st, ng_err *err, const char *sql, const char *types, ...);
+/* ng_q, run to the end, finalized. Returns 0 or -1. */
+int ng_q_exec(ng_store *st, ng_err *err, const char *sql, const char *types, ...);
+/* ng_q for a statement that yields one integer (count(*), RETURNING id):
+ * 1 and *out set, 0 when it yielded no row, -1 on error. */
+int ng_q_int64(ng_store *st, ng_err *err, int64_t *out, const char *sql, const char *types, ...);
+
+/* Runs q to the end (and finalizes it), reading each row into a new element
+ * of `size` bytes of a growing array with read(), which returns -1 when out
+ * of memory. On failure every element read so far is released with
+ * release (when not NULL) and *out is NULL. */
+int ng_q_rows(ng_sql_stmt *q, size_t size, int (*read)(ng_sql_stmt *q, void *elem),
+              void (*release)(void *elem), void **out, size_t *n, ng_err *err);
+/* A column as a double, NULL reading as NaN (the inverse of binding NaN). */
+double ng_q_double(ng_sql_stmt *q, int col);
+/* Copies a text column into a fixed field, truncating; NULL copies "". */
+void ng_q_text(ng_sql_stmt *q, int col, char *dst, size_t cap);
+/* A text column as a new malloc'd string ("" for NULL); NULL only on OOM. */
+char *ng_q_strdup(ng_sql_stmt *q, int col);
+
+/* Runs fn inside a write transaction: commit when it returns 0, roll back
+ * otherwise. */
+int ng_store_tx(ng_store *st, int (*fn)(ng_store *st, void *arg, ng_err *err), void *arg,
+                ng_err *err);
+
+/* schema.c: creates or migrates the schema, refusing foreign and newer ones. */
+int ng_store_schema_ensure(ng_store *st, ng_err *err);
+
+#endif

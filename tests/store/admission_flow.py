@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""Admission through the store, as an operator runs it, on either backend.
+
+Every scenario starts from an empty store of its own: SQLite in a fresh
+directory, or a fresh database on the throwaway PostgreSQL server
+(NODEGATE_TEST_BACKEND=postgres, URI in NODEGATE_TEST_PG_URI_FILE). Records
+are written here, never copied from anywhere. Exit 77 skips (no server).
+
+  admission_flow.py --nodegate BUILD/nodegate [SCENARIO...]
+"""
+import argparse
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+NOW = 1_790_000_000  # 2026-09-21T14:13:20Z: every run is at a fixed time
+HOUR = 3600
+
+# The seed's worked example: a 20-node class and node 27.
+CLASS = "8xH100-SXM/2node/1rail"
+SOFTWARE = "sw-0123456789abcdef"
+METRICS = [  # metric, domain, unit, class median, node 27
+    ("cpu.fp64.gflops", "compute", "units/s", 980.0, 968.0),
+    ("gpumem.copy.gbps", "memory", "GB/s", 1500.0, 1472.0),
+    ("storage.seqread.gbps", "storage", "GB/s", 6.0, 5.9),
+    ("nccl.all_reduce.busbw", "fabric", "GB/s", 300.0, 258.0),
+]
+DIAG = {"pcie": "pass", "memory": "pass", "nccl_tests": "pass"}
+
+
+class Failure(Exception):
+    pass
+
+
+def samples(rng, median, n=9, cv=0.01):
+    """n samples whose median is exactly `median`, spread by about cv."""
+    half = [median * (1 + cv * abs(rng.gauss(0, 1))) for _ in range(n // 2)]
+    low = [median * (1 - cv * abs(rng.gauss(0, 1))) for _ in range(n // 2)]
+    return sorted(low) + [median] + sorted(half)
+
+
+def record(node, metric, domain, unit, values, cls=CLASS, software=SOFTWARE, wrong=0):
+    r = {"schema": "nodegate/record/1", "node": node, "class": cls, "software": software,
+         "domain": domain, "metric": metric, "unit": unit, "samples": values, "wrong": wrong}
+    if domain == "fabric":
+        r["diag"] = dict(DIAG)
+    return r
+
+
+def class_history(rng, nodes=20, cls=CLASS, software=SOFTWARE, prefix="node"):
+    """Accepted idle runs of a healthy class: node medians within 0.5%."""
+    out = []
+    # Node medians in pairs either side of the class median, so the median
+    # of node medians is the class median itself.
+    offsets = [s * 0.0005 * (k // 2 + 1) for k, s in zip(range(nodes), [1, -1] * nodes)]
+    for i in range(nodes):
+        for metric, domain, unit, median, _ in METRICS:
+            m = median * (1 + offsets[i])
+            out.append(record(f"{prefix}{i:02d}", metric, domain, unit, samples(rng, m), cls, software))
+    return out
+
+
+def node_run(rng, node, values, only=None, cls=CLASS, software=SOFTWARE):
+    out = []
+    for (metric, domain, unit, _, _), v in zip(METRICS, values):
+        if only and domain not in only:
+            continue
+        out.append(record(node, metric, domain, unit, samples(rng, v), cls, software))
+    return out
+
+
+class Env:
+    def __init__(self, nodegate, tmp, store):
+        self.nodegate, self.tmp, self.store = nodegate, tmp, store
+        self.files = 0
+
+    def write(self, obj):
+        self.files += 1
+        path = os.path.join(self.tmp, f"in{self.files}.json")
+        with open(path, "w") as f:
+            json.dump(obj, f)
+        return path
+
+    def run(self, *args, expect=None, at=NOW, env=None):
+        e = dict(os.environ, NODEGATE_NOW=str(at), NODEGATE_STORE=self.store)
+        e.pop("NODEGATE_POLICY", None)
+        e.update(env or {})
+        p = subprocess.run([self.nodegate, *args], capture_output=True, text=True, env=e, timeout=120)
+        if expect is not None and p.returncode != expect:
+            raise Failure(f"nodegate {' '.join(args)}: exit {p.returncode}, wanted {expect}\n"
+                          f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+        return p
+
+    def json(self, *args, expect=None, at=NOW):
+        p = self.run(*args, "--json", expect=expect, at=at)
+        try:
+            return json.loads(p.stdout)
+        except ValueError:
+            raise Failure(f"nodegate {' '.join(args)} --json printed no JSON:\n{p.stdout}\n{p.stderr}")
+
+    def admit(self, first, confirm=None, expect=None, at=NOW):
+        args = ["admit", "--from", self.write(first)]
+        if confirm is not None:
+            args += ["--confirm-from", self.write(confirm)]
+        return self.json(*args, expect=expect, at=at)
+
+    def ingest_history(self, recs, at=NOW - 24 * HOUR):
+        self.run("ingest", "--accepted", self.write(recs), expect=0, at=at)
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def result(decision, stage, metric):
+    for r in decision["results"]:
+        if r["stage"] == stage and r["metric"] == metric:
+            return r
+    raise Failure(f"no {stage} result for {metric} in {json.dumps(decision, indent=1)}")
+
+
+# ---- scenarios ---------------------------------------------------------------------------
+
+def node27_flagged_on_fabric_only(env, rng):
+    env.ingest_history(class_history(rng))
+    d = env.admit(node_run(rng, "node27", [m[4] for m in METRICS]), expect=1)
+    check(d["outcome"] == "suspect", f"outcome {d['outcome']}")
+    check(d["confirm"] == ["fabric"], f"confirm {d['confirm']}")
+    fab = result(d, "first", "nccl.all_reduce.busbw")
+    check(fab["status"] == "flagged" and abs(fab["bar"] - 270.0) < 1e-6, f"fabric {fab}")
+    check(abs(fab["percent_of_median"] - 86.0) < 0.5, f"fabric percent {fab}")
+    for metric, domain, *_ in METRICS[:3]:
+        r = result(d, "first", metric)
+        check(r["status"] == "ok" and not r["flagged"], f"{metric} {r}")
+        check(r["baseline"]["nodes"] == 20, f"{metric} baseline {r['baseline']}")
+
+
+def node27_confirmed_low_is_quarantined(env, rng):
+    env.ingest_history(class_history(rng))
+    first = node_run(rng, "node27", [m[4] for m in METRICS])
+    confirm = node_run(rng, "node27", [0, 0, 0, 262.0], only={"fabric"})
+    d = env.admit(first, confirm, expect=1)
+    check(d["outcome"] == "quarantined", f"outcome {d['outcome']}")
+    check(d["case"], "no case opened")
+    check([b["metric"] for b in d["because"]] == ["nccl.all_reduce.busbw"] * 2,
+          f"because {d['because']}")
+    q = env.json("quarantine", "show", "node27", expect=0)
+    text = json.dumps(q)
+    for want in ("nccl.all_reduce.busbw", "fabric", "release", "262", "258"):
+        check(want in text, f"case lacks {want}: {text}")
+    lst = env.run("quarantine", "list", expect=0).stdout
+    check("node27" in lst, f"quarantine list: {lst}")
+
+
+def node27_recovered_is_admitted_with_warning(env, rng):
+    env.ingest_history(class_history(rng))
+    first = node_run(rng, "node27", [m[4] for m in METRICS])
+    confirm = node_run(rng, "node27", [0, 0, 0, 297.0], only={"fabric"})
+    d = env.admit(first, confirm, expect=0)
+    check(d["outcome"] == "admitted-warn", f"outcome {d['outcome']}")
+    check(d["recheck_at"] == NOW + 24 * HOUR, f"recheck {d['recheck_at']}")
+    check(d["case"] is None, "a case was opened")
+    table = env.run("admit", "--from", env.write(first), "--confirm-from", env.write(confirm),
+                    expect=0, at=NOW + 60).stdout
+    for want in ("outcome: admitted-warn", "recheck by", "nccl.all_reduce.busbw", "flagged"):
+        check(want in table, f"table lacks {want!r}:\n{table}")
+
+
+def integrity_failure_quarantines_at_once(env, rng):
+    env.ingest_history(class_history(rng))
+    run = node_run(rng, "node05x", [m[3] for m in METRICS])
+    run[1]["wrong"] = 3  # the memory test read back wrong words
+    d = env.admit(run, expect=1)
+    check(d["outcome"] == "quarantined", f"outcome {d['outcome']}")
+    check(result(d, "first", "gpumem.copy.gbps")["status"] == "integrity", "status")
+
+
+def unmeasured_is_held(env, rng):
+    env.ingest_history(class_history(rng))
+    run = node_run(rng, "node40", [m[3] for m in METRICS])
+    run[2]["samples"] = []
+    d = env.admit(run, expect=1)
+    check(d["outcome"] == "held", f"outcome {d['outcome']}")
+
+
+def healthy_node_is_admitted_and_feeds_baseline(env, rng):
+    env.ingest_history(class_history(rng))
+    d = env.admit(node_run(rng, "node41", [m[3] for m in METRICS]), expect=0)
+    check(d["outcome"] == "admitted", f"outcome {d['outcome']}")
+    check(d["recheck_at"] is None, "recheck set")
+    d = env.json("baseline", "build", "--class", CLASS, at=NOW + 60)
+    nodes = {b["metric"]: b["n_nodes"] for b in d["baselines"]}
+    check(nodes == {m[0]: 21 for m in METRICS}, f"the admitted node did not join: {nodes}")
+
+
+def new_class_establishes(env, rng):
+    env.ingest_history(class_history(rng, nodes=3, cls="newclass"))
+    d = env.admit(node_run(rng, "fresh1", [m[3] for m in METRICS], cls="newclass"), expect=0)
+    check(d["outcome"] == "admitted-warn", f"outcome {d['outcome']}")
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] == "establishing" and r["baseline"]["status"] == "too-few-nodes", f"{r}")
+    # A floor still fails a node of a class with no baseline.
+    pol = env.write({"floors": {"nccl.all_reduce.busbw": 270}})
+    p = env.run("--policy", pol, "admit", "--json", "--from",
+                env.write(node_run(rng, "fresh2", [980, 1500, 6, 250], cls="newclass")), expect=1)
+    d = json.loads(p.stdout)
+    check(d["outcome"] == "suspect", f"below the floor: {d['outcome']}")
+    check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "flagged", "floor")
+
+
+def software_change_starts_a_new_baseline(env, rng):
+    env.ingest_history(class_history(rng))
+    d = env.admit(node_run(rng, "node50", [m[3] for m in METRICS], software="sw-ffffffffffffffff"),
+                  expect=0)
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] == "establishing", f"new software judged against old samples: {r}")
+    # An explicit expiry retires the class's old samples.
+    env.run("baseline", "expire", CLASS, "--reason", "driver upgrade", expect=0, at=NOW + 10)
+    d = env.admit(node_run(rng, "node51", [m[3] for m in METRICS]), expect=0, at=NOW + 20)
+    check(result(d, "first", "cpu.fp64.gflops")["status"] == "establishing",
+          "expired samples still used")
+
+
+def release_needs_two_passes(env, rng):
+    env.ingest_history(class_history(rng))
+    first = node_run(rng, "node60", [980, 1500, 6.0, 250.0])
+    env.admit(first, node_run(rng, "node60", [0, 0, 0, 251.0], only={"fabric"}), expect=1)
+    p = env.run("release", "node60", expect=1, at=NOW + HOUR)
+    check("0 " in p.stdout + p.stderr or "needs" in p.stdout + p.stderr, f"release: {p.stdout}{p.stderr}")
+    healthy = [m[3] for m in METRICS]
+    d = env.admit(node_run(rng, "node60", healthy), expect=1, at=NOW + 2 * HOUR)
+    check(d["outcome"] == "quarantined", f"one pass released it: {d['outcome']}")
+    env.run("release", "node60", expect=1, at=NOW + 2 * HOUR + 1)
+    env.admit(node_run(rng, "node60", healthy), expect=1, at=NOW + 3 * HOUR)
+    env.run("release", "node60", expect=0, at=NOW + 3 * HOUR + 1)
+    d = env.admit(node_run(rng, "node60", healthy), expect=0, at=NOW + 4 * HOUR)
+    check(d["outcome"] in ("admitted", "admitted-warn"), f"after release: {d['outcome']}")
+    v = env.run("audit", "verify", expect=0).stdout
+    check("verified" in v, f"audit verify: {v}")
+
+
+def override_admits_by_name_until_expiry(env, rng):
+    env.ingest_history(class_history(rng))
+    env.run("override", "node70", "--reason", "cable swapped, watch it", "--expires", "+2h",
+            "--by", "alice", expect=0)
+    bad = node_run(rng, "node70", [980, 1500, 6.0, 240.0])
+    d = env.admit(bad, node_run(rng, "node70", [0, 0, 0, 241.0], only={"fabric"}), expect=0, at=NOW + 60)
+    check(d["outcome"] == "admitted-warn" and d["case"] is None, f"override: {d}")
+    check(any("alice" in n for n in d["notes"]), f"override not named: {d['notes']}")
+    d = env.admit(bad, node_run(rng, "node70", [0, 0, 0, 241.0], only={"fabric"}), expect=1,
+                  at=NOW + 3 * HOUR)
+    check(d["outcome"] == "quarantined", f"expired override still admits: {d['outcome']}")
+
+
+def circuit_breaker_stops_fleet_wide_quarantine(env, rng):
+    env.ingest_history(class_history(rng))
+    outcomes = []
+    for i in range(4):
+        node = f"node8{i}"
+        d = env.admit(node_run(rng, node, [980, 1500, 6.0, 250.0]),
+                      node_run(rng, node, [0, 0, 0, 250.0], only={"fabric"}), at=NOW + i * 60)
+        outcomes.append(d["outcome"])
+    # 20 healthy nodes + these: 2 of 24 is under 10%, the third trips it.
+    check(outcomes[:2] == ["quarantined", "quarantined"], f"outcomes {outcomes}")
+    check(outcomes[2] == "admitted-warn" and outcomes[3] == "admitted-warn", f"outcomes {outcomes}")
+    ev = env.json("fleet", "list", expect=0)
+    text = json.dumps(ev)
+    check(CLASS in text and "node80" in text and "node82" in text and SOFTWARE in text,
+          f"fleet event: {text}")
+    d = env.admit(node_run(rng, "node90", [m[3] for m in METRICS]), expect=0, at=NOW + 600)
+    check(any("fleet-regression" in n for n in d["notes"]), f"later run silent: {d['notes']}")
+
+
+def tamper(env, sql):
+    """Edits the store behind nodegate's back, as an intruder with access would."""
+    if env.store.startswith("postgresql://"):
+        subprocess.run(["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", env.store, "-c", sql],
+                       check=True, capture_output=True)
+    else:
+        db = sqlite3.connect(env.store)
+        db.execute(sql)
+        db.commit()
+        db.close()
+
+
+def audit_finds_tampering(env, rng):
+    env.ingest_history(class_history(rng))
+    env.admit(node_run(rng, "node27", [m[4] for m in METRICS]),
+              node_run(rng, "node27", [0, 0, 0, 255.0], only={"fabric"}))
+    v = env.run("audit", "verify", expect=0).stdout
+    check("verified" in v, f"verify: {v}")
+    tamper(env, "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2")
+    p = env.run("audit", "verify", expect=1)
+    check("entry 2 " in p.stdout + p.stderr, f"verify did not name entry 2: {p.stdout}{p.stderr}")
+
+
+def bad_stores_are_clear_errors(env, rng):
+    # A file that is not a database, and another program's database.
+    junk = os.path.join(env.tmp, "junk.db")
+    with open(junk, "wb") as f:
+        f.write(bytes(rng.getrandbits(8) for _ in range(8192)))
+    p = env.run("--store", junk, "admit", "--from", env.write([]), expect=3)
+    check("not a" in p.stderr and junk in p.stderr, f"junk store: {p.stderr}")
+    foreign = os.path.join(env.tmp, "foreign.db")
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE accounts (id INTEGER)")
+    db.commit()
+    db.close()
+    p = env.run("--store", foreign, "quarantine", "list", expect=3)
+    check("another program" in p.stderr and "accounts" in p.stderr, f"foreign: {p.stderr}")
+    p = env.run("--store", "postgresql:///nodegate?host=/nonexistent-dir&connect_timeout=2",
+                "quarantine", "list", expect=3)
+    check("PostgreSQL" in p.stderr, f"unreachable: {p.stderr}")
+
+
+SCENARIOS = [
+    node27_flagged_on_fabric_only,
+    node27_confirmed_low_is_quarantined,
+    node27_recovered_is_admitted_with_warning,
+    integrity_failure_quarantines_at_once,
+    unmeasured_is_held,
+    healthy_node_is_admitted_and_feeds_baseline,
+    new_class_establishes,
+    software_change_starts_a_new_baseline,
+    release_needs_two_passes,
+    override_admits_by_name_until_expiry,
+    circuit_breaker_stops_fleet_wide_quarantine,
+    audit_finds_tampering,
+    bad_stores_are_clear_errors,
+]
+
+
+# ---- stores --------------------------------------------------------------------------------
+
+def pg_fresh(uri_file, name):
+    if not uri_file or not os.path.exists(uri_file):
+        print(f"SKIP: no PostgreSQL test server ({uri_file} missing)")
+        sys.exit(77)
+    uri = open(uri_file).read().strip()
+    db = ("ng_" + name)[:60].lower()
+    for sql in (f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}"):
+        subprocess.run(["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", uri, "-c", sql], check=True,
+                       capture_output=True)
+    base, _, query = uri.partition("?")
+    return base.rsplit("/", 1)[0] + "/" + db + ("?" + query if query else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodegate", required=True)
+    ap.add_argument("only", nargs="*")
+    a = ap.parse_args()
+    backend = os.environ.get("NODEGATE_TEST_BACKEND", "sqlite")
+    failed = 0
+    for sc in SCENARIOS:
+        if a.only and sc.__name__ not in a.only:
+            continue
+        with tempfile.TemporaryDirectory(prefix="nodegate-flow-") as tmp:
+            if backend == "postgres":
+                store = pg_fresh(os.environ.get("NODEGATE_TEST_PG_URI_FILE"), sc.__name__)
+            else:
+                store = os.path.join(tmp, "store", "nodegate.db")
+            try:
+                sc(Env(a.nodegate, tmp, store), random.Random(sc.__name__))
+                print(f"ok   {sc.__name__} ({backend})")
+            except (Failure, subprocess.SubprocessError) as e:
+                failed += 1
+                print(f"FAIL {sc.__name__} ({backend}): {e}")
+    print(f"{'FAILED' if failed else 'passed'}: {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
