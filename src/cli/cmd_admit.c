@@ -295,16 +295,24 @@ static bool ready_to_confirm(const struct ng_cli *cli, struct ng_admit_run *r)
 		              others, cli->policy.exclusive_max_runnable);
 		return false;
 	}
-	/* Stamped exactly as the probes' records were, so the same node in the
-	 * same state gives the same class and software identity. */
+	/* The first run's records stamped again, as they were then (their
+	 * tools' versions are part of the software identity), so the same node
+	 * in the same state gives the same class and software identity. */
 	ng_err err = {{0}};
-	cJSON *probe = cJSON_CreateObject();
-	cJSON *tool = cJSON_AddObjectToObject(probe, "tool");
-	cJSON_AddStringToObject(tool, "name", "nodegate");
-	cJSON_AddStringToObject(tool, "version", NODEGATE_VERSION);
+	cJSON *probe = cJSON_CreateArray();
+	static const char *const stamped[] = {"node", "class", "software", "profile"};
+	for (size_t i = 0; probe && i < r->n; i++) {
+		if (strcmp(r->j[i].stage, "first") != 0)
+			continue;
+		cJSON *copy = cJSON_Duplicate(r->j[i].rec, true);
+		for (size_t k = 0; copy && k < sizeof stamped / sizeof stamped[0]; k++)
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, stamped[k]);
+		cJSON_AddItemToArray(probe, copy);
+	}
 	bool same = false;
 	if (ng_identity_stamp(probe, &cli->policy, NULL, &err) == 0) {
-		const char *cls = ng_admit_str(probe, "class"), *sw = ng_admit_str(probe, "software");
+		const cJSON *first = cJSON_GetArrayItem(probe, 0);
+		const char *cls = ng_admit_str(first, "class"), *sw = ng_admit_str(first, "software");
 		same = cls && sw && strcmp(cls, r->class_key) == 0 && strcmp(sw, r->software) == 0;
 		if (!same)
 			ng_admit_note(r,

@@ -16,7 +16,8 @@ const struct ng_cmd_entry ng_cmd_identity_entry = {
 	.summary = "Print this node's profile and its class key.",
 	.help =
 	"Options:\n"
-	"  -j, --json         {\"profile\": ..., \"class\": ..., \"template\": ...}\n"
+	"  -j, --json         {\"profile\": ..., \"class\": ..., \"software\": ...,\n"
+	"                     \"template\": ...}\n"
 	"  -t, --template T   derive the class with T instead of the policy's\n"
 	"                     identity.class_template\n"
 	"  -r, --root DIR     read /proc, /sys and /etc under DIR (a copy of another\n"
@@ -113,14 +114,17 @@ static void print_value(const cJSON *o, int indent)
 	}
 }
 
-static void print_text(const cJSON *prof, const char *cls, const char *tmpl, const char *why)
+static void print_text(const cJSON *prof, const char *cls, const char *sw, const char *tmpl,
+                       const char *why)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(prof, "node_id");
 	const cJSON *src = cJSON_GetObjectItemCaseSensitive(prof, "node_id_source");
 	printf("node      %s", cJSON_IsString(id) ? id->valuestring : "(unknown)");
 	if (cJSON_IsString(src))
 		printf("  (from %s)", src->valuestring);
-	printf("\nclass     %s\ntemplate  %s\n\nprofile:\n", cls ? cls : "(none)", tmpl);
+	printf("\nclass     %s\nsoftware  %s (of nodegate alone; records add their tools' "
+	       "versions)\ntemplate  %s\n\nprofile:\n",
+	       cls ? cls : "(none)", sw, tmpl);
 	print_value(prof, 2);
 	if (why)
 		fprintf(stderr, "nodegate identity: no class: %s\n", why);
@@ -161,13 +165,15 @@ static int exec_identity(struct ng_cli *cli, int argc, char **argv)
 	cJSON *tools = cJSON_AddObjectToObject(prof, "tools");
 	cJSON_AddStringToObject(tools, "nodegate", NODEGATE_VERSION);
 
-	ng_strbuf cls = {0};
+	ng_strbuf cls = {0}, sw = {0};
 	int rc = ng_identity_class(prof, tmpl, &cls, &err);
+	ng_identity_software(prof, &sw);
 	if (json) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON_AddItemToObject(doc, "profile", prof);
 		prof = NULL;
 		cJSON_AddItemToObject(doc, "class", rc == 0 ? cJSON_CreateString(cls.s) : cJSON_CreateNull());
+		cJSON_AddStringToObject(doc, "software", sw.s);
 		cJSON_AddStringToObject(doc, "template", tmpl);
 		if (rc < 0)
 			cJSON_AddStringToObject(doc, "class_error", err.msg);
@@ -178,9 +184,10 @@ static int exec_identity(struct ng_cli *cli, int argc, char **argv)
 		if (rc < 0)
 			fprintf(stderr, "nodegate identity: no class: %s\n", err.msg);
 	} else {
-		print_text(prof, rc == 0 ? cls.s : NULL, tmpl, rc < 0 ? err.msg : NULL);
+		print_text(prof, rc == 0 ? cls.s : NULL, sw.s, tmpl, rc < 0 ? err.msg : NULL);
 	}
 	cJSON_Delete(prof);
 	ng_strbuf_free(&cls);
+	ng_strbuf_free(&sw);
 	return rc == 0 ? NG_EXIT_OK : NG_EXIT_USAGE;
 }

@@ -74,8 +74,9 @@ def node_run(rng, node, values, only=None, cls=CLASS, software=SOFTWARE):
 
 
 class Env:
-    def __init__(self, nodegate, tmp, store):
+    def __init__(self, nodegate, tmp, store, fake_tool=None):
         self.nodegate, self.tmp, self.store = nodegate, tmp, store
+        self.fake_tool = fake_tool
         self.files = 0
 
     def write(self, obj):
@@ -299,6 +300,50 @@ def audit_finds_tampering(env, rng):
     check("entry 2 " in p.stdout + p.stderr, f"verify did not name entry 2: {p.stdout}{p.stderr}")
 
 
+def fabric_through_the_harness(env, rng):
+    """This node's own admission with fabric measured by a tool through the
+    harness (a stand-in all_reduce_perf): judged, confirmed by re-running
+    the tool, and quarantined with the raw output's digest as evidence."""
+    if not env.fake_tool:
+        return
+    diag = env.write([{"schema": "nodegate/record/1", "metric": "dcgm.diag", "samples": [],
+                       "wrong": None, "diag": dict(DIAG)}])
+    pol = env.write({"admission": {"exclusive_max_runnable": 100000}})
+
+    def admit(value, mode="nccl", expect=None, at=NOW):
+        p = env.run("--policy", pol, "admit", "--json", "--skip", "compute", "--skip", "memory",
+                    "--skip", "storage", "--fabric", "nccl-tests", "--fabric-diag", diag,
+                    "--raw-dir", os.path.join(env.tmp, "raw"), "--", env.fake_tool,
+                    "-b", "1M", "-e", "1G", expect=expect, at=at,
+                    env={"FAKE_MODE": mode, "FAKE_VALUE": str(value)})
+        return json.loads(p.stdout)
+
+    d = admit(240, expect=0)
+    check(d["outcome"] == "admitted-warn", f"new class: {d['outcome']}")
+    check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "establishing", "establishing")
+    history = [r for r in class_history(rng, cls=d["class"], software=d["software"])
+               if r["domain"] == "fabric"]
+    for r in history:
+        r["samples"] = [v * 0.8 for v in r["samples"]]  # 300 GB/s in METRICS; 240 here
+    env.ingest_history(history)
+
+    d = admit(240, expect=0, at=NOW + 60)
+    check(d["outcome"] == "admitted", f"healthy fabric: {d['outcome']} {d['results']}")
+
+    d = admit(240, mode="crash", expect=1, at=NOW + 120)
+    check(d["outcome"] == "held", f"a crashed tool: {d['outcome']}")
+    # A crashed tool names no collective: the record says nothing was measured.
+    check([r["gate"] for r in d["results"]] == ["no-measurement"], f"crash: {d['results']}")
+
+    d = admit(200, expect=1, at=NOW + 180)
+    check(d["outcome"] == "quarantined", f"slow fabric: {d['outcome']} {d['notes']}")
+    check([r["stage"] for r in d["results"]] == ["first", "confirm"], f"stages {d['results']}")
+    case = env.json("quarantine", "show", d["node"], expect=0)
+    text = json.dumps(case)
+    check("raw_sha256" in text and "stdout_file" in text, f"no raw evidence: {text[:2000]}")
+    check(len(os.listdir(os.path.join(env.tmp, "raw"))) >= 8, "raw outputs not kept")
+
+
 def bad_stores_are_clear_errors(env, rng):
     # A file that is not a database, and another program's database.
     junk = os.path.join(env.tmp, "junk.db")
@@ -331,6 +376,7 @@ SCENARIOS = [
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
     audit_finds_tampering,
+    fabric_through_the_harness,
     bad_stores_are_clear_errors,
 ]
 
@@ -353,6 +399,7 @@ def pg_fresh(uri_file, name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodegate", required=True)
+    ap.add_argument("--fake-tool", help="the stand-in tool of tests/standins")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     backend = os.environ.get("NODEGATE_TEST_BACKEND", "sqlite")
@@ -366,7 +413,7 @@ def main():
             else:
                 store = os.path.join(tmp, "store", "nodegate.db")
             try:
-                sc(Env(a.nodegate, tmp, store), random.Random(sc.__name__))
+                sc(Env(a.nodegate, tmp, store, a.fake_tool), random.Random(sc.__name__))
                 print(f"ok   {sc.__name__} ({backend})")
             except (Failure, subprocess.SubprocessError) as e:
                 failed += 1

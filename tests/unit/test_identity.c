@@ -703,6 +703,51 @@ static void template_policy_value(void **state)
 	cJSON_Delete(d);
 }
 
+/* The software identity moves with what a planned change moves, and only
+ * with that. */
+static void software_identity(void **state)
+{
+	(void)state;
+	const char *base = "{\"node_id\":\"a\",\"hostname\":\"n1\",\"kernel\":{\"release\":\"6.1.0\"},"
+	                   "\"firmware\":{\"bios_version\":\"2.1\"},\"gpu\":{\"driver\":\"550.54\"},"
+	                   "\"ib\":{\"devices\":[{\"name\":\"mlx5_0\",\"fw_ver\":\"28.39\"}]},"
+	                   "\"memory\":{\"total_bytes\":100}}";
+	cJSON *p = cJSON_Parse(base);
+	ng_strbuf a = {0}, b = {0};
+	ng_identity_software(p, &a);
+	assert_int_equal(a.len, 19);
+	assert_memory_equal(a.s, "sw-", 3);
+	/* Not software: another node, another host name, other memory. */
+	cJSON_ReplaceItemInObject(p, "node_id", cJSON_CreateString("b"));
+	cJSON_ReplaceItemInObject(p, "hostname", cJSON_CreateString("n2"));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(p, "memory"), "total_bytes", cJSON_CreateNumber(7));
+	ng_identity_software(p, &b);
+	assert_string_equal(a.s, b.s);
+	/* Each of these is a planned change. */
+	static const char *const changes[][3] = {
+		{"kernel", "release", "6.1.1"},
+		{"firmware", "bios_version", "2.2"},
+		{"gpu", "driver", "550.90"},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		cJSON *q = cJSON_Parse(base);
+		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(q, changes[i][0]), changes[i][1],
+		                          cJSON_CreateString(changes[i][2]));
+		ng_identity_software(q, &b);
+		assert_string_not_equal(a.s, b.s);
+		cJSON_Delete(q);
+	}
+	cJSON *q = cJSON_Parse(base);
+	cJSON *dev = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(q, "ib"), "devices"), 0);
+	cJSON_ReplaceItemInObject(dev, "fw_ver", cJSON_CreateString("28.40"));
+	ng_identity_software(q, &b);
+	assert_string_not_equal(a.s, b.s);
+	cJSON_Delete(q);
+	cJSON_Delete(p);
+	ng_strbuf_free(&a);
+	ng_strbuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -718,6 +763,7 @@ int main(void)
 		cmocka_unit_test(template_language),
 		cmocka_unit_test_setup_teardown(stamp_records, setup, teardown),
 		cmocka_unit_test(template_policy_value),
+		cmocka_unit_test(software_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
