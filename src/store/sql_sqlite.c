@@ -396,8 +396,21 @@ static int set_wal(struct sq_db *d, ng_err *err)
 {
 	sqlite3_stmt *h = NULL;
 	int rc = sqlite3_prepare_v2(d->h, "PRAGMA journal_mode=WAL", -1, &h, NULL);
-	if (rc == SQLITE_OK)
+	/* Changing the journal mode of a new file needs it to itself, and
+	 * SQLite answers BUSY at once, without its busy handler, when another
+	 * process is opening the same new file: wait for it here instead, as
+	 * long as the busy timeout. */
+	for (int waited_ms = 0; rc == SQLITE_OK || (rc & 0xff) == SQLITE_BUSY; waited_ms += 5) {
+		if (rc != SQLITE_OK) {
+			if (waited_ms >= BUSY_TIMEOUT_MS)
+				break;
+			sqlite3_reset(h);
+			sqlite3_sleep(5);
+		}
 		rc = sqlite3_step(h);
+		if (rc == SQLITE_ROW)
+			break;
+	}
 	if (rc != SQLITE_ROW) {
 		sq_fail(d, err, rc, "switching to WAL mode");
 		sqlite3_finalize(h);
