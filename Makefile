@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store clean
+.PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog clean
 
 all: build
 
@@ -44,7 +44,7 @@ check: test-deps
 # its ratios against a reference measured in the same run (bench/README.md);
 # `make -k bench` goes on past a missed target.
 BENCH = build-bench
-bench: bench-gate bench-cpu bench-hostmem bench-storage bench-store
+bench: bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog
 
 bench-build:
 	scripts/setup-deps --bench
@@ -62,6 +62,10 @@ bench-hostmem: bench-build
 bench-storage: bench-build
 	mkdir -p $(BENCH)/storage-bench
 	/usr/bin/python3 bench/storage_bench.py --nodegate $(BENCH)/nodegate --dir $(BENCH)/storage-bench --rounds 3
+
+# nodegate epilog on eight synthetic GPUs, against process start-up.
+bench-epilog: bench-build
+	$(BENCH)/bench/epilog_bench --nodegate $(BENCH)/nodegate --runs 200
 
 # The store against plain SQL: SQLite in $(BENCH)/store-bench, and PostgreSQL
 # on a throwaway server when one can be started (else SQLite alone).

@@ -27,7 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort(); /* a refused policy must change nothing */
 		} else if (!(p.warn > 0 && p.warn <= p.block && p.block < 1 && p.fast > 1 &&
 		             p.slow > 0 && p.slow < 1 && p.cohort_min >= 1 && p.clear_after >= 1 &&
-		             p.escalate_after >= 1 && p.n_required_diag <= NG_DIAG_MAX)) {
+		             p.escalate_after >= 1 && p.n_required_diag <= NG_DIAG_MAX &&
+		             p.health_deadline_seconds >= 1 && p.health_retired_pages_per_day >= 0 &&
+		             p.health_remapped_rows_per_day >= 0 && p.health_pcie_replays_per_hour >= 0 &&
+		             p.health_nvlink_errors_per_hour >= 0 && p.health_replays_absolute >= 1 &&
+		             p.health_clock_ratio_under_load > 0 && p.health_clock_ratio_under_load <= 1 &&
+		             p.health_rate_min_hours > 0)) {
 			abort();
 		}
 		ng_strbuf s = {0};

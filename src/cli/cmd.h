@@ -42,6 +42,10 @@ extern const struct ng_cmd_entry ng_cmd_release_entry;
 extern const struct ng_cmd_entry ng_cmd_override_entry;
 extern const struct ng_cmd_entry ng_cmd_fleet_entry;
 extern const struct ng_cmd_entry ng_cmd_audit_entry;
+extern const struct ng_cmd_entry ng_cmd_epilog_entry;
+extern const struct ng_cmd_entry ng_cmd_prolog_entry;
+extern const struct ng_cmd_entry ng_cmd_health_entry;
+extern const struct ng_cmd_entry ng_cmd_scenarios_entry;
 
 /* A verb made of subcommands ("baseline build", "audit verify"). */
 struct ng_subcmd {

@@ -33,6 +33,10 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_override_entry,
 	&ng_cmd_fleet_entry,
 	&ng_cmd_audit_entry,
+	&ng_cmd_epilog_entry,
+	&ng_cmd_prolog_entry,
+	&ng_cmd_health_entry,
+	&ng_cmd_scenarios_entry,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -75,6 +75,22 @@ static const struct param params[NG_P_COUNT] = {
 		"The circuit breaker's window."},
 	[NG_P_EXCLUSIVE_MAX_RUNNABLE] = {"admission", "exclusive_max_runnable", K_COUNT, OFF(exclusive_max_runnable), 0, 0, 1e6, false, false,
 		"Runnable tasks besides nodegate's own a node may have and still count as exclusive for a confirmation."},
+	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
+		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
+	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
+		"Retired GPU memory pages per day, against the GPU's history, above which the GPU is degraded."},
+	[NG_P_HEALTH_REMAPPED_ROWS_PER_DAY] = {"health", "remapped_rows_per_day", K_DOUBLE, OFF(health_remapped_rows_per_day), 0, 0, INF, false, true,
+		"Remapped GPU memory rows per day, against the GPU's history, above which the GPU is degraded."},
+	[NG_P_HEALTH_PCIE_REPLAYS_PER_HOUR] = {"health", "pcie_replays_per_hour", K_DOUBLE, OFF(health_pcie_replays_per_hour), 0, 0, INF, false, true,
+		"PCIe replays per hour, against the GPU's history, above which the GPU is degraded."},
+	[NG_P_HEALTH_NVLINK_ERRORS_PER_HOUR] = {"health", "nvlink_errors_per_hour", K_DOUBLE, OFF(health_nvlink_errors_per_hour), 0, 0, INF, false, true,
+		"NVLink replay, recovery and CRC errors per hour (all links), against the GPU's history, above which the GPU is degraded."},
+	[NG_P_HEALTH_REPLAYS_ABSOLUTE] = {"health", "replays_absolute", K_COUNT, OFF(health_replays_absolute), 0, 1, 1e15, false, false,
+		"PCIe replays since the last reset above which the GPU is degraded even without history."},
+	[NG_P_HEALTH_CLOCK_RATIO_UNDER_LOAD] = {"health", "clock_ratio_under_load", K_DOUBLE, OFF(health_clock_ratio_under_load), 0, 0, 1, true, false,
+		"A busy GPU held below this share of its max SM clock by a power or thermal limit is reported (it changes no severity)."},
+	[NG_P_HEALTH_RATE_MIN_HOURS] = {"health", "rate_min_hours", K_DOUBLE, OFF(health_rate_min_hours), 0, 0, 8760, true, false,
+		"A rate is taken over at least this many hours: a shorter history counts as this long, so one event soon after is not a rate."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -110,6 +126,15 @@ void ng_policy_default(ng_policy *p)
 		.breaker_count = 5,
 		.breaker_window_hours = 24,
 		.exclusive_max_runnable = 1,
+		/* docs/gpu.md says why each of these. */
+		.health_deadline_seconds = 10,
+		.health_retired_pages_per_day = 1,
+		.health_remapped_rows_per_day = 1,
+		.health_pcie_replays_per_hour = 1000,
+		.health_nvlink_errors_per_hour = 1000,
+		.health_replays_absolute = 1000000,
+		.health_clock_ratio_under_load = 0.7,
+		.health_rate_min_hours = 24,
 	};
 }
 
@@ -203,7 +228,7 @@ static int set_param(ng_policy *p, size_t i, const cJSON *v, ng_err *err)
 			*(double *)field = v->valuedouble;
 		} else {
 			if (v->valuedouble != floor(v->valuedouble))
-				return ng_fail(err, "%s must be a whole number of runs or nodes", name);
+				return ng_fail(err, "%s must be a whole number", name);
 			*(long *)field = (long)v->valuedouble;
 		}
 		return 0;
@@ -279,7 +304,7 @@ static bool known_section(const char *s)
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err)
 {
 	if (!cJSON_IsObject(doc))
-		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\", \"identity\" and \"admission\"");
+		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\", \"identity\", \"admission\" and \"health\"");
 	ng_policy next = *p;
 	snprintf(next.source_file, sizeof next.source_file, "%s", source);
 
@@ -295,7 +320,7 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 			continue;
 		}
 		if (!known_section(sec->string))
-			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission, floors)",
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission, health, floors)",
 			               sec->string);
 		if (!cJSON_IsObject(sec))
 			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);

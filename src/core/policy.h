@@ -50,6 +50,14 @@ enum ng_policy_param {
 	NG_P_BREAKER_COUNT,
 	NG_P_BREAKER_WINDOW_HOURS,
 	NG_P_EXCLUSIVE_MAX_RUNNABLE,
+	NG_P_HEALTH_DEADLINE_SECONDS,
+	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
+	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
+	NG_P_HEALTH_PCIE_REPLAYS_PER_HOUR,
+	NG_P_HEALTH_NVLINK_ERRORS_PER_HOUR,
+	NG_P_HEALTH_REPLAYS_ABSOLUTE,
+	NG_P_HEALTH_CLOCK_RATIO_UNDER_LOAD,
+	NG_P_HEALTH_RATE_MIN_HOURS,
 	NG_P_COUNT
 };
 
@@ -86,6 +94,16 @@ typedef struct {
 	long breaker_window_hours;   /* ... within this many hours */
 	long exclusive_max_runnable; /* other runnable tasks a node may have and still be exclusive */
 
+	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
+	long health_deadline_seconds;        /* the whole epilog/prolog/health run */
+	double health_retired_pages_per_day; /* a faster rise of retired pages is degraded */
+	double health_remapped_rows_per_day; /* ... of remapped rows */
+	double health_pcie_replays_per_hour; /* ... of PCIe replays */
+	double health_nvlink_errors_per_hour; /* ... of NVLink replay, recovery and CRC errors */
+	long health_replays_absolute;        /* PCIe replays since reset above this: degraded, no history needed */
+	double health_clock_ratio_under_load; /* SM clock below this share of max, busy and limited: reported */
+	double health_rate_min_hours;        /* a rate is taken over at least this many hours */
+
 	/* Absolute floors (section "floors": {"metric": value}), in the metric's
 	 * canonical unit, from what the workload needs. A metric without one is
 	 * judged against its peers alone. */
@@ -103,7 +121,7 @@ typedef struct {
 void ng_policy_default(ng_policy *p);
 
 /* Applies a policy document: {"gate": {...}, "hysteresis": {...},
- * "identity": {...}, "admission": {...}}. All or
+ * "identity": {...}, "admission": {...}, "health": {...}}. All or
  * nothing: on any error p is unchanged and err names the key and the rule it
  * broke. source is recorded as where the values came from. */
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err);

@@ -120,6 +120,15 @@ static void test_defaults_are_the_runbooks(void **state)
 	assert_true(p.flag_fraction == 0.90);
 	assert_int_equal(p.min_baseline_nodes, 10);
 	assert_int_equal(p.warn_recheck_hours, 24);
+	/* GPU health: the epilog's budget and the fleet seed's signals */
+	assert_int_equal(p.health_deadline_seconds, 10);
+	assert_true(p.health_retired_pages_per_day == 1);
+	assert_true(p.health_remapped_rows_per_day == 1);
+	assert_true(p.health_pcie_replays_per_hour == 1000);
+	assert_true(p.health_nvlink_errors_per_hour == 1000);
+	assert_int_equal(p.health_replays_absolute, 1000000);
+	assert_true(p.health_clock_ratio_under_load == 0.7);
+	assert_true(p.health_rate_min_hours == 24);
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		assert_false(p.from_file[i]);
 		assert_string_equal(ng_policy_param_source(&p, i), "default");
@@ -146,6 +155,9 @@ static void test_param_names_and_values(void **state)
 		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
 		"admission.breaker_count", "admission.breaker_window_hours",
 		"admission.exclusive_max_runnable",
+		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
+		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
+		"health.clock_ratio_under_load", "health.rate_min_hours",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -174,6 +186,14 @@ static void test_param_names_and_values(void **state)
 	check_value(&p, "admission.flag_fraction", "0.9");
 	check_value(&p, "admission.min_baseline_nodes", "10");
 	check_value(&p, "admission.warn_recheck_hours", "24");
+	check_value(&p, "health.deadline_seconds", "10");
+	check_value(&p, "health.retired_pages_per_day", "1");
+	check_value(&p, "health.remapped_rows_per_day", "1");
+	check_value(&p, "health.pcie_replays_per_hour", "1000");
+	check_value(&p, "health.nvlink_errors_per_hour", "1000");
+	check_value(&p, "health.replays_absolute", "1000000");
+	check_value(&p, "health.clock_ratio_under_load", "0.7");
+	check_value(&p, "health.rate_min_hours", "24");
 	/* a string value is shown as a JSON string literal */
 	ng_strbuf tb = {0};
 	ng_strbuf_add_json_string(&tb, NG_DEFAULT_CLASS_TEMPLATE);
@@ -221,6 +241,10 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"baseline_max_age_hours\":12,\"cohort_window_hours\":2,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
 	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0},"
+	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
+	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
+	                       "\"nvlink_errors_per_hour\":0,\"replays_absolute\":5000,"
+	                       "\"clock_ratio_under_load\":0.6,\"rate_min_hours\":1.5},"
 	                       "\"floors\":{\"nccl.all_reduce.busbw\":270,\"storage.seqread.gbps\":2}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
@@ -256,6 +280,14 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.breaker_count, 9);
 	assert_int_equal(p.breaker_window_hours, 48);
 	assert_int_equal(p.exclusive_max_runnable, 0);
+	assert_int_equal(p.health_deadline_seconds, 20);
+	assert_true(p.health_retired_pages_per_day == 0.5);
+	assert_true(p.health_remapped_rows_per_day == 2);
+	assert_true(p.health_pcie_replays_per_hour == 100);
+	assert_true(p.health_nvlink_errors_per_hour == 0);
+	assert_int_equal(p.health_replays_absolute, 5000);
+	assert_true(p.health_clock_ratio_under_load == 0.6);
+	assert_true(p.health_rate_min_hours == 1.5);
 	assert_true(ng_policy_floor(&p, "nccl.all_reduce.busbw") == 270);
 	assert_true(ng_policy_floor(&p, "storage.seqread.gbps") == 2);
 	assert_true(isnan(ng_policy_floor(&p, "cpu.fp64.gflops")));
@@ -336,6 +368,10 @@ static void test_range_edges_accepted(void **state)
 		"{\"gate\":{\"warn\":5e-324}}",
 		"{\"gate\":{\"cohort_drop_limit\":1e300}}",
 		"{\"admission\":{\"flag_fraction\":1,\"min_baseline_nodes\":1,\"warn_recheck_hours\":8760}}",
+		"{\"health\":{\"deadline_seconds\":1,\"retired_pages_per_day\":0,\"remapped_rows_per_day\":0,"
+		"\"pcie_replays_per_hour\":0,\"nvlink_errors_per_hour\":1e12,\"replays_absolute\":1,"
+		"\"clock_ratio_under_load\":1,\"rate_min_hours\":8760}}",
+		"{\"health\":{\"deadline_seconds\":3600,\"replays_absolute\":1e15,\"rate_min_hours\":1e-3}}",
 		"{\"gate\":{\"required_diag\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\"]}}",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
@@ -378,6 +414,10 @@ static void test_refuse_structure(void **state)
 	expect_refused("{\"gate\":{\"clear_after\":2}}", "unknown policy value", "gate.clear_after");
 	expect_refused("{\"hysteresis\":{\"warn\":0.1}}", "unknown policy value", "hysteresis.warn");
 	expect_refused("{\"identity\":{\"template\":\"x\"}}", "unknown policy value", "identity.template");
+	expect_refused("{\"health\":{\"warn\":0.1}}", "unknown policy value", "health.warn");
+	expect_refused("{\"health\":{\"deadline_seconds\":\"10\"}}", "health.deadline_seconds", "must be a number");
+	expect_refused("{\"health\":{\"deadline_seconds\":2.5}}", "health.deadline_seconds", "whole number");
+	expect_refused("{\"health\":[]}", "\"health\" must be an object", NULL);
 	expect_refused("{\"identity\":{\"class_template\":3}}", "identity.class_template", "must be a string");
 	expect_refused("{\"identity\":{\"class_template\":\"\"}}", "identity.class_template", "1 to 255");
 	expect_refused("{\"identity\":{\"class_template\":null}}", "identity.class_template", NULL);
@@ -450,6 +490,18 @@ static void test_refuse_ranges(void **state)
 		{"{\"admission\":{\"min_baseline_nodes\":0}}", "admission.min_baseline_nodes"},
 		{"{\"admission\":{\"warn_recheck_hours\":0}}", "admission.warn_recheck_hours"},
 		{"{\"admission\":{\"warn_recheck_hours\":8761}}", "admission.warn_recheck_hours"},
+		{"{\"health\":{\"deadline_seconds\":0}}", "health.deadline_seconds"},
+		{"{\"health\":{\"deadline_seconds\":3601}}", "health.deadline_seconds"},
+		{"{\"health\":{\"retired_pages_per_day\":-1}}", "health.retired_pages_per_day"},
+		{"{\"health\":{\"remapped_rows_per_day\":-0.5}}", "health.remapped_rows_per_day"},
+		{"{\"health\":{\"pcie_replays_per_hour\":1e400}}", "health.pcie_replays_per_hour"},
+		{"{\"health\":{\"nvlink_errors_per_hour\":-1}}", "health.nvlink_errors_per_hour"},
+		{"{\"health\":{\"replays_absolute\":0}}", "health.replays_absolute"},
+		{"{\"health\":{\"replays_absolute\":1e16}}", "health.replays_absolute"},
+		{"{\"health\":{\"clock_ratio_under_load\":0}}", "health.clock_ratio_under_load"},
+		{"{\"health\":{\"clock_ratio_under_load\":1.01}}", "health.clock_ratio_under_load"},
+		{"{\"health\":{\"rate_min_hours\":0}}", "health.rate_min_hours"},
+		{"{\"health\":{\"rate_min_hours\":8761}}", "health.rate_min_hours"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		expect_refused(bad[i].doc, bad[i].name, "out of range");

@@ -1,0 +1,36 @@
+/* nodegate epilog: after a job, check the GPUs it used; exit 1 drains. */
+#include "cli/gpu_check.h"
+
+static int epilog_main(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_epilog_entry = {
+	.name = "epilog",
+	.usage = "[--gpus LIST] [--deadline S] [--kmsg FILE | --no-kmsg] [--since S] [--json]",
+	.summary = "After a job (Slurm Epilog): check the GPUs it used; exit 1 drains the node.",
+	.help =
+	"Checks only the job's own GPUs, from SLURM_JOB_GPUS (ordinals such as \"0,1,3\" or\n"
+	"\"0-3\", or GPU UUIDs, resolved exactly through NVML; MIG identifiers are skipped\n"
+	"with a note) or --gpus. An empty, unset or unusable set checks nothing and\n"
+	"exits 0, saying why. NVML is read in a child process under a hard deadline;\n"
+	"the kernel's Xids since the job started (SLURM_JOB_START_TIME when set, else\n"
+	"the last hour) are attached to the GPUs by PCI address.\n"
+	"\n"
+	"One line per GPU: its severity (ok, transient, degraded, fatal, unknown) and\n"
+	"the reasons. Only degraded or fatal drains. NVML missing, failing, hanging or\n"
+	"answering nonsense is never a drain: the run says n/a (nothing checked) or\n"
+	"unknown (NVML did not answer in time, or a GPU could not be read).\n"
+	"\n"
+	"Options:\n"
+	"      --gpus LIST         the GPUs to check instead of SLURM_JOB_GPUS\n" NG_CHECK_COMMON_HELP
+	"\n"
+	"Exit status: 1 degraded or fatal (Slurm drains the node); 0 everything else,\n"
+	"including nothing to check and every monitoring failure. A usage error is\n"
+	"status 2 by hand, but 0 under Slurm (SLURM_JOB_ID set): a mistake in the\n"
+	"Epilog command line must not drain every node it runs on. docs/epilog.md.\n",
+	.exec = epilog_main,
+};
+
+static int epilog_main(struct ng_cli *cli, int argc, char **argv)
+{
+	return ng_gpu_check_main(cli, &ng_cmd_epilog_entry, NG_CHECK_EPILOG, argc, argv);
+}

@@ -1,0 +1,596 @@
+/* nodegate scenarios: every GPU fault case, through the real binary and the
+ * synthetic NVML library, as the epilog seed's table.
+ *
+ * A scenario is one JSON file in scenarios/ (docs/epilog.md):
+ *   {"name": "ecc", "about": "...",
+ *    "env": {"SLURM_JOB_GPUS": "0,1"},    the job's environment (SLURM_* only)
+ *    "args": ["--deadline", "2"],         more options for `nodegate epilog`
+ *    "kmsg": ["6,1,5000000,-;NVRM: Xid (PCI:0000:18:00): 79, ..."],
+ *    "library": "synthetic" | "missing",  NVML present (default) or absent
+ *    "expect": {"severity": "fatal", "drain": true, "exit": 1, "max_seconds": 3},
+ *    "synthetic": {...}}                  the GPUs (docs/synthetic-gpus.md)
+ * Each runs `nodegate --policy {} epilog --json --no-store` through
+ * collect/spawn.h with NODEGATE_NVML_LIBRARY, NODEGATE_SYNTH_GPUS and
+ * NODEGATE_KMSG pointing at files in a fresh temporary directory, and every
+ * other SLURM_* variable removed: nothing of the machine it runs on (its
+ * policy, its kernel log, its GPUs, its store) reaches a row. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+#include "collect/spawn.h"
+#include "core/json.h"
+
+#ifndef NODEGATE_SCENARIO_DIR
+#define NODEGATE_SCENARIO_DIR "scenarios"
+#endif
+#define SYNTH_LIBRARY "libnodegate-nvml-synth.so"
+#define SCENARIOS_MAX 256
+#define NAME_MAX_LEN 31
+
+extern char **environ;
+
+static int scenarios_main(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_scenarios_entry = {
+	.name = "scenarios",
+	.usage = "[--dir DIR] [--library PATH] [--only NAME] [--verbose] [--json]",
+	.summary = "Run every GPU fault scenario through `nodegate epilog` on synthetic GPUs.",
+	.help =
+	"Runs `nodegate epilog` once per scenario file (scenarios/*.json, in name\n"
+	"order) against the synthetic NVML library, and prints the epilog seed's table:\n"
+	"\n"
+	"  SCENARIO        SEVERITY  DRAIN  EXIT\n"
+	"  healthy         ok        no     0\n"
+	"  ...\n"
+	"\n"
+	"A row that differs from its scenario's expectation is marked and makes the\n"
+	"exit status 1. No GPU, driver or Slurm is needed; nothing of this machine's\n"
+	"policy, kernel log or store is used.\n"
+	"\n"
+	"Options:\n"
+	"      --dir DIR       the scenario files (default: the source tree's scenarios/)\n"
+	"      --library PATH  the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
+	"                      beside the nodegate binary)\n"
+	"      --only NAME     run one scenario\n"
+	"  -v, --verbose       print each run's output under its row\n"
+	"  -j, --json          the rows as JSON\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Exit status: 0 every row as expected; 1 some row is not; 2 a usage error, or a\n"
+	"scenario file or the library could not be used.\n",
+	.exec = scenarios_main,
+};
+
+struct scenario {
+	char file[PATH_MAX];
+	char name[NAME_MAX_LEN + 1];
+	cJSON *doc;
+	const cJSON *env, *args, *kmsg, *synthetic;
+	bool missing_library;
+	const char *want_severity;
+	bool want_drain;
+	int want_exit;
+	double max_seconds; /* 0: no limit beyond the run's timeout */
+};
+
+struct row {
+	char severity[16];
+	bool drain;
+	int exit;
+	double seconds;
+	bool ok;
+	char problem[512];
+};
+
+/* ---- reading the scenarios ---------------------------------------------------------- */
+
+static bool valid_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > NAME_MAX_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* "07-remap-failure.json" -> "remap-failure" (the digits and dash are an order). */
+static void name_of_file(const char *base, char *out, size_t cap)
+{
+	const char *p = base;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p != base && *p == '-')
+		p++;
+	else
+		p = base;
+	snprintf(out, cap, "%.*s", (int)(strlen(p) > 5 ? strlen(p) - 5 : 0), p);
+}
+
+static bool string_array(const cJSON *a)
+{
+	if (!cJSON_IsArray(a))
+		return false;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a)
+		if (!cJSON_IsString(e))
+			return false;
+	return true;
+}
+
+static bool env_name_ok(const char *k)
+{
+	if (strncmp(k, "SLURM_", 6) != 0 || !k[6])
+		return false;
+	for (const char *p = k; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+static int load_scenario(struct scenario *s, const char *dir, const char *base, ng_err *err)
+{
+	snprintf(s->file, sizeof s->file, "%s/%s", dir, base);
+	char *text;
+	size_t len;
+	s->doc = ng_load_json_file(s->file, &text, &len, err);
+	if (!s->doc)
+		return -1;
+	free(text);
+	const cJSON *d = s->doc;
+	static const char *const keys[] = {"name", "about", "env", "args", "kmsg", "library",
+	                                   "expect", "synthetic"};
+	const cJSON *m;
+	cJSON_ArrayForEach(m, d) {
+		bool known = false;
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+			known = known || strcmp(m->string, keys[i]) == 0;
+		if (!known)
+			return ng_fail(err, "%s: unknown key \"%s\"", s->file, m->string);
+	}
+	char from_file[64];
+	name_of_file(base, from_file, sizeof from_file);
+	const cJSON *name = ng_json_get(d, "name");
+	if (!cJSON_IsString(name) || !valid_name(name->valuestring))
+		return ng_fail(err, "%s: \"name\" must be a short name of a-z, 0-9 and -", s->file);
+	if (strcmp(name->valuestring, from_file) != 0)
+		return ng_fail(err, "%s: \"name\" is \"%s\" but the file is named for \"%s\"", s->file,
+		               name->valuestring, from_file);
+	snprintf(s->name, sizeof s->name, "%s", name->valuestring);
+
+	s->env = ng_json_get(d, "env");
+	if (s->env) {
+		if (!cJSON_IsObject(s->env))
+			return ng_fail(err, "%s: \"env\" must be an object", s->file);
+		cJSON_ArrayForEach(m, s->env)
+			if (!env_name_ok(m->string) || !cJSON_IsString(m))
+				return ng_fail(err, "%s: env \"%s\": only SLURM_* variables, as strings", s->file,
+				               m->string);
+	}
+	s->args = ng_json_get(d, "args");
+	if (s->args && !string_array(s->args))
+		return ng_fail(err, "%s: \"args\" must be a list of strings", s->file);
+	s->kmsg = ng_json_get(d, "kmsg");
+	if (s->kmsg && !string_array(s->kmsg))
+		return ng_fail(err, "%s: \"kmsg\" must be a list of lines", s->file);
+	const cJSON *lib = ng_json_get(d, "library");
+	if (lib && !(cJSON_IsString(lib) && (strcmp(lib->valuestring, "synthetic") == 0 ||
+	                                     strcmp(lib->valuestring, "missing") == 0)))
+		return ng_fail(err, "%s: \"library\" is \"synthetic\" or \"missing\"", s->file);
+	s->missing_library = lib && strcmp(lib->valuestring, "missing") == 0;
+	s->synthetic = ng_json_get(d, "synthetic");
+	if (!s->missing_library && !cJSON_IsObject(s->synthetic))
+		return ng_fail(err, "%s: \"synthetic\" (the GPUs) must be an object", s->file);
+
+	const cJSON *ex = ng_json_get(d, "expect");
+	const cJSON *sev = ng_json_get(ex, "severity"), *drain = ng_json_get(ex, "drain"),
+	            *ext = ng_json_get(ex, "exit"), *max = ng_json_get(ex, "max_seconds");
+	if (!cJSON_IsString(sev) || !cJSON_IsBool(drain) || !cJSON_IsNumber(ext) ||
+	    (max && !(cJSON_IsNumber(max) && max->valuedouble > 0)))
+		return ng_fail(err, "%s: \"expect\" needs severity (a name), drain (true or false) and "
+		                    "exit (a number), and max_seconds is a number above 0",
+		               s->file);
+	s->want_severity = sev->valuestring;
+	s->want_drain = cJSON_IsTrue(drain);
+	s->want_exit = (int)ext->valuedouble;
+	s->max_seconds = max ? max->valuedouble : 0;
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The scenario files of dir, sorted; *n of them. */
+static char **list_dir(const char *dir, size_t *n, ng_err *err)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		ng_fail(err, "cannot read the scenario directory %s: %s (give --dir)", dir,
+		        strerror(errno));
+		return NULL;
+	}
+	char **names = calloc(SCENARIOS_MAX, sizeof *names);
+	bool failed = !names;
+	if (failed)
+		ng_fail(err, "out of memory");
+	*n = 0;
+	struct dirent *de;
+	while (!failed && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 6 || strcmp(de->d_name + l - 5, ".json") != 0 || de->d_name[0] == '.')
+			continue;
+		if (*n == SCENARIOS_MAX) {
+			failed = true;
+			ng_fail(err, "%s: more than %d scenarios", dir, SCENARIOS_MAX);
+		} else if (!(names[*n] = strdup(de->d_name))) {
+			failed = true;
+			ng_fail(err, "out of memory");
+		} else {
+			(*n)++;
+		}
+	}
+	closedir(d);
+	if (failed) {
+		for (size_t i = 0; names && i < *n; i++)
+			free(names[i]);
+		free(names);
+		return NULL;
+	}
+	qsort(names, *n, sizeof *names, cmp_names);
+	return names;
+}
+
+/* ---- running one --------------------------------------------------------------------- */
+
+static int write_text(const char *path, const char *text, ng_err *err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return ng_fail(err, "cannot write %s: %s", path, strerror(errno));
+	size_t n = strlen(text);
+	bool ok = fwrite(text, 1, n, f) == n;
+	ok = fclose(f) == 0 && ok;
+	return ok ? 0 : ng_fail(err, "cannot write %s", path);
+}
+
+/* Every SLURM_* variable out of the environment the runs inherit. */
+static void clear_slurm_env(void)
+{
+	for (;;) {
+		char name[256] = "";
+		for (char **e = environ; e && *e; e++)
+			if (strncmp(*e, "SLURM_", 6) == 0) {
+				const char *eq = strchr(*e, '=');
+				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
+				if (l < sizeof name) {
+					memcpy(name, *e, l);
+					name[l] = '\0';
+					break;
+				}
+			}
+		if (!name[0])
+			return;
+		unsetenv(name);
+	}
+}
+
+struct paths {
+	char dir[PATH_MAX - 64]; /* room for the file names below */
+	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX];
+};
+
+static void cleanup(const struct paths *p)
+{
+	unlink(p->gpus);
+	unlink(p->kmsg);
+	unlink(p->policy);
+	rmdir(p->dir);
+}
+
+static int write_files(const struct scenario *s, const struct paths *p, ng_err *err);
+
+static int prepare(const struct scenario *s, struct paths *p, ng_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(p->dir, sizeof p->dir, "%s/nodegate-scenario-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(p->dir))
+		return ng_fail(err, "cannot make a temporary directory (%s): %s", p->dir,
+		               strerror(errno));
+	snprintf(p->gpus, sizeof p->gpus, "%s/gpus.json", p->dir);
+	snprintf(p->kmsg, sizeof p->kmsg, "%s/kmsg.log", p->dir);
+	snprintf(p->policy, sizeof p->policy, "%s/policy.json", p->dir);
+	snprintf(p->absent, sizeof p->absent, "%s/libnvidia-ml.so.1", p->dir);
+	if (write_files(s, p, err) < 0) {
+		cleanup(p);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_files(const struct scenario *s, const struct paths *p, ng_err *err)
+{
+	if (write_text(p->policy, "{}\n", err) < 0)
+		return -1;
+	ng_strbuf k = {0};
+	const cJSON *line;
+	cJSON_ArrayForEach(line, s->kmsg) {
+		ng_strbuf_adds(&k, line->valuestring);
+		ng_strbuf_addc(&k, '\n');
+	}
+	int rc = write_text(p->kmsg, k.s ? k.s : "", err);
+	ng_strbuf_free(&k);
+	if (rc < 0)
+		return -1;
+	if (s->synthetic) {
+		char *g = cJSON_Print(s->synthetic);
+		rc = g ? write_text(p->gpus, g, err) : ng_fail(err, "out of memory");
+		free(g);
+	}
+	return rc;
+}
+
+static void run_one(const struct scenario *s, const char *self, const char *library, bool verbose,
+                    struct row *row)
+{
+	memset(row, 0, sizeof *row);
+	snprintf(row->severity, sizeof row->severity, "-");
+	row->exit = -1;
+	struct paths p = {0};
+	ng_err err;
+	if (prepare(s, &p, &err) < 0) {
+		snprintf(row->problem, sizeof row->problem, "%s", err.msg);
+		return;
+	}
+	clear_slurm_env();
+	const cJSON *m;
+	cJSON_ArrayForEach(m, s->env)
+		setenv(m->string, m->valuestring, 1);
+	setenv("NODEGATE_NVML_LIBRARY", s->missing_library ? p.absent : library, 1);
+	setenv("NODEGATE_SYNTH_GPUS", p.gpus, 1);
+	setenv("NODEGATE_KMSG", p.kmsg, 1);
+	unsetenv("NODEGATE_STORE");
+	unsetenv("NODEGATE_POLICY");
+
+	size_t n_args = s->args ? (size_t)cJSON_GetArraySize(s->args) : 0;
+	char **argv = calloc(n_args + 8, sizeof *argv);
+	if (!argv) {
+		snprintf(row->problem, sizeof row->problem, "out of memory");
+		cleanup(&p);
+		return;
+	}
+	size_t a = 0;
+	argv[a++] = (char *)self;
+	argv[a++] = "--policy";
+	argv[a++] = p.policy;
+	argv[a++] = "epilog";
+	argv[a++] = "--json";
+	argv[a++] = "--no-store";
+	cJSON_ArrayForEach(m, s->args)
+		argv[a++] = m->valuestring;
+	argv[a] = NULL;
+
+	ng_spawn_result r;
+	char ebuf[256];
+	double timeout = s->max_seconds > 0 ? s->max_seconds + 30 : 60;
+	int rc = ng_spawn_capture(argv, timeout, 1 << 20, &r, ebuf, sizeof ebuf);
+	free(argv);
+	cleanup(&p);
+	if (rc < 0) {
+		snprintf(row->problem, sizeof row->problem, "could not run nodegate: %s", ebuf);
+		return;
+	}
+	row->seconds = r.seconds;
+	row->exit = r.exit_status;
+	ng_err perr;
+	cJSON *out = r.out && r.out_len ? ng_json_parse(r.out, r.out_len, &perr) : NULL;
+	const cJSON *sev = ng_json_get(out, "severity"), *drain = ng_json_get(out, "drain"),
+	            *ext = ng_json_get(out, "exit");
+	if (!r.spawned || r.timed_out || r.signal) {
+		char how[256];
+		ng_spawn_describe(&r, how, sizeof how);
+		snprintf(row->problem, sizeof row->problem, "the run did not end well: %s", how);
+	} else if (!cJSON_IsString(sev) || !cJSON_IsBool(drain) || !cJSON_IsNumber(ext)) {
+		snprintf(row->problem, sizeof row->problem, "the run's output is not its JSON result");
+	} else {
+		snprintf(row->severity, sizeof row->severity, "%s", sev->valuestring);
+		row->drain = cJSON_IsTrue(drain);
+		if ((int)ext->valuedouble != r.exit_status)
+			snprintf(row->problem, sizeof row->problem,
+			         "the result says exit %d but the process exited %d", (int)ext->valuedouble,
+			         r.exit_status);
+	}
+	if (!row->problem[0]) {
+		if (strcmp(row->severity, s->want_severity) != 0 || row->drain != s->want_drain ||
+		    row->exit != s->want_exit)
+			snprintf(row->problem, sizeof row->problem, "expected %s %s %d", s->want_severity,
+			         s->want_drain ? "yes" : "no", s->want_exit);
+		else if (s->max_seconds > 0 && row->seconds > s->max_seconds)
+			snprintf(row->problem, sizeof row->problem, "took %.2f s; at most %g s expected",
+			         row->seconds, s->max_seconds);
+	}
+	row->ok = !row->problem[0];
+	if (verbose || !row->ok) {
+		fprintf(stderr, "--- %s (%.2f s, exit %d)\n", s->name, r.seconds, r.exit_status);
+		if (r.out_len)
+			fprintf(stderr, "%s%s", r.out, r.out[r.out_len - 1] == '\n' ? "" : "\n");
+		if (r.err_len)
+			fprintf(stderr, "%s%s", r.err, r.err[r.err_len - 1] == '\n' ? "" : "\n");
+	}
+	cJSON_Delete(out);
+	ng_spawn_result_free(&r);
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+/* The nodegate binary this is, and the directory it is in. */
+static int self_path(char *self, size_t cap, char *dir, size_t dcap)
+{
+	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	const char *slash = strrchr(self, '/');
+	if (!slash || (size_t)(slash - self) >= dcap)
+		return -1;
+	memcpy(dir, self, (size_t)(slash - self));
+	dir[slash - self] = '\0';
+	return 0;
+}
+
+static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	const struct ng_cmd_entry *e = &ng_cmd_scenarios_entry;
+	enum { O_DIR = 256, O_LIBRARY, O_ONLY };
+	static const struct option longopts[] = {
+		{"dir", required_argument, NULL, O_DIR},
+		{"library", required_argument, NULL, O_LIBRARY},
+		{"only", required_argument, NULL, O_ONLY},
+		{"verbose", no_argument, NULL, 'v'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *dir = NODEGATE_SCENARIO_DIR, *library = NULL, *only = NULL;
+	bool json = false, verbose = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "vjh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		case 'v': verbose = true; break;
+		case 'j': json = true; break;
+		case O_DIR: dir = optarg; break;
+		case O_LIBRARY: library = optarg; break;
+		case O_ONLY: only = optarg; break;
+		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		}
+	}
+	if (optind < argc)
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+
+	char self[PATH_MAX], self_dir[PATH_MAX - 64], lib[PATH_MAX];
+	if (self_path(self, sizeof self, self_dir, sizeof self_dir) < 0) {
+		fprintf(stderr, "nodegate scenarios: cannot find the nodegate binary (/proc/self/exe)\n");
+		return NG_EXIT_USAGE;
+	}
+	if (!library) {
+		snprintf(lib, sizeof lib, "%s/%s", self_dir, SYNTH_LIBRARY);
+		library = lib;
+	}
+	if (access(library, R_OK) != 0) {
+		fprintf(stderr, "nodegate scenarios: no synthetic NVML library at %s (%s): build the "
+		                "nodegate-nvml-synth target, or give --library\n",
+		        library, strerror(errno));
+		return NG_EXIT_USAGE;
+	}
+	/* The library is loaded by the runs from their own directory: make it absolute. */
+	char lib_abs[PATH_MAX];
+	if (!realpath(library, lib_abs)) {
+		fprintf(stderr, "nodegate scenarios: %s: %s\n", library, strerror(errno));
+		return NG_EXIT_USAGE;
+	}
+
+	ng_err err;
+	size_t n_files = 0;
+	char **files = list_dir(dir, &n_files, &err);
+	if (!files) {
+		fprintf(stderr, "nodegate scenarios: %s\n", err.msg);
+		return NG_EXIT_USAGE;
+	}
+	struct scenario *sc = calloc(n_files ? n_files : 1, sizeof *sc);
+	size_t n = 0;
+	int rc = NG_EXIT_OK;
+	for (size_t i = 0; sc && i < n_files; i++) {
+		if (load_scenario(&sc[n], dir, files[i], &err) < 0) {
+			fprintf(stderr, "nodegate scenarios: %s\n", err.msg);
+			cJSON_Delete(sc[n].doc);
+			rc = NG_EXIT_USAGE;
+			break;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(sc[k].name, sc[n].name) == 0) {
+				fprintf(stderr, "nodegate scenarios: two scenarios named %s\n", sc[n].name);
+				rc = NG_EXIT_USAGE;
+			}
+		n++;
+	}
+	if (!sc) {
+		fprintf(stderr, "nodegate scenarios: out of memory\n");
+		rc = NG_EXIT_USAGE;
+	}
+	size_t selected = 0;
+	for (size_t i = 0; rc == NG_EXIT_OK && i < n; i++)
+		selected += !only || strcmp(sc[i].name, only) == 0;
+	if (rc == NG_EXIT_OK && selected == 0) {
+		if (only)
+			fprintf(stderr, "nodegate scenarios: no scenario named \"%s\" in %s\n", only, dir);
+		else
+			fprintf(stderr, "nodegate scenarios: no scenarios in %s\n", dir);
+		rc = NG_EXIT_USAGE;
+	}
+
+	if (rc == NG_EXIT_OK) {
+		size_t width = 15;
+		for (size_t i = 0; i < n; i++)
+			if (strlen(sc[i].name) > width)
+				width = strlen(sc[i].name);
+		cJSON *rows = json ? cJSON_CreateArray() : NULL;
+		if (!json) {
+			printf("%-*s %-9s %-6s %s\n", (int)width, "SCENARIO", "SEVERITY", "DRAIN", "EXIT");
+			fflush(stdout);
+		}
+		size_t failed = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (only && strcmp(sc[i].name, only) != 0)
+				continue;
+			struct row row;
+			run_one(&sc[i], self, lib_abs, verbose, &row);
+			failed += !row.ok;
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "scenario", sc[i].name);
+				cJSON_AddStringToObject(o, "severity", row.severity);
+				cJSON_AddBoolToObject(o, "drain", row.drain);
+				cJSON_AddNumberToObject(o, "exit", row.exit);
+				cJSON_AddNumberToObject(o, "seconds", row.seconds);
+				cJSON_AddBoolToObject(o, "as_expected", row.ok);
+				if (!row.ok)
+					cJSON_AddStringToObject(o, "problem", row.problem);
+				cJSON_AddItemToArray(rows, o);
+			} else {
+				char ex[16];
+				snprintf(ex, sizeof ex, "%d", row.exit);
+				printf("%-*s %-9s %-6s %s%s%s\n", (int)width, sc[i].name, row.severity,
+				       row.drain ? "yes" : "no", row.exit < 0 ? "-" : ex,
+				       row.ok ? "" : "    <- ", row.ok ? "" : row.problem);
+				fflush(stdout);
+			}
+		}
+		if (json) {
+			ng_print_json(rows);
+			cJSON_Delete(rows);
+		} else if (failed) {
+			printf("%zu of %zu scenario%s not as expected\n", failed, selected,
+			       selected == 1 ? "" : "s");
+		}
+		rc = failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	}
+	for (size_t i = 0; sc && i < n; i++)
+		cJSON_Delete(sc[i].doc);
+	free(sc);
+	for (size_t i = 0; i < n_files; i++)
+		free(files[i]);
+	free(files);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* NVML through dlopen: the node's GPUs as a snapshot (core/gpu.h).
+ *
+ * libnvidia-ml.so.1 (or the library $NODEGATE_NVML_LIBRARY names, such as
+ * nodegate's synthetic GPUs) is loaded at run time; every function of the
+ * subset in docs/gpu.md is resolved by its versioned name, newer ones first
+ * with a fallback (nvmlDeviceGetCurrentClocksEventReasons, then ...Throttle...).
+ * No library, a failed init or a missing required symbol is a snapshot with
+ * nvml FAILED and the reason; a lost GPU or a failed call marks that GPU or
+ * field, never the rest. This module never decides and never waits forever
+ * on its own: callers that need a deadline run it in a child process
+ * (cli/gpu_check.c). */
+#ifndef NODEGATE_COLLECT_NVML_H
+#define NODEGATE_COLLECT_NVML_H
+
+#include <stdbool.h>
+
+#include "core/gpu.h"
+
+typedef struct {
+	const char *library; /* NULL: $NODEGATE_NVML_LIBRARY, else "libnvidia-ml.so.1" */
+	/* Only these GPUs, by NVML index (NULL: every GPU). UUIDs are resolved
+	 * by the caller with ng_nvml_index_of_uuid first. */
+	const int *indexes;
+	size_t n_indexes;
+} ng_nvml_opts;
+
+/* Fills *out. Returns 0 even when NVML failed (out->nvml says so); -1 only
+ * for a usage error (err set). */
+int ng_nvml_snapshot(const ng_nvml_opts *o, ng_gpu_snapshot *out, ng_err *err);
+
+/* The NVML text for a return code ("GPU is lost", ...), from nvml.md's
+ * table, without calling into the library. */
+const char *ng_nvml_return_name(int rc);
+
+#endif

@@ -1,0 +1,101 @@
+/* What nodegate knows about a node's GPUs at one moment: the snapshot that
+ * collect/nvml.c reads through NVML (or parse/nvidia_smi.c reads from a saved
+ * `nvidia-smi -q`), and judge/gpu_health.c judges.
+ *
+ * Every field says whether it was read: a value NVML could not give is never
+ * a zero. NOT_SUPPORTED (the GPU has no such counter) is not a failure;
+ * FAILED (the call failed, or never returned) is a monitoring failure, and
+ * the rules turn it into `unknown`, never into a fault. */
+#ifndef NODEGATE_CORE_GPU_H
+#define NODEGATE_CORE_GPU_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define NG_GPU_MAX 64
+#define NG_NVLINK_MAX 18
+#define NG_GPU_XID_MAX 32
+
+typedef enum {
+	NG_FIELD_UNREAD = 0,    /* not asked (the source has no such field) */
+	NG_FIELD_OK,            /* value holds what was read */
+	NG_FIELD_NOT_SUPPORTED, /* this GPU has no such counter: not applicable */
+	NG_FIELD_FAILED,        /* the query failed or did not return: unknown */
+} ng_field_state;
+
+typedef struct {
+	ng_field_state state;
+	uint64_t value;
+	int nvml_return; /* the NVML return code when FAILED or NOT_SUPPORTED, else 0 */
+} ng_gpu_field;
+
+/* Clock event reasons (NVML's bit values). */
+enum {
+	NG_CLK_GPU_IDLE = 0x1,
+	NG_CLK_SW_POWER_CAP = 0x4,
+	NG_CLK_HW_SLOWDOWN = 0x8,
+	NG_CLK_SW_THERMAL = 0x20,
+	NG_CLK_HW_THERMAL = 0x40,
+	NG_CLK_HW_POWER_BRAKE = 0x80,
+};
+
+typedef struct {
+	ng_gpu_field active; /* 1 when the link is up */
+	ng_gpu_field replay_errors, recovery_errors, crc_errors;
+} ng_nvlink_state;
+
+/* One Xid the kernel reported for this GPU (parse/xid.h attaches them). */
+typedef struct {
+	int code;
+	int64_t at_usec; /* kernel monotonic time of the line, or -1 */
+	char message[160];
+} ng_gpu_xid;
+
+typedef struct {
+	int index;      /* NVML index */
+	char uuid[96];  /* "GPU-..." */
+	char name[96];
+	char bus[16];   /* normalized PCI address: "0000:3b:00" (domain 4 hex, lowercase, no function) */
+	bool lost;      /* NVML said GPU_IS_LOST */
+	char error[160]; /* why this GPU could not be read, when it could not */
+
+	ng_gpu_field ecc_volatile_uncorrected, ecc_aggregate_uncorrected;
+	ng_gpu_field ecc_volatile_corrected, ecc_aggregate_corrected;
+	ng_gpu_field retired_pages_sbe, retired_pages_dbe, retired_pending;
+	ng_gpu_field remap_corrected, remap_uncorrected, remap_pending, remap_failed;
+	ng_gpu_field pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
+	ng_gpu_field clock_reasons; /* NG_CLK_* bits */
+	ng_gpu_field temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+
+	size_t n_links; /* links the GPU has (NOT_SUPPORTED: 0) */
+	ng_nvlink_state link[NG_NVLINK_MAX];
+
+	size_t n_xid;
+	ng_gpu_xid xid[NG_GPU_XID_MAX];
+} ng_gpu_state;
+
+typedef struct {
+	/* NVML as a whole: OK, or FAILED with why (no library, init failed,
+	 * missing symbol, hang). A snapshot that failed here holds no GPUs. */
+	ng_field_state nvml;
+	char nvml_error[256];
+	char driver[80], nvml_version[80];
+	size_t n_gpus;
+	ng_gpu_state gpu[NG_GPU_MAX];
+	char source[32]; /* "nvml", "nvidia-smi", "synthetic" */
+} ng_gpu_snapshot;
+
+/* core/gpu_json.c: the snapshot as JSON (schema "nodegate/gpus/1") and back,
+ * so a child process can hand it to its parent, and tests can write one. */
+cJSON *ng_gpu_snapshot_to_json(const ng_gpu_snapshot *s);
+int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *err);
+
+/* "00000000:3B:00.0", "0000:3b:00", "PCI:0000:3B:00" -> "0000:3b:00".
+ * -1 when it is not a PCI address. */
+int ng_gpu_bus_normalize(const char *in, char out[16]);
+
+#endif

@@ -1,0 +1,502 @@
+#!/usr/bin/env python3
+"""nodegate epilog, prolog and health through the real binary and the
+synthetic NVML library: what SLURM_JOB_GPUS can hold when an attacker or a
+broken configuration wrote it, the deadline against a hung NVML, the kernel
+log, the store, the text report and the exit statuses of each mode.
+
+Every run gets a fresh temporary directory, an empty policy, an empty kernel
+log unless a test gives one, and no SLURM_* variable it did not set, so
+nothing of the machine running the tests reaches a result.
+Prints one line per test and ends with "N passed, N failed".
+"""
+import argparse
+import atexit
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+NODEGATE = SYNTH = FIXTURES = SCENARIOS = None
+SCHEMA = "nodegate/synthetic-gpus/1"
+
+
+def node(overrides=None, n=8, **top):
+    gpus = [{} for _ in range(n)]
+    for i, o in (overrides or {}).items():
+        gpus[i] = o
+    d = {"schema": SCHEMA}
+    d.update(top)
+    d["gpus"] = gpus
+    return d
+
+
+class Run:
+    def __init__(self, p, seconds, tmp):
+        self.exit = p.returncode
+        self.out = p.stdout.decode(errors="replace")
+        self.err = p.stderr.decode(errors="replace")
+        self.seconds = seconds
+        self.tmp = tmp
+        try:
+            self.json = json.loads(self.out)
+        except ValueError:
+            self.json = None
+
+    def __repr__(self):
+        return f"exit {self.exit} in {self.seconds:.2f} s\nstdout:\n{self.out}\nstderr:\n{self.err}"
+
+
+def run(args, gpus=None, env=None, kmsg="", library=None, policy="{}", timeout=60, files=None):
+    tmp = tempfile.mkdtemp(prefix="ng-epilog-test-")
+    atexit.register(shutil.rmtree, tmp, True)
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("SLURM_") and not k.startswith("NODEGATE_")}
+    sfile = os.path.join(tmp, "gpus.json")
+    with open(sfile, "w") as f:
+        json.dump(gpus if gpus is not None else node(), f)
+    kfile = os.path.join(tmp, "kmsg.log")
+    with open(kfile, "w") as f:
+        f.write(kmsg)
+    pfile = os.path.join(tmp, "policy.json")
+    with open(pfile, "w") as f:
+        f.write(policy)
+    for name, text in (files or {}).items():
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    e["NODEGATE_NVML_LIBRARY"] = library or SYNTH
+    e["NODEGATE_SYNTH_GPUS"] = sfile
+    e["NODEGATE_KMSG"] = kfile
+    for k, v in (env or {}).items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v.replace("@tmp", tmp)
+    argv = [NODEGATE, "--policy", pfile] + [a.replace("@tmp", tmp) for a in args]
+    t0 = time.monotonic()
+    p = subprocess.run(argv, capture_output=True, env=e, timeout=timeout, cwd=tmp)
+    return Run(p, time.monotonic() - t0, tmp)
+
+
+def check(cond, what, r=None):
+    if not cond:
+        raise AssertionError(what + ("\n" + repr(r) if r is not None else ""))
+
+
+def expect(r, severity, drain, exit_status):
+    check(r.json is not None, "stdout is not one JSON document", r)
+    check(r.exit == exit_status, f"exit {r.exit}, expected {exit_status}", r)
+    check(r.json["severity"] == severity, f"severity {r.json['severity']}, expected {severity}", r)
+    check(r.json["drain"] is drain, f"drain {r.json['drain']}, expected {drain}", r)
+    check(r.json["exit"] == r.exit, "the JSON's exit differs from the process's", r)
+
+
+def notes(r):
+    return "\n".join(r.json["notes"])
+
+
+def printable(s):
+    return all(0x20 <= ord(c) < 0x7f for c in s)
+
+
+# ---- SLURM_JOB_GPUS that an attacker or a broken configuration could write ---------
+
+HOSTILE = [
+    "../../x", "/dev/nvidia0", "../../../../etc/shadow", "$(touch @tmp/pwned)",
+    "`touch @tmp/pwned`", "0;touch @tmp/pwned", "0|touch @tmp/pwned", "0&&touch @tmp/pwned",
+    "0 1", "'0'", "%s%s%s%s%n", "\x1b]0;owned\x07", "\u00e9", "-1", "0x1", "+1", "1e3",
+    "99999999999999999999", "18446744073709551617", "4294967296", "1024", "0-99999999",
+    "3-1", "GPU-../../../etc", "MIG-$(id)", "GPU-" + "a" * 5000,
+]
+
+
+def test_hostile_values_check_nothing():
+    for v in HOSTILE:
+        r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": v})
+        expect(r, "n/a", False, 0)
+        check(r.json["checked"] == 0, f"{v!r}: checked {r.json['checked']}", r)
+        check(not os.path.exists(os.path.join(r.tmp, "pwned")), f"{v!r} ran a command", r)
+        check(all(printable(n) for n in r.json["notes"]), f"{v!r}: a note holds raw bytes", r)
+        check(len(r.out) < 20000, f"{v!r}: {len(r.out)} bytes of output", r)
+
+
+def test_hostile_beside_a_real_gpu():
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "../../x,$(touch @tmp/pwned),0,99999999999"},
+            gpus=node({0: {"ecc": {"volatile": {"uncorrected": 1}}}}))
+    expect(r, "fatal", True, 1)
+    check([g["index"] for g in r.json["gpus"]] == [0], "only GPU 0 is checked", r)
+    check('"../../x" refused' in notes(r), "the path is refused by name", r)
+    check(not os.path.exists(os.path.join(r.tmp, "pwned")), "a command ran", r)
+
+
+def test_hostile_in_text_output():
+    r = run(["epilog"], env={"SLURM_JOB_GPUS": "\x1b[2J\x1b[31mX,0"})
+    check(r.exit == 0, "exit 0", r)
+    check("\x1b" not in r.out and "\x1b" not in r.err, "an escape sequence reached the terminal", r)
+    check("\\x1b[2J" in r.out, "the item is shown escaped", r)
+
+
+def test_ten_thousand_entries():
+    v = ",".join(str(i) for i in range(10000))
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": v})
+    expect(r, "ok", False, 0)
+    check(r.json["checked"] == 8, "the node's eight GPUs are checked once each", r)
+    check(len(r.json["notes"]) < 20, f"{len(r.json['notes'])} notes", r)
+    check(r.seconds < 10, f"took {r.seconds:.1f} s", r)
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": ",".join(["../x"] * 10000)})
+    expect(r, "n/a", False, 0)
+    check(len(r.json["notes"]) < 20, f"{len(r.json['notes'])} notes", r)
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": ",".join(["1"] * 10000)})
+    expect(r, "ok", False, 0)
+    check(r.json["checked"] == 1, "one GPU", r)
+
+
+def test_huge_value():
+    # About 1 MB in one variable (Linux allows 128 KiB per string; argv has more room).
+    v = "0," + "9" * 100000
+    r = run(["epilog", "--json", "--gpus", v])
+    expect(r, "ok", False, 0)
+    check(r.json["checked"] == 1, "GPU 0 only", r)
+
+
+def test_empty_and_unset():
+    for env, why in (({"SLURM_JOB_GPUS": ""}, "SLURM_JOB_GPUS is empty"),
+                     ({"SLURM_JOB_GPUS": " , ,"}, "SLURM_JOB_GPUS is empty"),
+                     ({"SLURM_JOB_GPUS": None}, "SLURM_JOB_GPUS is not set")):
+        r = run(["epilog", "--json"], env=env, gpus=node({0: {"lost": True}}))
+        expect(r, "n/a", False, 0)
+        check(why in r.json["reason"], f"the reason says {why!r}", r)
+        r = run(["prolog"], env=env)
+        check(r.exit == 0 and "no GPUs to check" in r.out, "prolog: exit 0, says why", r)
+
+
+def test_ordinal_beyond_the_node():
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "1,7"}, gpus=node(n=2))
+    expect(r, "ok", False, 0)
+    check([g["index"] for g in r.json["gpus"]] == [1], "GPU 1 only", r)
+    check("GPU 7 not on this node (NVML lists 2 GPUs)" in notes(r), "a note names GPU 7", r)
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "70"}, gpus=node(n=2))
+    expect(r, "n/a", False, 0)
+
+
+def test_uuid_resolution_is_exact():
+    u2 = "GPU-00000000-0000-4000-8000-000000000002"
+    g = node({2: {"ecc": {"volatile": {"uncorrected": 1}}}})
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": u2}, gpus=g)
+    expect(r, "fatal", True, 1)
+    check(r.json["gpus"][0]["uuid"] == u2, "GPU 2 by UUID", r)
+    # One digit off: not the GPU, not a guess.
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": u2[:-1] + "9"}, gpus=g)
+    expect(r, "n/a", False, 0)
+    check("not among this node's GPUs" in notes(r), "the unknown UUID is noted", r)
+
+
+# ---- the deadline --------------------------------------------------------------------
+
+def test_hang_ends_within_deadline():
+    hung = {"schema": SCHEMA, "fail": {"hang": "nvmlDeviceGetTotalEccErrors"}}
+    for mode in ("epilog", "prolog", "health"):
+        env = {"SLURM_JOB_GPUS": "0,1"} if mode != "health" else {}
+        r = run([mode, "--json", "--deadline", "2"], env=env, gpus=hung)
+        expect(r, "unknown", False, 0)
+        check(r.json["timed_out"] is True, "timed_out", r)
+        check("did not answer within 2 s" in r.json["reason"], "the reason", r)
+        check(r.seconds <= 3.0, f"{mode}: {r.seconds:.2f} s for a 2 s deadline", r)
+
+
+def test_hang_deadline_from_policy():
+    hung = {"schema": SCHEMA, "gpus": [{}, {"hang": "nvmlDeviceGetRemappedRows"}]}
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1"}, gpus=hung,
+            policy='{"health": {"deadline_seconds": 1}}')
+    expect(r, "unknown", False, 0)
+    check(r.seconds <= 2.0, f"{r.seconds:.2f} s for a 1 s deadline", r)
+    # The hung GPU is not the job's: no wait at all.
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0"}, gpus=hung,
+            policy='{"health": {"deadline_seconds": 1}}')
+    expect(r, "ok", False, 0)
+
+
+def test_hang_in_init_text():
+    r = run(["epilog", "--deadline", "1"], env={"SLURM_JOB_GPUS": "0"},
+            gpus={"schema": SCHEMA, "fail": {"hang": "nvmlInit"}})
+    check(r.exit == 0, "exit 0", r)
+    check(r.out.strip().endswith("epilog: unknown: NVML did not answer within 1 s: no drain"),
+          "the last line", r)
+    check(r.seconds <= 2.0, f"{r.seconds:.2f} s", r)
+
+
+# ---- the kernel log --------------------------------------------------------------------
+
+XID79 = "4,900,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
+
+
+def test_unreadable_kmsg_is_a_note():
+    r = run(["epilog", "--json", "--kmsg", "@tmp/no-such-log"], env={"SLURM_JOB_GPUS": "0"})
+    expect(r, "ok", False, 0)
+    check("kernel log not read" in notes(r) and "Xids not checked" in notes(r), "noted", r)
+    os.chmod(r.tmp, 0o755)
+    if os.geteuid() != 0:  # root reads anything
+        locked = os.path.join(r.tmp, "locked.log")
+        with open(locked, "w") as f:
+            f.write(XID79)
+        os.chmod(locked, 0)
+        r = run(["epilog", "--json", "--kmsg", locked], env={"SLURM_JOB_GPUS": "0"})
+        expect(r, "ok", False, 0)
+
+
+def test_xid_window():
+    old = "4,800,1000000000,-;NVRM: Xid (PCI:0000:18:00): 79, GPU has fallen off the bus.\n"
+    new = "4,801,7200000000,-;NVRM: Xid (PCI:0000:2a:00): 13, pid=5, name=x, Graphics SM Warp Exception\n"
+    # The 79 is 6200 s before the newest line: outside the epilog's hour.
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1"}, kmsg=old + new)
+    expect(r, "transient", False, 0)
+    # health reads the whole buffer by default.
+    r = run(["health", "--json"], kmsg=old + new)
+    expect(r, "fatal", True, 1)
+    # --since widens the epilog's window.
+    r = run(["epilog", "--json", "--since", "7000"], env={"SLURM_JOB_GPUS": "0,1"}, kmsg=old + new)
+    expect(r, "fatal", True, 1)
+    # The job's own run time, when Slurm gives its start: two hours covers the 79.
+    r = run(["epilog", "--json"],
+            env={"SLURM_JOB_GPUS": "0,1", "SLURM_JOB_START_TIME": str(int(time.time()) - 2 * 3600)},
+            kmsg=old + new)
+    expect(r, "fatal", True, 1)
+    # ... half an hour does not; a start time in the future or not a number is ignored.
+    for start in (str(int(time.time()) - 1800), str(int(time.time()) + 86400), "soon", ""):
+        r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1", "SLURM_JOB_START_TIME": start},
+                kmsg=old + new)
+        expect(r, "transient", False, 0)
+    # --no-kmsg: no Xids at all.
+    r = run(["epilog", "--json", "--no-kmsg", "--since", "99999"], env={"SLURM_JOB_GPUS": "0,1"},
+            kmsg=old + new)
+    expect(r, "ok", False, 0)
+
+
+def test_xid_on_another_gpu_is_ignored():
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "1"}, kmsg=XID79)
+    expect(r, "ok", False, 0)
+    check("1 Xid line for GPUs this check does not cover" in notes(r), "noted", r)
+
+
+# ---- modes, text, exit statuses ---------------------------------------------------------
+
+def test_text_one_line_per_gpu():
+    g = node({3: {"pcie": {"width": 8}}})
+    r = run(["epilog"], env={"SLURM_JOB_GPUS": "0-7"}, gpus=g)
+    check(r.exit == 1, "exit 1", r)
+    lines = r.out.splitlines()
+    gpu_lines = [l for l in lines if l.startswith("GPU ")]
+    check(len(gpu_lines) == 8, "eight GPU lines", r)
+    check("degraded" in gpu_lines[3] and "0000:5d:00" in gpu_lines[3], "GPU 3's line", r)
+    check(lines[-1].startswith("epilog: degraded: drain: nodegate: GPU 3 0000:5d:00 degraded"),
+          "the last line names the drain", r)
+
+
+def test_prolog_drains():
+    r = run(["prolog", "--json"], env={"SLURM_JOB_GPUS": "0"}, gpus=node({0: {"lost": True}}))
+    expect(r, "fatal", True, 1)
+    check(r.json["mode"] == "prolog", "mode", r)
+
+
+def test_health_whole_node_and_reason():
+    g = node({6: {"remapped_rows": {"uncorrected": 8, "failed": True}}})
+    r = run(["health"], env={"SLURM_JOB_GPUS": "0"}, gpus=g)
+    check(r.exit == 1, "exit 1", r)
+    check(sum(1 for l in r.out.splitlines() if l.startswith("GPU ")) == 8, "every GPU", r)
+    check("drain: nodegate: GPU 6 0000:ba:00 fatal" in r.out, "the drain reason", r)
+    r = run(["health", "--json"], gpus=g)
+    expect(r, "fatal", True, 1)
+    check(r.json["reason"].startswith("nodegate: GPU 6 0000:ba:00 fatal"), "reason", r)
+
+
+def test_nvml_missing_everywhere():
+    for mode in ("epilog", "prolog", "health"):
+        r = run([mode, "--json"], env={"SLURM_JOB_GPUS": "0"}, library="/nonexistent/libnvidia-ml.so.1")
+        expect(r, "n/a", False, 0)
+        check("cannot load the NVML library" in r.json["reason"], "why", r)
+
+
+def test_usage_errors():
+    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0"})
+    check(r.exit == 2, "by hand: exit 2", r)
+    # Under Slurm a broken Epilog line must not drain the node.
+    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"})
+    check(r.exit == 0 and "not draining the node" in r.err, "under Slurm: exit 0", r)
+    r = run(["prolog", "--deadline", "0"], env={"SLURM_JOB_ID": "42"})
+    check(r.exit == 0, "prolog under Slurm: exit 0", r)
+    r = run(["health", "--gpus", "0"])
+    check(r.exit == 2, "health takes no --gpus", r)
+    r = run(["epilog", "--from-nvidia-smi", "x"])
+    check(r.exit == 2, "epilog takes no --from-nvidia-smi", r)
+    r = run(["epilog", "--since", "-5"])
+    check(r.exit == 2, "--since -5", r)
+    r = run(["epilog", "--kmsg", "x", "--no-kmsg"])
+    check(r.exit == 2, "--kmsg with --no-kmsg", r)
+    for verb in ("epilog", "prolog", "health", "scenarios"):
+        r = run([verb, "--help"])
+        check(r.exit == 0 and r.out.startswith("usage: nodegate " + verb), f"{verb} --help", r)
+
+
+# ---- the store ----------------------------------------------------------------------------
+
+def test_store_records():
+    g = node({1: {"ecc": {"volatile": {"uncorrected": 3}}}})
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1", "SLURM_JOB_ID": "77",
+                                      "NODEGATE_STORE": "@tmp/nodegate.db"}, gpus=g)
+    expect(r, "fatal", True, 1)
+    con = sqlite3.connect(os.path.join(r.tmp, "nodegate.db"))
+    rows = con.execute("SELECT domain, metric, body FROM records ORDER BY id").fetchall()
+    con.close()
+    check(len(rows) == 2, f"{len(rows)} records", r)
+    bodies = [json.loads(b) for _, _, b in rows]
+    check(all(d == "health" and m == "gpu.health" for d, m, _ in rows), "domain and metric", r)
+    check([b["severity"] for b in bodies] == ["ok", "fatal"], "severities", r)
+    check(bodies[1]["job"] == "77" and bodies[1]["mode"] == "epilog", "job and mode", r)
+    # --no-store keeps nothing.
+    r = run(["epilog", "--json", "--no-store"],
+            env={"SLURM_JOB_GPUS": "0", "NODEGATE_STORE": "@tmp/other.db"})
+    check(not os.path.exists(os.path.join(r.tmp, "other.db")), "no store made", r)
+
+
+def test_bad_store_is_a_note():
+    r = run(["epilog", "--json", "--store", "@tmp/not-a-db"], env={"SLURM_JOB_GPUS": "0"},
+            files={"not-a-db": "this is not a database\n" * 100})
+    expect(r, "ok", False, 0)
+    check("records not kept" in notes(r), "noted", r)
+    r = run(["epilog", "--json", "--store", "@tmp/not-a-db"], env={"SLURM_JOB_GPUS": "0"},
+            gpus=node({0: {"lost": True}}), files={"not-a-db": "garbage" * 100})
+    expect(r, "fatal", True, 1)
+
+
+def test_locked_store_keeps_the_deadline():
+    # A store another process holds locked must not hold the node past the
+    # deadline (Slurm would kill the Epilog, and a killed Epilog drains).
+    first = run(["epilog", "--json", "--store", "@tmp/nodegate.db"], env={"SLURM_JOB_GPUS": "0"})
+    expect(first, "ok", False, 0)
+    db = os.path.join(first.tmp, "nodegate.db")
+    con = sqlite3.connect(db, isolation_level=None)
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        r = run(["epilog", "--json", "--deadline", "1", "--store", db],
+                env={"SLURM_JOB_GPUS": "0"}, gpus=node({0: {"lost": True}}))
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+    expect(r, "fatal", True, 1)
+    check(r.seconds <= 2.0, f"{r.seconds:.2f} s for a 1 s deadline", r)
+    check("records not kept" in notes(r), "noted", r)
+
+
+# ---- a saved nvidia-smi -q ------------------------------------------------------------------
+
+def test_from_nvidia_smi():
+    if not FIXTURES or not os.path.isdir(os.path.join(FIXTURES, "nvidia-smi")):
+        return "skipped: no fixtures"
+    d = os.path.join(FIXTURES, "nvidia-smi")
+    idle = os.path.join(d, "smi590_h100-80gb-hbm3_q_idle.txt")
+    r = run(["health", "--json", "--from-nvidia-smi", idle])
+    check(r.exit == 0 and r.json["severity"] in ("ok", "transient", "unknown"), "idle H100", r)
+    check(r.json["checked"] >= 1 and r.json["gpus_from"] == "nvidia-smi -q file", "read", r)
+    brake = os.path.join(d, "nvidia-smi-q_535.161.08_h100x8_hw_power_brake_active.txt")
+    r = run(["health", "--json", "--from-nvidia-smi", brake])
+    check(r.json is not None and r.json["drain"] is True and r.exit == 1,
+          "an active hardware power brake drains", r)
+    r = run(["health", "--from-nvidia-smi", "@tmp/missing.txt"])
+    check(r.exit == 2, "an unreadable dump is an input error", r)
+    r = run(["health", "--from-nvidia-smi", "@tmp/junk.txt"], files={"junk.txt": "hello\n"})
+    check(r.exit == 2, "not a dump", r)
+
+
+# ---- nodegate scenarios itself ----------------------------------------------------------
+
+def scenarios(args, files):
+    d = tempfile.mkdtemp(prefix="ng-scenarios-test-")
+    atexit.register(shutil.rmtree, d, True)
+    for name, doc in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(doc if isinstance(doc, str) else json.dumps(doc))
+    e = {k: v for k, v in os.environ.items() if not k.startswith("NODEGATE_")}
+    p = subprocess.run([NODEGATE, "scenarios", "--dir", d, "--library", SYNTH] + args,
+                       capture_output=True, env=e, timeout=120)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def test_scenarios_report_a_wrong_row():
+    with open(os.path.join(SCENARIOS, "06-ecc.json")) as f:
+        ecc = json.load(f)
+    wrong = dict(ecc, name="wrong", expect={"severity": "ok", "drain": False, "exit": 0})
+    rc, out, err = scenarios([], {"01-ecc.json": ecc, "02-wrong.json": wrong})
+    check(rc == 1, f"exit {rc}\n{out}{err}")
+    lines = out.splitlines()
+    check(lines[0] == "SCENARIO        SEVERITY  DRAIN  EXIT", "the seed's header: " + lines[0])
+    check(lines[1] == "ecc             fatal     yes    1", "the ecc row: " + lines[1])
+    check(lines[2].startswith("wrong           fatal     yes    1    <- expected ok no 0"), lines[2])
+    rc, out, err = scenarios(["--only", "ecc"], {"01-ecc.json": ecc, "02-wrong.json": wrong})
+    check(rc == 0 and "wrong" not in out, f"--only ecc: exit {rc}\n{out}{err}")
+
+
+def test_scenarios_refuse_bad_files():
+    with open(os.path.join(SCENARIOS, "01-healthy.json")) as f:
+        ok = json.load(f)
+    bad = [
+        ("01-healthy.json", "{not json"),
+        ("01-healthy.json", dict(ok, name="other")),
+        ("01-healthy.json", dict(ok, env={"PATH": "/tmp"})),
+        ("01-healthy.json", dict(ok, env={"LD_PRELOAD": "/tmp/x.so"})),
+        ("01-healthy.json", dict(ok, extra=1)),
+        ("01-healthy.json", dict(ok, expect={"severity": "ok"})),
+        ("01-healthy.json", dict(ok, library="/tmp/evil.so")),
+        ("01-healthy.json", {k: v for k, v in ok.items() if k != "synthetic"}),
+    ]
+    for name, doc in bad:
+        rc, out, err = scenarios([], {name: doc})
+        check(rc == 2 and "nodegate scenarios:" in err, f"{doc!r:.80}: exit {rc}\n{out}{err}")
+    rc, out, err = scenarios(["--only", "nope"], {"01-healthy.json": ok})
+    check(rc == 2, "--only an unknown name")
+    rc, out, err = scenarios([], {})
+    check(rc == 2 and "no scenarios" in err, "an empty directory")
+
+
+def test_scenarios_synthetic_file_error_is_not_a_drain():
+    # A typo in the GPUs (a key the library does not know) makes nvmlInit
+    # fail: the epilog says n/a, never a fault.
+    with open(os.path.join(SCENARIOS, "01-healthy.json")) as f:
+        ok = json.load(f)
+    typo = dict(ok, synthetic={"schema": "nodegate/synthetic-gpus/1", "gpus": [{"eccc": {}}]},
+                expect={"severity": "n/a", "drain": False, "exit": 0})
+    rc, out, err = scenarios([], {"01-healthy.json": typo})
+    check(rc == 0, f"exit {rc}\n{out}{err}")
+
+
+def main():
+    global NODEGATE, SYNTH, FIXTURES, SCENARIOS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodegate", required=True)
+    ap.add_argument("--synth", required=True)
+    ap.add_argument("--fixtures")
+    ap.add_argument("--scenarios", required=True)
+    ap.add_argument("--only")
+    a = ap.parse_args()
+    NODEGATE, SYNTH, FIXTURES = os.path.abspath(a.nodegate), os.path.abspath(a.synth), a.fixtures
+    SCENARIOS = a.scenarios
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, fn in tests:
+        if a.only and a.only not in name:
+            continue
+        try:
+            note = fn()
+            print(f"ok    {name}" + (f" ({note})" if note else ""))
+            passed += 1
+        except Exception as e:  # noqa: BLE001 - report every failure, go on
+            print(f"FAIL  {name}: {e}")
+            failed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
