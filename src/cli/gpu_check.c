@@ -75,6 +75,10 @@ struct check {
 	char why[512];       /* the reason behind unknown, n/a or a drain */
 	bool timed_out, drain;
 	size_t n_xid, n_xid_elsewhere;
+	/* each GPU's counters at an earlier check, from the store, for rates */
+	ng_gpu_history history[NG_GPU_MAX];
+	char history_uuid[NG_GPU_MAX][96];
+	size_t n_history;
 };
 
 static double mono_now(void)
@@ -699,6 +703,122 @@ static const char *named_store(const struct check *c)
 
 #define STORE_MIN_S 0.1 /* less of the deadline left than this: the store is skipped */
 
+/* The node as the store knows it between checks. */
+static void store_node(char host[256])
+{
+	host[0] = '\0';
+	if (gethostname(host, 255) != 0 || !host[0])
+		snprintf(host, 256, "localhost");
+	host[255] = '\0';
+}
+
+/* A sum of counters the way the rules take it: -1 when one failed or none
+ * was read, so a later rate is never taken against a zero that was not. */
+static int64_t counter_total(const ng_gpu_field *const *f, size_t n)
+{
+	uint64_t sum = 0;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i]->state == NG_FIELD_FAILED)
+			return -1;
+		if (f[i]->state == NG_FIELD_OK) {
+			sum += f[i]->value;
+			any = true;
+		}
+	}
+	return any && sum <= INT64_MAX ? (int64_t)sum : -1;
+}
+
+static void counters_of(const ng_gpu_state *g, int64_t at, ng_store_gpu_counters *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->uuid, sizeof out->uuid, "%s", g->uuid);
+	out->at = at;
+	const ng_gpu_field *pages[] = {&g->retired_pages_sbe, &g->retired_pages_dbe};
+	const ng_gpu_field *rows[] = {&g->remap_corrected, &g->remap_uncorrected};
+	const ng_gpu_field *replays[] = {&g->pcie_replays};
+	const ng_gpu_field *links[NG_NVLINK_MAX * 3];
+	size_t n = 0;
+	for (size_t k = 0; k < g->n_links && k < NG_NVLINK_MAX; k++) {
+		links[n++] = &g->link[k].replay_errors;
+		links[n++] = &g->link[k].recovery_errors;
+		links[n++] = &g->link[k].crc_errors;
+	}
+	out->retired_pages = counter_total(pages, 2);
+	out->remapped_rows = counter_total(rows, 2);
+	out->pcie_replays = counter_total(replays, 1);
+	out->nvlink_errors = n ? counter_total(links, n) : -1;
+}
+
+/* The child's side of reading history: one line per GPU with a past
+ * sample, "uuid at retired remapped replays nvlink" (-1: not read then). */
+static void history_child(int wfd, const struct check *c, const void *arg)
+{
+	ng_err err;
+	ng_store *st;
+	if (ng_store_open(arg, &st, &err) < 0)
+		return; /* no history: no rates, and keep_records will say why */
+	char host[256];
+	store_node(host);
+	int64_t now = ng_cli_now();
+	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
+	for (size_t i = 0; i < c->snap->n_gpus; i++) {
+		const char *uuid = c->snap->gpu[i].uuid;
+		ng_store_gpu_counters p;
+		if (!uuid[0] || strchr(uuid, ' ') ||
+		    ng_store_gpu_counters_past(st, host, uuid, before, now, &p, &err) != 1)
+			continue;
+		char line[256];
+		int len = snprintf(line, sizeof line, "%s %lld %lld %lld %lld %lld\n", uuid,
+		                   (long long)(now - p.at), (long long)p.retired_pages,
+		                   (long long)p.remapped_rows, (long long)p.pcie_replays,
+		                   (long long)p.nvlink_errors);
+		if (len > 0 && (size_t)len < sizeof line)
+			write_all(wfd, line, (size_t)len);
+	}
+	ng_store_close(st);
+}
+
+/* Each GPU's counters at an earlier check, for the rules' rates. Bounded
+ * like every store access here; no history is no rate, never a fault. */
+static void load_history(struct check *c)
+{
+	const char *spec = named_store(c);
+	if (!spec || c->t_end - mono_now() < STORE_MIN_S)
+		return;
+	struct bounded b;
+	if (run_bounded(c, "the history read", history_child, spec, 1u << 20, &b) < 0 ||
+	    !b.finished) {
+		note(c, "store: earlier counters not read in time: no rates this run");
+		ng_strbuf_free(&b.out);
+		return;
+	}
+	for (const char *p = b.out.s; p && *p && c->n_history < NG_GPU_MAX;) {
+		char uuid[96];
+		long long age, v[4];
+		int used = 0;
+		if (sscanf(p, "%95s %lld %lld %lld %lld %lld%n", uuid, &age, &v[0], &v[1], &v[2], &v[3],
+		           &used) != 6)
+			break;
+		size_t k = c->n_history++;
+		snprintf(c->history_uuid[k], sizeof c->history_uuid[k], "%s", uuid);
+		ng_gpu_history *h = &c->history[k];
+		*h = (ng_gpu_history){.uuid = c->history_uuid[k], .hours_ago = (double)age / 3600.0};
+		uint64_t *dst[] = {&h->retired_pages, &h->remapped_rows, &h->pcie_replays,
+		                   &h->nvlink_errors};
+		for (int f = 0; f < 4; f++) {
+			if (v[f] < 0)
+				h->unread |= 1u << f; /* the NG_HIST_UNREAD_* order */
+			else
+				*dst[f] = (uint64_t)v[f];
+		}
+		p += used;
+		while (*p == '\n')
+			p++;
+	}
+	ng_strbuf_free(&b.out);
+}
+
 /* The child's side: one gpu.health record per GPU checked, and what went
  * wrong (if anything) as one line on the pipe. */
 static void store_child(int wfd, const struct check *c, const void *arg)
@@ -712,9 +832,8 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		write_all(wfd, msg, strlen(msg));
 		return;
 	}
-	char host[256] = "";
-	if (gethostname(host, sizeof host - 1) != 0 || !host[0])
-		snprintf(host, sizeof host, "localhost");
+	char host[256];
+	store_node(host);
 	int64_t now = ng_cli_now();
 	char run_id[80];
 	ng_cli_run_id(run_id, host, now);
@@ -745,6 +864,15 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	}
 	if (rc == 0)
 		rc = ng_store_put_records(st, recs, n, NULL, &err);
+	/* The wear counters, for the next check's rates. */
+	ng_store_gpu_counters *cnt = calloc(c->snap->n_gpus ? c->snap->n_gpus : 1, sizeof *cnt);
+	size_t k = 0;
+	for (size_t i = 0; rc == 0 && cnt && i < c->snap->n_gpus; i++)
+		if (c->snap->gpu[i].uuid[0] && !c->snap->gpu[i].lost)
+			counters_of(&c->snap->gpu[i], now, &cnt[k++]);
+	if (rc == 0 && cnt)
+		rc = ng_store_put_gpu_counters(st, host, cnt, k, &err);
+	free(cnt);
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);
@@ -786,7 +914,7 @@ static void keep_records(struct check *c)
 
 static void finish_judged(struct check *c)
 {
-	ng_health_judge(c->snap, NULL, 0, &c->cli->policy, c->health);
+	ng_health_judge(c->snap, c->history, c->n_history, &c->cli->policy, c->health);
 	c->drain = c->health->drain;
 	if (c->health->n_gpus == 0) {
 		c->outcome = "n/a";
@@ -974,6 +1102,7 @@ static int run_check(struct check *c)
 			snprintf(c->why, sizeof c->why, "no GPUs to check");
 	} else {
 		attach_xids(c);
+		load_history(c);
 		finish_judged(c);
 		keep_records(c);
 	}

@@ -450,14 +450,17 @@ static void judge_rates(judging *j, const ng_gpu_state *g, const ng_gpu_history 
 	double hours = h->hours_ago;
 
 	const ng_gpu_field *pages[] = {&g->retired_pages_sbe, &g->retired_pages_dbe};
-	judge_rate(j, pages, 2, h->retired_pages, hours, p->health_retired_pages_per_day, true,
-	           "rate.retired_pages", "retired pages");
+	if (!(h->unread & NG_HIST_UNREAD_RETIRED_PAGES))
+		judge_rate(j, pages, 2, h->retired_pages, hours, p->health_retired_pages_per_day, true,
+		           "rate.retired_pages", "retired pages");
 	const ng_gpu_field *rows[] = {&g->remap_corrected, &g->remap_uncorrected};
-	judge_rate(j, rows, 2, h->remapped_rows, hours, p->health_remapped_rows_per_day, true,
-	           "rate.remapped_rows", "remapped rows");
+	if (!(h->unread & NG_HIST_UNREAD_REMAPPED_ROWS))
+		judge_rate(j, rows, 2, h->remapped_rows, hours, p->health_remapped_rows_per_day, true,
+		           "rate.remapped_rows", "remapped rows");
 	const ng_gpu_field *replays[] = {&g->pcie_replays};
-	judge_rate(j, replays, 1, h->pcie_replays, hours, p->health_pcie_replays_per_hour, false,
-	           "rate.pcie_replays", "PCIe replays");
+	if (!(h->unread & NG_HIST_UNREAD_PCIE_REPLAYS))
+		judge_rate(j, replays, 1, h->pcie_replays, hours, p->health_pcie_replays_per_hour, false,
+		           "rate.pcie_replays", "PCIe replays");
 
 	const ng_gpu_field *links[NG_NVLINK_MAX * 3];
 	size_t n = 0, nl = g->n_links < NG_NVLINK_MAX ? g->n_links : NG_NVLINK_MAX;
@@ -466,7 +469,7 @@ static void judge_rates(judging *j, const ng_gpu_state *g, const ng_gpu_history 
 		links[n++] = &g->link[k].recovery_errors;
 		links[n++] = &g->link[k].crc_errors;
 	}
-	if (n)
+	if (n && !(h->unread & NG_HIST_UNREAD_NVLINK_ERRORS))
 		judge_rate(j, links, n, h->nvlink_errors, hours, p->health_nvlink_errors_per_hour, false,
 		           "rate.nvlink_errors", "NVLink errors");
 }

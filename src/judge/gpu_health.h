@@ -59,7 +59,17 @@ typedef struct {
 	const char *uuid;
 	double hours_ago;
 	uint64_t retired_pages, remapped_rows, pcie_replays, nvlink_errors;
+	/* NG_HIST_UNREAD_* bits: counters that were not read at that time, so
+	 * no rate can be taken for them (a zero there would fake a rise). */
+	unsigned unread;
 } ng_gpu_history;
+
+enum {
+	NG_HIST_UNREAD_RETIRED_PAGES = 1,
+	NG_HIST_UNREAD_REMAPPED_ROWS = 2,
+	NG_HIST_UNREAD_PCIE_REPLAYS = 4,
+	NG_HIST_UNREAD_NVLINK_ERRORS = 8,
+};
 
 typedef struct {
 	ng_health severity; /* fatal > degraded > transient > ok; unknown only

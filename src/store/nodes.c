@@ -139,3 +139,87 @@ int ng_store_put_hysteresis(ng_store *st, const char *node, const char *metric,
 	}
 	return ng_sql_commit(st->db, err);
 }
+
+/* ---- GPU counters ----------------------------------------------------------------- */
+
+struct counters {
+	const char *node;
+	const ng_store_gpu_counters *c;
+	size_t n;
+};
+
+static int bind_counter(ng_sql_stmt *q, int i, int64_t v)
+{
+	return v < 0 ? ng_sql_bind_null(q, i) : ng_sql_bind_int64(q, i, v);
+}
+
+static int put_counters(ng_store *st, void *arg, ng_err *err)
+{
+	const struct counters *a = arg;
+	ng_sql_stmt *q;
+	if (ng_sql_prepare(st->db,
+	                   "INSERT INTO gpu_counters (node, uuid, at, retired_pages, remapped_rows,"
+	                   " pcie_replays, nvlink_errors) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	                   &q, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < a->n && rc == 0; i++) {
+		const ng_store_gpu_counters *c = &a->c[i];
+		ng_sql_reset(q);
+		ng_sql_bind_text(q, 1, a->node);
+		ng_sql_bind_text(q, 2, c->uuid);
+		ng_sql_bind_int64(q, 3, c->at);
+		bind_counter(q, 4, c->retired_pages);
+		bind_counter(q, 5, c->remapped_rows);
+		bind_counter(q, 6, c->pcie_replays);
+		bind_counter(q, 7, c->nvlink_errors);
+		if (ng_sql_step(q, err) < 0)
+			rc = -1;
+	}
+	ng_sql_finalize(q);
+	return rc;
+}
+
+int ng_store_put_gpu_counters(ng_store *st, const char *node, const ng_store_gpu_counters *c,
+                              size_t n, ng_err *err)
+{
+	struct counters a = {node, c, n};
+	return n ? ng_store_tx(st, put_counters, &a, err) : 0;
+}
+
+static int one_counters(ng_sql_stmt *q, ng_store_gpu_counters *out, ng_err *err)
+{
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		memset(out, 0, sizeof *out);
+		ng_q_text(q, 0, out->uuid, sizeof out->uuid);
+		out->at = ng_sql_column_int64(q, 1);
+		int64_t *v[] = {&out->retired_pages, &out->remapped_rows, &out->pcie_replays,
+		                &out->nvlink_errors};
+		for (int k = 0; k < 4; k++)
+			*v[k] = ng_sql_column_is_null(q, 2 + k) ? -1 : ng_sql_column_int64(q, 2 + k);
+	}
+	ng_sql_finalize(q);
+	return r;
+}
+
+#define COUNTER_COLUMNS "uuid, at, retired_pages, remapped_rows, pcie_replays, nvlink_errors"
+
+int ng_store_gpu_counters_past(ng_store *st, const char *node, const char *uuid, int64_t before,
+                               int64_t now, ng_store_gpu_counters *out, ng_err *err)
+{
+	int r = one_counters(ng_q(st, err,
+	                          "SELECT " COUNTER_COLUMNS " FROM gpu_counters WHERE node = ?"
+	                          " AND uuid = ? AND at <= ? ORDER BY at DESC, id DESC LIMIT 1",
+	                          "tti", node, uuid, before),
+	                     out, err);
+	if (r != 0)
+		return r;
+	return one_counters(ng_q(st, err,
+	                         "SELECT " COUNTER_COLUMNS " FROM gpu_counters WHERE node = ?"
+	                         " AND uuid = ? AND at < ? ORDER BY at ASC, id ASC LIMIT 1",
+	                         "tti", node, uuid, now),
+	                    out, err);
+}

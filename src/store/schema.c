@@ -78,8 +78,14 @@ static const char *const migrations[] = {
 	" seq {INT} PRIMARY KEY, at {INT} NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,"
 	" subject TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT NOT NULL,"
 	" hash TEXT NOT NULL);",
+	/* 2: GPU counters between jobs, for rates (NULL: not read that time) */
+	"CREATE TABLE gpu_counters ("
+	" id {ID}, node TEXT NOT NULL, uuid TEXT NOT NULL, at {INT} NOT NULL,"
+	" retired_pages {INT}, remapped_rows {INT}, pcie_replays {INT}, nvlink_errors {INT});"
+	"CREATE INDEX gpu_counters_by_gpu ON gpu_counters (node, uuid, at);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+_Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");
 
 static void dialect(ng_sql_kind kind, const char *ddl, ng_strbuf *out)
 {

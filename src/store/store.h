@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 1
+#define NG_STORE_SCHEMA_VERSION 2
 
 typedef struct ng_store ng_store;
 
@@ -261,6 +261,22 @@ int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **ou
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,
                                const char *reason, ng_err *err);
+
+/* ---- GPU counters ------------------------------------------------------------------ */
+
+/* One GPU's wear counters at one time; -1 for a counter not read then. */
+typedef struct {
+	char uuid[96];
+	int64_t at;
+	int64_t retired_pages, remapped_rows, pcie_replays, nvlink_errors;
+} ng_store_gpu_counters;
+
+int ng_store_put_gpu_counters(ng_store *st, const char *node, const ng_store_gpu_counters *c,
+                              size_t n, ng_err *err);
+/* The sample to take a rate against: the newest at or before `before`, or
+ * when there is none, the oldest earlier than `now`. 1 found, 0 none. */
+int ng_store_gpu_counters_past(ng_store *st, const char *node, const char *uuid, int64_t before,
+                               int64_t now, ng_store_gpu_counters *out, ng_err *err);
 
 /* ---- the audit log -------------------------------------------------------------- */
 

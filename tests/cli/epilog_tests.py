@@ -361,6 +361,32 @@ def test_store_records():
     check(not os.path.exists(os.path.join(r.tmp, "other.db")), "no store made", r)
 
 
+def test_rates_from_store_history():
+    # The store keeps each check's wear counters; the next check takes its
+    # rates against them (never over less than health.rate_min_hours).
+    shared = tempfile.mkdtemp(prefix="ng-epilog-history-")
+    atexit.register(shutil.rmtree, shared, True)
+    env = {"SLURM_JOB_GPUS": "0", "NODEGATE_STORE": os.path.join(shared, "nodegate.db")}
+    before = node({0: {"pcie": {"replays": 100}}})
+    after = node({0: {"pcie": {"replays": 60100}}})
+    r = run(["epilog", "--json"], env=dict(env, NODEGATE_NOW="1790000000"), gpus=before)
+    expect(r, "ok", False, 0)
+    # Two hours later, 60,000 more replays: 2,500 an hour over 24 h, above 1,000.
+    r = run(["epilog", "--json"], env=dict(env, NODEGATE_NOW="1790007200"), gpus=after)
+    expect(r, "degraded", True, 1)
+    check("rate.pcie_replays" in r.out and "60000" in r.out, "the rate is the reason", r)
+    # A day later the counter has not moved since: no rate, no drain.
+    r = run(["epilog", "--json"], env=dict(env, NODEGATE_NOW="1790100000"), gpus=after)
+    expect(r, "ok", False, 0)
+    # A counter that could not be read last time gives no rate now.
+    env2 = dict(env, NODEGATE_STORE=os.path.join(shared, "second.db"))
+    unread = node({0: {"errors": {"nvmlDeviceGetPcieReplayCounter": "UNKNOWN"}}})
+    r = run(["epilog", "--json"], env=dict(env2, NODEGATE_NOW="1790000000"), gpus=unread)
+    check(r.exit == 0 and not r.json["drain"], "an unread counter drains nothing", r)
+    r = run(["epilog", "--json"], env=dict(env2, NODEGATE_NOW="1790007200"), gpus=after)
+    expect(r, "ok", False, 0)
+
+
 def test_bad_store_is_a_note():
     r = run(["epilog", "--json", "--store", "@tmp/not-a-db"], env={"SLURM_JOB_GPUS": "0"},
             files={"not-a-db": "this is not a database\n" * 100})

@@ -252,6 +252,49 @@ static void open_creates_schema_and_reopen_is_idempotent(void **state)
 	ng_test_store_cleanup(spec);
 }
 
+/* A store an older nodegate wrote is migrated forward on open, keeping
+ * what it held; GPU counters (schema 2) then round-trip. */
+static void older_schema_is_migrated(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_err err;
+	ng_store *st = fresh_store("older_schema_is_migrated", spec, sizeof spec);
+	double s[] = {200.0, 201.0, 199.5};
+	ng_store_record r = rec("n1", CLASS, SW, METRIC, 100, s, 3, true, true);
+	put_ok(st, &r, 1, NULL);
+	assert_int_equal(ng_sql_exec(ng_store_sql(st),
+	                             "DROP TABLE gpu_counters;"
+	                             "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+	                             &err),
+	                 0);
+	ng_store_close(st);
+	st = open_ok(spec);
+	char v[32];
+	query_text(ng_store_sql(st), "SELECT value FROM meta WHERE key = 'schema_version'", v,
+	           sizeof v);
+	assert_int_equal(atoi(v), NG_STORE_SCHEMA_VERSION);
+	assert_int_equal(count_records(st), 1);
+	ng_store_gpu_counters c[2] = {{.uuid = "GPU-a", .at = 100, .retired_pages = 1,
+	                               .remapped_rows = -1, .pcie_replays = 7, .nvlink_errors = 0},
+	                              {.uuid = "GPU-a", .at = 200, .retired_pages = 2,
+	                               .remapped_rows = 3, .pcie_replays = 9, .nvlink_errors = 0}};
+	assert_int_equal(ng_store_put_gpu_counters(st, "n1", c, 2, &err), 0);
+	ng_store_gpu_counters got;
+	/* the newest at or before 150 */
+	assert_int_equal(ng_store_gpu_counters_past(st, "n1", "GPU-a", 150, 300, &got, &err), 1);
+	assert_int_equal(got.at, 100);
+	assert_int_equal(got.remapped_rows, -1); /* not read then */
+	assert_int_equal(got.pcie_replays, 7);
+	/* none that old: the oldest before now */
+	assert_int_equal(ng_store_gpu_counters_past(st, "n1", "GPU-a", 50, 300, &got, &err), 1);
+	assert_int_equal(got.at, 100);
+	assert_int_equal(ng_store_gpu_counters_past(st, "n1", "GPU-b", 500, 600, &got, &err), 0);
+	assert_int_equal(ng_store_gpu_counters_past(st, "n2", "GPU-a", 500, 600, &got, &err), 0);
+	ng_store_close(st);
+	ng_test_store_cleanup(spec);
+}
+
 /* A database with another program's tables is refused by name, and left as
  * it was. */
 static void foreign_database_is_refused(void **state)
@@ -1382,6 +1425,7 @@ int main(void)
 	fprintf(stderr, "[ info     ] backend %s\n", pg ? "postgres" : "sqlite");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(open_creates_schema_and_reopen_is_idempotent),
+		cmocka_unit_test(older_schema_is_migrated),
 		cmocka_unit_test(foreign_database_is_refused),
 		cmocka_unit_test(newer_schema_is_refused),
 		cmocka_unit_test(random_bytes_are_refused),
