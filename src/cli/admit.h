@@ -66,6 +66,12 @@ int ng_admit_decide_run(struct ng_admit_run *r, const ng_policy *pol);
  * events), then stores the decision. */
 int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r, ng_err *err);
 int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err);
+/* --land slurm: a quarantined node is drained through scontrol with the
+ * case's reason (land/slurm.h: never over an operator's drain), as node
+ * (NULL: r->node); what happened is a note and a "land.drain" audit entry.
+ * -1 only when the store failed. */
+int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                        const char *node, ng_err *err);
 
 void ng_admit_note(struct ng_admit_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,6 +1,7 @@
 /* Landing an admission outcome: overrides, open cases, the class's circuit
  * breaker, new quarantine cases with their evidence, the records accepted
  * into baselines, and the decision with its audit entry. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "cli/admit.h"
 #include "cli/store_cli.h"
 #include "core/json.h"
+#include "land/slurm.h"
 
 /* ---- landing --------------------------------------------------------------------------- */
 
@@ -280,3 +282,62 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 	return rc;
 }
 
+
+/* ---- landing on Slurm (--land slurm) ------------------------------------------------ */
+
+int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                        const char *node, ng_err *err)
+{
+	if (cli->no_land || strcmp(r->outcome, "quarantined") != 0 || !r->case_id)
+		return 0;
+	ng_store_case c = {0};
+	int has = ng_store_open_case_of(st, r->node, &c, err);
+	if (has < 0)
+		return -1;
+	if (has == 0) {
+		ng_admit_note(r, "slurm: no open case to land");
+		return 0;
+	}
+	/* "nodegate: quarantined case N: memory hostmem.bw 61.2 GB/s, 48% of
+	 * median (bar 80)": what failed, how badly, and the case to read. */
+	char how[160] = "";
+	const struct ng_admit_judged *j = latest_of(r, c.metric);
+	if (j && isfinite(j->res.value)) {
+		int n = snprintf(how, sizeof how, " %.4g %s", j->res.value, j->unit ? j->unit : "");
+		if (n > 0 && isfinite(j->line.flag.percent))
+			snprintf(how + n, sizeof how - (size_t)n, ", %.0f%% of median (bar %.4g)",
+			         j->line.flag.percent, j->line.flag.bar);
+	}
+	char reason[NG_SLURM_REASON_MAX * 2];
+	snprintf(reason, sizeof reason, "nodegate: quarantined case %lld: %s %s%s",
+	         (long long)c.id, c.domain, c.metric, how);
+	ng_store_case_free(&c);
+	ng_slurm_opts o = {.node = node ? node : r->node};
+	ng_slurm_result res;
+	ng_err lerr = {{0}};
+	int rc = ng_slurm_drain(&o, reason, &res, &lerr);
+	if (rc == 0)
+		ng_admit_note(r, "slurm: %s", res.message);
+	else if (rc == 1)
+		ng_admit_note(r, "slurm: not drained: %s", res.message);
+	else
+		ng_admit_note(r, "slurm: drain not landed: %s", lerr.msg);
+	/* What landing did, in the audit log, whatever it was. */
+	char *detail = ng_slurm_result_json(&res, "drain");
+	cJSON *d = detail ? cJSON_Parse(detail) : NULL;
+	free(detail);
+	if (d) {
+		cJSON_AddNumberToObject(d, "case", (double)r->case_id);
+		cJSON_AddStringToObject(d, "result", rc == 0 ? "done" : rc == 1 ? "left-alone" : "failed");
+		if (rc < 0)
+			cJSON_AddStringToObject(d, "error", lerr.msg);
+	}
+	char *text = d ? cJSON_PrintUnformatted(d) : NULL;
+	cJSON_Delete(d);
+	char subject[160];
+	snprintf(subject, sizeof subject, "node:%s", r->node);
+	int arc = text ? ng_store_audit(st, false, r->now, r->actor, "land.drain", subject, text, err)
+	               : ng_fail(err, "out of memory");
+	cJSON_free(text);
+	return arc < 0 ? -1 : 0;
+}

@@ -17,6 +17,8 @@ struct ng_cli {
 	ng_policy policy;
 	const char *prog;
 	const char *store_spec; /* the global --store, or NULL */
+	const char *on_verdict; /* the global --on-verdict: a program told of each verdict */
+	bool no_land;           /* report only: change no scheduler state, run no hook (npd) */
 };
 
 struct ng_cmd_entry {
@@ -46,6 +48,9 @@ extern const struct ng_cmd_entry ng_cmd_epilog_entry;
 extern const struct ng_cmd_entry ng_cmd_prolog_entry;
 extern const struct ng_cmd_entry ng_cmd_health_entry;
 extern const struct ng_cmd_entry ng_cmd_scenarios_entry;
+extern const struct ng_cmd_entry ng_cmd_metrics_entry;
+extern const struct ng_cmd_entry ng_cmd_kube_entry;
+extern const struct ng_cmd_entry ng_cmd_npd_entry;
 
 /* A verb made of subcommands ("baseline build", "audit verify"). */
 struct ng_subcmd {
@@ -92,6 +97,13 @@ int ng_emit_records(struct ng_cli *cli, const struct ng_cmd_entry *cmd, cJSON *r
 /* cmd_run.c: copies the "diag" map of the records in path (the --out of
  * `nodegate run dcgmi`) into every record that has none. */
 int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err);
+/* Runs the --on-verdict program, if any, with doc on its standard input
+ * (src/land/hook.h); nothing when cli->no_land. Returns its failure as a
+ * note (NULL when it ran cleanly or nothing ran); the caller frees it. */
+char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc);
+/* The same for a verb whose report is already out: the note goes to
+ * standard error as "nodegate VERB: note: ...". Takes doc and frees it. */
+void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

@@ -25,7 +25,7 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	.name = "admit",
 	.usage = "[--store S] [--quick] [--storage-path DIR] [--skip DOMAIN]... [--json]\n"
 	         "       [--fabric TOOL [--fabric-diag FILE] [--raw-dir DIR] -- COMMAND [ARGS...]]\n"
-	         "       [--from FILE... [--confirm-from FILE...]]",
+	         "       [--from FILE... [--confirm-from FILE...]] [--land slurm|none [--node NAME]]",
 	.summary = "Screen this node before it joins an allocation; admit, warn, hold or quarantine.",
 	.help =
 	"Runs the admission profile on this node (compute: `probe cpu`, memory:\n"
@@ -68,6 +68,11 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"                         instead of measuring; all must be of one node\n"
 	"      --confirm-from F   with --from: the confirmation's records; without it a\n"
 	"                         flagged run ends `suspect` and names what to re-run\n"
+	"      --land slurm|none  slurm: drain a quarantined node through scontrol\n"
+	"                         (State=DRAIN, \"nodegate: quarantined case N: ...\"; never\n"
+	"                         over an operator's drain; audited as land.drain);\n"
+	"                         default none. NODEGATE_SCONTROL names scontrol\n"
+	"      --node NAME        the Slurm node name (default: the records' node)\n"
 	"  -j, --json             print the decision as JSON\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -82,6 +87,8 @@ struct opts {
 	const char **from, **confirm_from;
 	size_t n_from, n_confirm_from;
 	bool json;
+	bool land_slurm;       /* --land slurm: drain a quarantined node through scontrol */
+	const char *land_node; /* --node: its Slurm name, when not the records' node */
 };
 
 const char *ng_admit_str(const cJSON *obj, const char *key)
@@ -114,7 +121,8 @@ static int add_file(const char ***list, size_t *n, const char *path)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_STORE = 256, O_STORAGE, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW };
+	enum { O_STORE = 256, O_STORAGE, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW,
+	       O_LAND, O_NODE };
 	static const struct option longopts[] = {
 		{"store", required_argument, NULL, O_STORE},
 		{"quick", no_argument, NULL, 'Q'},
@@ -126,6 +134,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"fabric-diag", required_argument, NULL, O_FDIAG},
 		{"fabric-timeout", required_argument, NULL, O_FTIME},
 		{"raw-dir", required_argument, NULL, O_RAW},
+		{"land", required_argument, NULL, O_LAND},
+		{"node", required_argument, NULL, O_NODE},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -160,6 +170,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_FDIAG: o->profile.fabric_diag = optarg; break;
 		case O_RAW: o->profile.raw_dir = optarg; break;
+		case O_LAND:
+			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "none") != 0)
+				return ng_cmd_usage_error(e, "--land takes slurm or none");
+			o->land_slurm = strcmp(optarg, "slurm") == 0;
+			break;
+		case O_NODE: o->land_node = optarg; break;
 		case O_FTIME: {
 			char *end;
 			double t = strtod(optarg, &end);
@@ -415,6 +431,8 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 	}
 	if (ng_admit_land(st, cli, r, &err) < 0 || ng_admit_store_decision(st, r, &err) < 0)
 		goto store_failed;
+	if (o->land_slurm && ng_admit_land_slurm(st, cli, r, o->land_node, &err) < 0)
+		goto store_failed;
 	*exit_code = exit_for(r);
 	return 0;
 
@@ -450,6 +468,13 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 	cJSON *keep[2] = {NULL, NULL};
 	int exit_code = NG_EXIT_USAGE;
 	if (run(cli, &o, st, &r, keep, &exit_code) == 0) {
+		/* The decision is in the store: tell the --on-verdict program. */
+		cJSON *verdict = ng_admit_json(&r);
+		char *hook_note = ng_cli_on_verdict(cli, verdict);
+		cJSON_Delete(verdict);
+		if (hook_note)
+			ng_admit_note(&r, "%s", hook_note);
+		free(hook_note);
 		if (o.json) {
 			cJSON *j = ng_admit_json(&r);
 			ng_print_json(j);

@@ -6,14 +6,19 @@ static int health_main(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_health_entry = {
 	.name = "health",
-	.usage = "[--from-nvidia-smi FILE] [--deadline S] [--kmsg FILE | --no-kmsg] [--since S] [--json]",
+	.usage = "[--from-nvidia-smi FILE] [--deadline S] [--kmsg FILE | --no-kmsg] [--since S]\n"
+	         "       [--land slurm|none [--slurm-conf FILE] [--node NAME]] [--json]",
 	.summary = "Check every GPU of this node (or a saved nvidia-smi -q); print the drain reason.",
 	.help =
 	"The rules of `nodegate epilog`, on every GPU NVML lists, with every Xid in the\n"
 	"kernel's buffer (or --since S seconds of it). For Slurm's HealthCheckProgram,\n"
 	"cron or a person. Slurm only logs a HealthCheckProgram's exit status, so on\n"
 	"degraded or fatal this prints the drain reason (\"nodegate: GPU 3 0000:3b:00\n"
-	"fatal: ...\") and exits 1; draining the node with it is up to the caller.\n"
+	"fatal: ...\") and exits 1; draining the node with it is up to the caller,\n"
+	"unless --land slurm is given: then nodegate drains it through scontrol\n"
+	"(State=DRAIN, that reason; never over an operator's drain; the state read\n"
+	"back) and reports what changed. The health-check environment has no\n"
+	"SLURM_CONF: give --slurm-conf FILE. docs/landing.md.\n"
 	"\n"
 	"--from-nvidia-smi FILE judges a saved `nvidia-smi -q` the same way (its\n"
 	"[N/A] and \"Not Supported\" fields are not read as zero); kernel Xids are\n"

@@ -7,12 +7,13 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "land/slurm.h"
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_release_entry = {
 	.name = "release",
-	.usage = "NODE [--by NAME] [--reason TEXT] [--store S] [--json]\n"
+	.usage = "NODE [--by NAME] [--reason TEXT] [--land slurm|none] [--store S] [--json]\n"
 	         "       nodegate release NODE --manual --by NAME --reason TEXT [--store S] [--json]",
 	.summary = "Release a quarantined node once the failed test has passed again.",
 	.help =
@@ -31,6 +32,12 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"      --manual       release without the passing runs (needs --by and --reason)\n"
 	"  -b, --by NAME      who releases (default: the invoking user, $SUDO_USER first)\n"
 	"  -r, --reason TEXT  why, kept with the case\n"
+	"      --land slurm|none  slurm: once the case is closed, resume the node through\n"
+	"                     scontrol, only if nodegate drained it for this case (its\n"
+	"                     reason starts \"nodegate: quarantined case N:\"); an\n"
+	"                     operator's drain or another check's is left alone. Audited\n"
+	"                     as land.resume. Default none\n"
+	"      --node NAME    the Slurm node name, when not NODE\n"
 	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
 	"  -j, --json         the closed case as JSON\n"
 	"  -h, --help         this text\n"
@@ -40,11 +47,55 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	.exec = exec_release,
 };
 
+/* --land slurm: resumes the node, only from this case's drain (land/slurm.h
+ * never resumes an operator's). The case stays closed whatever happens;
+ * what happened is audited (land.resume) and returned as JSON. A failed
+ * resume is said on standard error; *rc becomes NG_EXIT_STORE only when the
+ * audit entry cannot be written. */
+static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node, const char *by,
+                          int64_t now, int *rc)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "nodegate: quarantined case %" PRId64 ":", c->id);
+	ng_slurm_opts o = {.node = node, .resume_prefix = prefix};
+	ng_slurm_result res;
+	ng_err lerr = {{0}}, err;
+	int lrc = ng_slurm_resume(&o, &res, &lerr);
+	char *text = ng_slurm_result_json(&res, "resume");
+	cJSON *d = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	if (!d)
+		d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "case", (double)c->id);
+	cJSON_AddStringToObject(d, "result", lrc == 0 ? "done" : lrc == 1 ? "left-alone" : "failed");
+	if (lrc < 0) {
+		cJSON_ReplaceItemInObject(d, "message", cJSON_CreateString(lerr.msg));
+		fprintf(stderr, "nodegate release: the case is closed, but the node was not resumed: "
+		                "%s\n",
+		        lerr.msg);
+	} else if (lrc == 1) {
+		fprintf(stderr, "nodegate release: the case is closed; the node is left drained: %s\n",
+		        res.message);
+	}
+	char *detail = cJSON_PrintUnformatted(d);
+	char subject[160];
+	snprintf(subject, sizeof subject, "node:%s", c->node);
+	if (!detail || ng_store_audit(st, false, now, by, "land.resume", subject, detail, &err) < 0) {
+		fprintf(stderr, "nodegate release: audit entry for the resume not written: %s\n",
+		        detail ? err.msg : "out of memory");
+		*rc = NG_EXIT_STORE;
+	}
+	cJSON_free(detail);
+	return d;
+}
+
 static int exec_release(struct ng_cli *cli, int argc, char **argv)
 {
-	enum { OPT_MANUAL = 256 };
+	enum { OPT_MANUAL = 256, OPT_LAND, OPT_NODE };
 	static const struct option longopts[] = {
 		{"manual", no_argument, NULL, OPT_MANUAL},
+		{"land", required_argument, NULL, OPT_LAND},
+		{"node", required_argument, NULL, OPT_NODE},
 		{"by", required_argument, NULL, 'b'},
 		{"reason", required_argument, NULL, 'r'},
 		{"store", required_argument, NULL, 's'},
@@ -54,11 +105,18 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	};
 	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
 	const char *spec = NULL, *by = NULL, *reason = NULL;
-	bool manual = false, json = false;
+	bool manual = false, json = false, land_slurm = false;
+	const char *land_node = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "b:r:s:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_MANUAL: manual = true; break;
+		case OPT_LAND:
+			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "none") != 0)
+				return ng_cmd_usage_error(e, "--land takes slurm or none");
+			land_slurm = strcmp(optarg, "slurm") == 0;
+			break;
+		case OPT_NODE: land_node = optarg; break;
 		case 'b': by = optarg; break;
 		case 'r': reason = optarg; break;
 		case 's': spec = optarg; break;
@@ -127,8 +185,14 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		rc = ng_cli_store_error(e, &err);
 	} else {
 		ng_store_case c1;
-		r = ng_store_get_case(st, c0.id, &c1, &err);
-		if (r <= 0) {
+		cJSON *landing = NULL;
+		if (land_slurm && !cli->no_land)
+			landing = resume_node(st, &c0, land_node ? land_node : node, by, now, &rc);
+		r = rc == NG_EXIT_OK ? ng_store_get_case(st, c0.id, &c1, &err) : -2;
+		if (r == -2) {
+			cJSON_Delete(landing);
+		} else if (r <= 0) {
+			cJSON_Delete(landing);
 			rc = r < 0 ? ng_cli_store_error(e, &err) : NG_EXIT_STORE;
 		} else {
 			if (json) {
@@ -142,11 +206,17 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 				cJSON_AddNumberToObject(o, "closed_at", (double)c1.closed_at);
 				cJSON_AddStringToObject(o, "closed_by", c1.closed_by);
 				cJSON_AddStringToObject(o, "close_reason", c1.close_reason);
+				if (landing)
+					cJSON_AddItemToObject(o, "landing", landing);
 				ng_print_json(o);
 				cJSON_Delete(o);
 			} else {
 				printf("released node %s: case %" PRId64 " closed by %s (%s)\n", node, c1.id,
 				       c1.closed_by, c1.close_reason);
+				const cJSON *m = landing ? cJSON_GetObjectItem(landing, "message") : NULL;
+				if (cJSON_IsString(m))
+					printf("slurm: %s\n", m->valuestring);
+				cJSON_Delete(landing);
 				if (manual)
 					printf("Nothing has measured %s since it failed %s: its next admission "
 					       "run is its first evidence.\n",

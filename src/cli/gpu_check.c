@@ -39,6 +39,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "judge/gpu_health.h"
+#include "land/slurm.h"
 #include "parse/nvidia_smi.h"
 #include "parse/xid.h"
 
@@ -63,6 +64,9 @@ struct check {
 	bool no_store;
 	const char *smi_file;
 	bool json;
+	bool land_slurm;         /* --land slurm: drain through scontrol */
+	const char *slurm_conf;  /* --slurm-conf */
+	const char *node_name;   /* --node */
 
 	/* the run */
 	double t_end; /* CLOCK_MONOTONIC seconds at which the deadline expires */
@@ -79,6 +83,11 @@ struct check {
 	ng_gpu_history history[NG_GPU_MAX];
 	char history_uuid[NG_GPU_MAX][96];
 	size_t n_history;
+	/* landing through scontrol, when asked */
+	bool landed;      /* ng_slurm_drain ran */
+	int land_rc;      /* its return */
+	ng_slurm_result slurm;
+	char land_error[512];
 };
 
 static double mono_now(void)
@@ -553,9 +562,59 @@ static const char *land(const struct check *c)
 {
 	if (!c->drain)
 		return "none";
+	if (c->landed && c->mode == NG_CHECK_HEALTH)
+		return c->land_rc == 0 ? "scontrol" : c->land_rc == 1 ? "scontrol (left alone)"
+		                                                      : "scontrol (failed)";
+	if (c->landed)
+		return "exit status (Slurm drains the node); scontrol set the reason first";
 	if (c->mode == NG_CHECK_HEALTH)
-		return "reported (the caller drains: no scontrol adapter yet)";
+		return "reported (the caller drains; --land slurm drains through scontrol)";
 	return "exit status (Slurm drains the node)";
+}
+
+/* --land slurm: drains the node through scontrol with the specific reason.
+ * health needs it (HealthCheckProgram's exit status only logs); epilog and
+ * prolog still exit non-zero (Slurm drains with "Epilog error" or "Prolog
+ * error"), and set nodegate's reason first so the operator sees why. The
+ * hooks run under Slurm's own timeout: their landing gets a shorter budget.
+ * An operator's drain is never overwritten (land/slurm.h). */
+static void land_slurm(struct check *c)
+{
+	if (!c->drain || !c->land_slurm || c->cli->no_land)
+		return;
+	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name};
+	if (c->mode != NG_CHECK_HEALTH) {
+		o.call_timeout_s = 5;
+		o.budget_s = 10;
+		o.readback_s = 3;
+	}
+	ng_err err = {{0}};
+	c->land_rc = ng_slurm_drain(&o, c->why, &c->slurm, &err);
+	c->landed = true;
+	if (c->land_rc < 0)
+		snprintf(c->land_error, sizeof c->land_error, "%s", err.msg);
+}
+
+static cJSON *landing_json(const struct check *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	const ng_slurm_result *r = &c->slurm;
+	cJSON_AddStringToObject(o, "to", "slurm");
+	cJSON_AddStringToObject(o, "result", c->land_rc == 0   ? "done"
+	                                     : c->land_rc == 1 ? "left-alone"
+	                                                       : "failed");
+	cJSON_AddStringToObject(o, "node", r->node);
+	cJSON_AddStringToObject(o, "reason", r->reason);
+	cJSON_AddStringToObject(o, "state_before", r->state_before);
+	cJSON_AddStringToObject(o, "reason_before", r->reason_before);
+	cJSON_AddStringToObject(o, "state_after", r->state_after);
+	cJSON_AddStringToObject(o, "reason_after", r->reason_after);
+	cJSON_AddBoolToObject(o, "changed", r->changed);
+	cJSON_AddBoolToObject(o, "left_alone", r->left_alone);
+	cJSON_AddNumberToObject(o, "calls", r->calls);
+	cJSON_AddStringToObject(o, "message", c->land_rc < 0 && c->land_error[0] ? c->land_error
+	                                                                          : r->message);
+	return o;
 }
 
 /* ---- output ------------------------------------------------------------------------ */
@@ -643,6 +702,8 @@ static cJSON *result_json(const struct check *c)
 	cJSON_AddStringToObject(o, "severity", c->outcome);
 	cJSON_AddBoolToObject(o, "drain", c->drain);
 	cJSON_AddStringToObject(o, "drain_by", land(c));
+	if (c->landed)
+		cJSON_AddItemToObject(o, "landing", landing_json(c));
 	cJSON_AddNumberToObject(o, "exit", exit_status(c));
 	cJSON_AddStringToObject(o, "reason", c->why);
 	cJSON_AddStringToObject(o, "gpus_from", c->gpus_from);
@@ -678,6 +739,10 @@ static void print_text(const struct check *c)
 	cJSON_ArrayForEach(n, c->notes)
 		printf("note: %s\n", n->valuestring);
 	size_t checked = c->health ? c->health->n_gpus : 0;
+	/* The verdict stays the last line: what landing did comes before it. */
+	if (c->landed)
+		printf("%s: landing: slurm: %s\n", mode_name(c->mode),
+		       c->land_rc < 0 && c->land_error[0] ? c->land_error : c->slurm.message);
 	if (c->drain)
 		printf("%s: %s: drain: %s\n", mode_name(c->mode), c->outcome, c->why);
 	else if (c->why[0])
@@ -1105,6 +1170,7 @@ static int run_check(struct check *c)
 		load_history(c);
 		finish_judged(c);
 		keep_records(c);
+		land_slurm(c);
 	}
 	if (!c->health->n_gpus && c->why[0] == '\0')
 		snprintf(c->why, sizeof c->why, "no GPUs to check");
@@ -1115,6 +1181,8 @@ static int run_check(struct check *c)
 	} else {
 		print_text(c);
 	}
+	if (c->cli->on_verdict && !c->cli->no_land)
+		ng_cli_on_verdict_stderr(c->cli, c->e->name, result_json(c));
 	rc = exit_status(c);
 	fflush(stdout);
 	return rc;
@@ -1136,7 +1204,7 @@ static int parse_seconds(const char *s, double max, double *out)
 static int parse_opts(struct check *c, int argc, char **argv)
 {
 	enum { O_GPUS = 256, O_DEADLINE, O_KMSG, O_NO_KMSG, O_SINCE, O_LIBRARY, O_STORE, O_NO_STORE,
-	       O_SMI };
+	       O_SMI, O_LAND, O_SLURM_CONF, O_NODE };
 	const struct option all[] = {
 		{"gpus", required_argument, NULL, O_GPUS},
 		{"deadline", required_argument, NULL, O_DEADLINE},
@@ -1147,6 +1215,9 @@ static int parse_opts(struct check *c, int argc, char **argv)
 		{"store", required_argument, NULL, O_STORE},
 		{"no-store", no_argument, NULL, O_NO_STORE},
 		{"from-nvidia-smi", required_argument, NULL, O_SMI},
+		{"land", required_argument, NULL, O_LAND},
+		{"slurm-conf", required_argument, NULL, O_SLURM_CONF},
+		{"node", required_argument, NULL, O_NODE},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -1183,6 +1254,16 @@ static int parse_opts(struct check *c, int argc, char **argv)
 				                             "not a job's GPUs");
 			c->smi_file = optarg;
 			break;
+		case O_LAND:
+			if (strcmp(optarg, "slurm") == 0)
+				c->land_slurm = true;
+			else if (strcmp(optarg, "none") == 0)
+				c->land_slurm = false;
+			else
+				return ng_cmd_usage_error(e, "--land takes slurm or none");
+			break;
+		case O_SLURM_CONF: c->slurm_conf = optarg; break;
+		case O_NODE: c->node_name = optarg; break;
 		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
 		}
 	}
@@ -1190,6 +1271,9 @@ static int parse_opts(struct check *c, int argc, char **argv)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
 	if (c->no_kmsg && c->kmsg_path)
 		return ng_cmd_usage_error(e, "--kmsg and --no-kmsg: use one or the other");
+	if (c->land_slurm && c->smi_file)
+		return ng_cmd_usage_error(e, "--land slurm with --from-nvidia-smi: a saved dump is not "
+		                             "this node's GPUs now; nothing would be drained");
 	return -1;
 }
 

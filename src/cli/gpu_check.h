@@ -40,6 +40,13 @@ int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check
 	"                          the global --store, NODEGATE_STORE); a store that cannot be\n"   \
 	"                          opened, written or reached in time is a note, never a drain\n"  \
 	"      --no-store          keep nothing, even when NODEGATE_STORE is set\n"                \
+	"      --land slurm|none   slurm: also drain through scontrol, with the reason, and\n"  \
+	"                          never over an operator's drain (default none: health\n"      \
+	"                          reports, epilog and prolog drain by exit status;\n"          \
+	"                          docs/landing.md). NODEGATE_SCONTROL names scontrol\n"        \
+	"      --slurm-conf FILE   SLURM_CONF for scontrol (a health check has none)\n"         \
+	"      --node NAME         the Slurm node (default SLURMD_NODENAME, else the short\n"   \
+	"                          host name)\n"                                                  \
 	"  -j, --json              print the result as JSON\n"                                      \
 	"  -h, --help              this text\n"
 

@@ -37,13 +37,16 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_prolog_entry,
 	&ng_cmd_health_entry,
 	&ng_cmd_scenarios_entry,
+	&ng_cmd_metrics_entry,
+	&ng_cmd_kube_entry,
+	&ng_cmd_npd_entry,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: nodegate [--policy FILE] [--store S] COMMAND [ARGS]\n"
+	        "usage: nodegate [--policy FILE] [--store S] [--on-verdict CMD] COMMAND [ARGS]\n"
 	        "\n"
 	        "Keeps slow and sick GPU nodes out of training allocations, and healthy\n"
 	        "ones in. Anything it did not measure is never a pass.\n"
@@ -59,6 +62,9 @@ static void usage(FILE *out)
 	        "  --store S      the store: a SQLite file, or postgresql://... for a fleet\n"
 	        "                 database (also NODEGATE_STORE; else /var/lib/nodegate/\n"
 	        "                 nodegate.db as root, $XDG_STATE_HOME/nodegate otherwise)\n"
+	        "  --on-verdict CMD  run CMD with each admit, epilog, prolog or health verdict\n"
+	        "                 as JSON on its standard input (10 s; CMD is split on spaces,\n"
+	        "                 no shell); its failure is a note, never a different verdict\n"
 	        "  --help         this text; `nodegate COMMAND --help` for a command\n"
 	        "  --version      print the version\n"
 	        "\n"
@@ -106,6 +112,10 @@ int main(int argc, char **argv)
 			cli.store_spec = argv[++i];
 		} else if (strncmp(argv[i], "--store=", 8) == 0) {
 			cli.store_spec = argv[i] + 8;
+		} else if (strcmp(argv[i], "--on-verdict") == 0 && i + 1 < argc) {
+			cli.on_verdict = argv[++i];
+		} else if (strncmp(argv[i], "--on-verdict=", 13) == 0) {
+			cli.on_verdict = argv[i] + 13;
 		} else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
 			policy_path = argv[++i];
 		} else if (strncmp(argv[i], "--policy=", 9) == 0) {

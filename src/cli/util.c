@@ -1,5 +1,6 @@
 #include "cli/cmd.h"
 #include "core/json.h"
+#include "land/hook.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -152,4 +153,25 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 	if (optind < argc)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
 	return -1;
+}
+
+char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
+{
+	if (cli->no_land || !cli->on_verdict || !*cli->on_verdict)
+		return NULL;
+	char *json = cJSON_PrintUnformatted(doc);
+	char note[512];
+	int rc = ng_land_hook_run(cli->on_verdict, json ? json : "{}", NG_HOOK_TIMEOUT_S, note,
+	                          sizeof note);
+	cJSON_free(json);
+	return rc == 0 ? NULL : strdup(note);
+}
+
+void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc)
+{
+	char *note = ng_cli_on_verdict(cli, doc);
+	if (note)
+		fprintf(stderr, "nodegate %s: note: %s\n", verb, note);
+	free(note);
+	cJSON_Delete(doc);
 }

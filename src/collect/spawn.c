@@ -88,6 +88,12 @@ static char *finish(struct sink *s, size_t *len)
 int ng_spawn_capture(char *const argv[], double timeout_s, size_t max_output,
                      ng_spawn_result *r, char *errbuf, size_t errlen)
 {
+	return ng_spawn_capture_stdin(argv, -1, timeout_s, max_output, r, errbuf, errlen);
+}
+
+int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, size_t max_output,
+                           ng_spawn_result *r, char *errbuf, size_t errlen)
+{
 	*r = (ng_spawn_result){.exit_status = -1};
 	int out_pipe[2], err_pipe[2];
 	if (pipe2(out_pipe, O_CLOEXEC) < 0) {
@@ -103,7 +109,10 @@ int ng_spawn_capture(char *const argv[], double timeout_s, size_t max_output,
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (stdin_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, stdin_fd, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
 	posix_spawnattr_init(&attr);

@@ -27,6 +27,11 @@ typedef struct {
 int ng_spawn_capture(char *const argv[], double timeout_s, size_t max_output,
                      ng_spawn_result *r, char *errbuf, size_t errlen);
 
+/* The same, with standard input read from stdin_fd (a file the caller
+ * positioned, so no pipe can fill and block either side); -1: /dev/null. */
+int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, size_t max_output,
+                           ng_spawn_result *r, char *errbuf, size_t errlen);
+
 void ng_spawn_result_free(ng_spawn_result *r);
 
 /* One line saying how the run ended, for reasons and logs. */

@@ -74,9 +74,10 @@ def node_run(rng, node, values, only=None, cls=CLASS, software=SOFTWARE):
 
 
 class Env:
-    def __init__(self, nodegate, tmp, store, fake_tool=None):
+    def __init__(self, nodegate, tmp, store, fake_tool=None, fake_scontrol=None):
         self.nodegate, self.tmp, self.store = nodegate, tmp, store
         self.fake_tool = fake_tool
+        self.fake_scontrol = fake_scontrol
         self.files = 0
 
     def write(self, obj):
@@ -363,7 +364,69 @@ def bad_stores_are_clear_errors(env, rng):
     check("PostgreSQL" in p.stderr, f"unreachable: {p.stderr}")
 
 
+def quarantine_lands_on_slurm(env, rng):
+    """admit --land slurm drains a quarantined node through the stand-in
+    scontrol with the case's reason, audited; release --land slurm resumes
+    only that drain; an operator's drain is never touched."""
+    if not env.fake_scontrol:
+        return
+    state = os.path.join(env.tmp, "slurm-node")
+
+    def set_node(st, reason):
+        with open(state, "w") as f:
+            f.write(f"name=node05x\nstate={st}\nreason={reason}\nstar=0\n")
+
+    def node():
+        with open(state) as f:
+            return dict(l.rstrip("\n").split("=", 1) for l in f)
+
+    senv = {"NODEGATE_SCONTROL": env.fake_scontrol, "FAKE_SCONTROL_STATE": state}
+    env.ingest_history(class_history(rng))
+    run = node_run(rng, "node05x", [m[3] for m in METRICS])
+    run[1]["wrong"] = 3
+    set_node("IDLE", "")
+    p = env.run("admit", "--from", env.write(run), "--land", "slurm", "--json", expect=1, env=senv)
+    d = json.loads(p.stdout)
+    check(d["outcome"] == "quarantined", f"outcome {d['outcome']}")
+    n = node()
+    check(n["state"] == "IDLE+DRAIN", f"not drained: {n}")
+    want = f"nodegate: quarantined case {d['case']}: memory gpumem.copy.gbps"
+    check(n["reason"].startswith(want), f"reason {n['reason']!r}, wanted {want!r}...")
+    audit = json.loads(env.run("audit", "show", "--subject", "node:node05x", "--json",
+                               expect=0).stdout)["entries"]
+    lands = [a for a in audit if a["action"] == "land.drain"]
+    check(lands, f"no land.drain audit entry: {audit}")
+    detail = lands[0]["detail"]
+    detail = json.loads(detail) if isinstance(detail, str) else detail
+    check(detail["changed"] is True and detail["before"]["state"] == "IDLE"
+          and detail["after"]["state"] == "IDLE+DRAIN", f"audit detail {detail}")
+    # An operator drains it by hand meanwhile: release closes the case, never resumes.
+    set_node("IDLE+DRAIN", "operator: reseat GPU 2")
+    p = env.run("release", "node05x", "--manual", "--by", "alice", "--reason", "reseated",
+                "--land", "slurm", expect=0, env=senv)
+    check(node()["reason"] == "operator: reseat GPU 2", f"operator's drain touched: {node()}")
+    check("left" in p.stderr, f"says it left the node drained: {p.stderr}")
+    # A fresh quarantine, then release resumes nodegate's own drain.
+    set_node("IDLE", "")
+    run = node_run(rng, "node05x", [m[3] for m in METRICS])
+    run[1]["wrong"] = 2
+    p = env.run("admit", "--from", env.write(run), "--land", "slurm", "--json", expect=1,
+                env=senv, at=NOW + HOUR)
+    d = json.loads(p.stdout)
+    check(node()["state"] == "IDLE+DRAIN", f"second quarantine not drained: {node()}")
+    p = env.run("release", "node05x", "--manual", "--by", "alice", "--reason", "replaced",
+                "--land", "slurm", "--json", expect=0, env=senv, at=NOW + 2 * HOUR)
+    r = json.loads(p.stdout)
+    check(r["landing"]["result"] == "done" and r["landing"]["changed"] is True,
+          f"landing {r.get('landing')}")
+    check(node()["state"] == "IDLE" and node()["reason"] == "", f"not resumed: {node()}")
+    audit = json.loads(env.run("audit", "show", "--subject", "node:node05x", "--json",
+                               expect=0).stdout)["entries"]
+    check(any(a["action"] == "land.resume" for a in audit), "no land.resume audit entry")
+
+
 SCENARIOS = [
+    quarantine_lands_on_slurm,
     node27_flagged_on_fabric_only,
     node27_confirmed_low_is_quarantined,
     node27_recovered_is_admitted_with_warning,
@@ -400,6 +463,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodegate", required=True)
     ap.add_argument("--fake-tool", help="the stand-in tool of tests/standins")
+    ap.add_argument("--fake-scontrol", help="the stand-in scontrol of tests/standins")
     ap.add_argument("only", nargs="*")
     a = ap.parse_args()
     backend = os.environ.get("NODEGATE_TEST_BACKEND", "sqlite")
@@ -413,7 +477,8 @@ def main():
             else:
                 store = os.path.join(tmp, "store", "nodegate.db")
             try:
-                sc(Env(a.nodegate, tmp, store, a.fake_tool), random.Random(sc.__name__))
+                sc(Env(a.nodegate, tmp, store, a.fake_tool, a.fake_scontrol),
+                   random.Random(sc.__name__))
                 print(f"ok   {sc.__name__} ({backend})")
             except (Failure, subprocess.SubprocessError) as e:
                 failed += 1

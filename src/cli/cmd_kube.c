@@ -1,0 +1,103 @@
+/* nodegate kube: a node cordoned, tainted and labelled in Kubernetes, or
+ * released (src/land/kube.c, docs/kubernetes.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "land/kube.h"
+
+static int exec_kube(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_kube_entry = {
+	.name = "kube",
+	.usage = "cordon NODE --reason R [--dry-run]\n"
+	         "       nodegate kube release NODE [--dry-run]",
+	.summary = "Cordon, taint and label a node in Kubernetes, or release it (kubectl).",
+	.help =
+	"  cordon   kubectl cordon NODE; kubectl taint nodes NODE\n"
+	"           nodegate.io/quarantine=R:NoSchedule --overwrite; kubectl label nodes\n"
+	"           NODE nodegate.io/outcome=quarantined --overwrite\n"
+	"  release  removes that taint and label (already gone is fine) and uncordons\n"
+	"\n"
+	"R is the taint's value, so it must be a valid label value: free text is made\n"
+	"one (other characters become '-', at most 63, starting and ending with a\n"
+	"letter or digit) and the value used is printed. NODE must be a Kubernetes node\n"
+	"name (lowercase letters, digits, '-' and '.'). Each kubectl command runs with\n"
+	"an argv, no shell, and a 30 s timeout; every step is tried even when one fails.\n"
+	"$NODEGATE_KUBECTL names the kubectl binary (default: kubectl on PATH).\n"
+	"\n"
+	"Options:\n"
+	"  -r, --reason R   why (cordon only; required)\n"
+	"  -n, --dry-run    print the commands, run none\n"
+	"  -h, --help       this text\n"
+	"\n"
+	"Exit status: 0 every step done; 1 a kubectl command failed, timed out or could\n"
+	"not be started; 2 usage error.\n",
+	.exec = exec_kube,
+};
+
+static int exec_kube(struct ng_cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	static const struct option longopts[] = {
+		{"reason", required_argument, NULL, 'r'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_kube_entry;
+	const char *reason = NULL;
+	ng_kube_opts o = {.out = stdout};
+	int c;
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+			ng_cmd_print_help(e, stdout);
+			return NG_EXIT_OK;
+		}
+		return ng_cmd_usage_error(e, "say cordon or release");
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "help") == 0) {
+		ng_cmd_print_help(e, stdout);
+		return NG_EXIT_OK;
+	}
+	bool cordon = strcmp(sub, "cordon") == 0;
+	if (!cordon && strcmp(sub, "release") != 0)
+		return ng_cmd_usage_error(e, "unknown subcommand \"%s\": say cordon or release", sub);
+	optind = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, "r:nh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		case 'r': reason = optarg; break;
+		case 'n': o.dry_run = true; break;
+		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		}
+	}
+	int first = optind + 1;
+	if (first >= argc)
+		return ng_cmd_usage_error(e, "kube %s needs a NODE", sub);
+	if (first + 1 < argc)
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[first + 1]);
+	const char *node = argv[first];
+	if (!ng_kube_node_ok(node))
+		return ng_cmd_usage_error(e, "\"%s\" is not a Kubernetes node name (lowercase letters, "
+		                             "digits, '-' and '.', at most 253)",
+		                          node);
+	if (!cordon) {
+		if (reason)
+			return ng_cmd_usage_error(e, "--reason is for cordon");
+		return ng_kube_release(node, &o) ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	}
+	if (!reason)
+		return ng_cmd_usage_error(e, "kube cordon needs --reason");
+	char value[NG_KUBE_VALUE_MAX + 1];
+	ng_kube_value_of(reason, value);
+	if (!value[0] || !ng_kube_value_ok(value))
+		return ng_cmd_usage_error(e, "--reason \"%s\" has no letters or digits to make a taint "
+		                             "value of",
+		                          reason);
+	if (strcmp(value, reason) != 0)
+		printf("reason as a taint value: %s\n", value);
+	return ng_kube_cordon(node, value, &o) ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+}

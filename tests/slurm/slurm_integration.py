@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""nodegate as the Prolog, Epilog and HealthCheckProgram of a real Slurm.
+
+Runs against the single-host cluster of scripts/slurm-test-cluster (started
+by the CTest fixture `slurm`), one case per run:
+
+  healthy          a job on healthy GPUs: the node returns to idle
+  job_gpu_fault    a volatile uncorrectable ECC error on one of the job's
+                   GPUs during the job: the epilog drains the node, and the
+                   reason says nodegate did it; prints the job-end-to-drain time
+  other_gpu_fault  the same fault on GPU 3, not the job's: the node stays idle
+  nvml_missing     NVML cannot be loaded: no drain by prolog, epilog or
+                   health check
+  operator_drain   an operator's drain (reason "ops: cable check") survives a
+                   healthy job's epilog and a health check, reason unchanged
+  resume           after a nodegate drain, RESUME returns the node to idle
+  health_drain     a fault on GPU 3 while idle: the health check drains with
+                   a "nodegate:" reason
+
+Jobs are `sbatch --gres=gpu:2 --wrap 'sleep 1'`: their GPUs are 0,1. Each
+case starts and ends by putting the cluster back: healthy GPUs, the
+original nodegate.env, health checks paused, no jobs, node idle.
+
+Exit status: 0 pass, 1 fail, 77 skip (not root, Slurm not installed, or the
+cluster not set up).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+NODE = "node1"
+SKIP = 77
+
+
+class Fail(Exception):
+    pass
+
+
+def skip(msg):
+    print(f"slurm_integration: {msg}: skipping the Slurm tests", file=sys.stderr)
+    sys.exit(SKIP)
+
+
+class Cluster:
+    def __init__(self, d):
+        self.dir = d
+        self.env = dict(os.environ, SLURM_CONF=os.path.join(d, "etc", "slurm.conf"))
+        self.gpus = os.path.join(d, "gpus.json")
+        self.ngenv = os.path.join(d, "etc", "nodegate.env")
+        self.ngenv_orig = os.path.join(d, "nodegate.env.orig")
+        self.paused = os.path.join(d, "health-paused")
+        self.health_log = os.path.join(d, "log", "health.log")
+        self.prolog_log = os.path.join(d, "log", "prolog.log")
+        with open(os.path.join(d, "epilog-land")) as f:
+            self.land = f.read().strip()
+
+    # -- Slurm ------------------------------------------------------------
+    def cmd(self, *args, check=True):
+        p = subprocess.run(args, env=self.env, capture_output=True, text=True, timeout=30)
+        if check and p.returncode != 0:
+            raise Fail(f"{' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
+        return p.stdout.strip()
+
+    def state(self):
+        return self.cmd("sinfo", "-h", "-n", NODE, "-o", "%T", check=False)
+
+    def reason(self):
+        out = self.cmd("scontrol", "show", "node", NODE)
+        m = re.search(r"^\s*Reason=(.*?)(?: \[[^\]]*\])?\s*$", out, re.M)
+        return m.group(1) if m else ""
+
+    def wait(self, what, pred, timeout, step=0.05):
+        t0 = time.monotonic()
+        while True:
+            v = pred()
+            if v:
+                return time.monotonic() - t0
+            if time.monotonic() - t0 > timeout:
+                raise Fail(f"{what}: not within {timeout} s (node {self.state()!r}, "
+                           f"reason {self.reason()!r})")
+            time.sleep(step)
+
+    def wait_state(self, want, timeout=15):
+        return self.wait(f"node {want}", lambda: self.state() == want, timeout)
+
+    def submit(self):
+        out = self.cmd("sbatch", "--parsable", "--gres=gpu:2", "-o",
+                       os.path.join(self.dir, "out", "%j.out"), "--wrap", "sleep 1")
+        return out.split(";")[0]
+
+    def job_gone(self, job):
+        return self.cmd("squeue", "-h", "-j", job, check=False) == ""
+
+    def job_state(self, job):
+        out = self.cmd("scontrol", "show", "job", job, check=False)
+        m = re.search(r"JobState=(\S+)", out)
+        return m.group(1) if m else "?"
+
+    def wait_prolog(self, job, timeout=20):
+        def seen():
+            try:
+                with open(self.prolog_log) as f:
+                    return f"prolog.sh: job={job} " in f.read()
+            except FileNotFoundError:
+                return False
+        self.wait(f"the prolog of job {job}", seen, timeout, step=0.02)
+
+    def wait_job_end(self, job, timeout=30):
+        self.wait(f"job {job} ending", lambda: self.job_gone(job), timeout)
+        return time.monotonic()
+
+    # -- what nodegate reads ----------------------------------------------
+    def write_gpus(self, faults=None):
+        gpus = [{} for _ in range(4)]
+        for i, g in (faults or {}).items():
+            gpus[i] = g
+        tmp = self.gpus + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"schema": "nodegate/synthetic-gpus/1", "gpus": gpus}, f)
+        os.replace(tmp, self.gpus)
+
+    def set_nvml_library(self, path):
+        with open(self.ngenv_orig) as f:
+            lines = [l for l in f.read().splitlines() if not l.startswith("NODEGATE_NVML_LIBRARY=")]
+        lines.insert(0, f"NODEGATE_NVML_LIBRARY='{path}'")
+        tmp = self.ngenv + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, self.ngenv)
+
+    # -- health checks ----------------------------------------------------
+    def health_running(self):
+        me = os.path.join(self.dir, "etc", "healthcheck.sh").encode()
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if me in f.read():
+                        return True
+            except OSError:
+                pass
+        return False
+
+    def pause_health(self):
+        open(self.paused, "a").close()
+        self.wait("a running health check ending", lambda: not self.health_running(), 15)
+
+    def health_runs(self):
+        try:
+            with open(self.health_log) as f:
+                return f.read().count("healthcheck.sh: rc=")
+        except FileNotFoundError:
+            return 0
+
+    def run_health_once(self, timeout=15):
+        """Unpauses the health check, waits for slurmd to run it once, pauses it."""
+        n = self.health_runs()
+        os.unlink(self.paused)
+        try:
+            self.wait("a health check run", lambda: self.health_runs() > n, timeout, step=0.1)
+        finally:
+            self.pause_health()
+
+    # -- between cases -----------------------------------------------------
+    def restore(self):
+        if not os.path.exists(self.ngenv_orig):
+            shutil.copyfile(self.ngenv, self.ngenv_orig)
+        self.pause_health()
+        self.write_gpus()
+        shutil.copyfile(self.ngenv_orig, self.ngenv)
+        self.cmd("scancel", "-u", "root", check=False)
+        self.wait("the queue emptying", lambda: self.cmd("squeue", "-h", check=False) == "", 30)
+        if self.state() != "idle":
+            self.cmd("scontrol", "update", f"NodeName={NODE}", "State=RESUME", check=False)
+            self.wait_state("idle")
+
+
+# -- the cases ----------------------------------------------------------------
+
+def expect(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+BUSY = ("mixed", "allocated", "completing")
+
+
+def stays_idle(c, what):
+    # The node's state follows the job's end by a few ms: the epilog first.
+    c.wait(f"{what}: node settling", lambda: c.state() not in BUSY, 15, step=0.02)
+    st = c.state()
+    expect(st == "idle", f"{what}: node is {st!r} (reason {c.reason()!r}), expected idle")
+    time.sleep(0.3)
+    st = c.state()
+    expect(st == "idle", f"{what}: node became {st!r} (reason {c.reason()!r}), expected idle")
+
+
+def drained(c):
+    return c.state() in ("drained", "draining", "drain")
+
+
+def check_nodegate_reason(c, what):
+    r = c.reason()
+    if c.land == "slurm":
+        expect(r.startswith("nodegate:"), f"{what}: reason {r!r} does not start with 'nodegate:'")
+    else:
+        # The Epilog exit-status contract: Slurm writes its own reason.
+        expect(r == "Epilog error", f"{what}: reason {r!r}, expected 'Epilog error'")
+    return r
+
+
+def epilog_said(c, job):
+    """What nodegate's epilog printed for JOB, and the wrapper's exit status."""
+    with open(os.path.join(c.dir, "log", "epilog.log"), errors="replace") as f:
+        lines = f.read().splitlines()
+    start = 0
+    for i, l in enumerate(lines):
+        if l.startswith("epilog.sh: job="):
+            if l.startswith(f"epilog.sh: job={job} "):
+                return lines[start:i], l.rsplit("rc=", 1)[-1]
+            start = i + 1
+    raise Fail(f"no epilog run logged for job {job}")
+
+
+def check_epilog_drained(c, job, gpu):
+    said, rc = epilog_said(c, job)
+    want = f"epilog: fatal: drain: nodegate: GPU {gpu} "
+    expect(any(l.startswith(want) for l in said),
+           f"epilog of job {job} said {said!r}, expected a line {want!r}...")
+    if c.land == "slurm":
+        expect(any(l.startswith("epilog: landing: slurm: drained ") for l in said),
+               f"epilog of job {job} said {said!r}, expected it to drain through scontrol")
+    expect(rc == "1", f"epilog of job {job} exited {rc}, expected 1")
+
+
+def case_healthy(c):
+    job = c.submit()
+    c.wait_job_end(job)
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)}")
+    stays_idle(c, "healthy job")
+
+
+ECC = {"ecc": {"volatile": {"uncorrected": 2}}}
+
+
+def case_job_gpu_fault(c):
+    t0 = time.monotonic()
+    job = c.submit()
+    c.wait_prolog(job)            # the prolog saw healthy GPUs; the fault comes during the job
+    c.write_gpus({0: ECC})
+    t_end = c.wait_job_end(job)
+    c.wait("drain", lambda: drained(c), 15, step=0.02)
+    t_drain = time.monotonic()
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)}")
+    r = check_nodegate_reason(c, "fault on a job GPU")
+    check_epilog_drained(c, job, 0)
+    print(f"job-end->drain {t_drain - t_end:.3f} s (submit->drain {t_drain - t0:.2f} s); "
+          f"drained by {c.land}; reason {r!r}")
+
+
+def case_other_gpu_fault(c):
+    c.write_gpus({3: ECC})
+    job = c.submit()
+    c.wait_job_end(job)
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)}")
+    stays_idle(c, "fault on GPU 3, job on 0,1")
+
+
+def case_nvml_missing(c):
+    c.set_nvml_library(os.path.join(c.dir, "no-such-dir", "libnvidia-ml.so.1"))
+    job = c.submit()
+    c.wait_job_end(job)
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)}")
+    stays_idle(c, "NVML missing, after a job")
+    c.run_health_once()
+    stays_idle(c, "NVML missing, after a health check")
+
+
+def case_operator_drain(c):
+    job = c.submit()
+    c.wait_prolog(job)
+    ops = "ops: cable check"
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=DRAIN", f"Reason={ops}")
+    c.wait_job_end(job)
+    c.wait_state("drained")
+    expect(c.reason() == ops, f"after the epilog: reason {c.reason()!r}, expected {ops!r}")
+    c.run_health_once()
+    time.sleep(0.3)
+    expect(c.state() == "drained", f"after a health check: node {c.state()!r}")
+    expect(c.reason() == ops, f"after a health check: reason {c.reason()!r}, expected {ops!r}")
+
+
+def case_resume(c):
+    job = c.submit()
+    c.wait_prolog(job)
+    c.write_gpus({1: ECC})
+    c.wait_job_end(job)
+    c.wait("drain", lambda: drained(c), 15, step=0.02)
+    check_nodegate_reason(c, "fault on a job GPU")
+    check_epilog_drained(c, job, 1)
+    c.write_gpus()               # the card was replaced
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=RESUME")
+    dt = c.wait_state("idle")
+    print(f"RESUME->idle {dt:.2f} s")
+    case_healthy(c)              # and it takes jobs again
+
+
+def case_health_drain(c):
+    c.write_gpus({3: ECC})
+    n = c.health_runs()
+    os.unlink(c.paused)
+    try:
+        dt = c.wait("a health-check drain", lambda: drained(c), 15, step=0.05)
+    finally:
+        c.pause_health()
+    r = c.reason()
+    expect(r.startswith("nodegate: GPU 3 "), f"reason {r!r}, expected 'nodegate: GPU 3 ...'")
+    expect(c.health_runs() > n, "drained, but no health check logged its run")
+    print(f"health check drained after {dt:.2f} s; reason {r!r}")
+
+
+CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", required=True, help="the cluster's DIR (scripts/slurm-test-cluster)")
+    ap.add_argument("--case", required=True, choices=sorted(CASES))
+    a = ap.parse_args()
+
+    if os.geteuid() != 0:
+        skip("needs root (the cluster's slurmd runs as root)")
+    missing = [p for p in ("sbatch", "squeue", "sinfo", "scontrol", "scancel") if not shutil.which(p)]
+    if missing:
+        skip(f"not installed: {' '.join(missing)} (scripts/setup-deps --test installs them)")
+    d = os.path.realpath(a.dir)
+    if not os.path.exists(os.path.join(d, "epilog-land")):
+        skip(f"no cluster set up in {d}")
+
+    c = Cluster(d)
+    t0 = time.monotonic()
+    try:
+        c.restore()
+        CASES[a.case](c)
+        c.restore()
+    except (Fail, subprocess.TimeoutExpired) as e:
+        print(f"FAIL {a.case}: {e}", file=sys.stderr)
+        for log in ("prolog.log", "epilog.log", "health.log", "slurmd.log", "slurmctld.log"):
+            p = os.path.join(d, "log", log)
+            if os.path.exists(p):
+                with open(p, errors="replace") as f:
+                    tail = f.read().splitlines()[-15:]
+                print(f"== {p}\n" + "\n".join(tail), file=sys.stderr)
+        try:
+            c.restore()
+        except Exception as e2:  # the next case restores again
+            print(f"restore after the failure: {e2}", file=sys.stderr)
+        return 1
+    print(f"ok {a.case} ({time.monotonic() - t0:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
