@@ -48,6 +48,7 @@ extern const struct ng_cmd_entry ng_cmd_epilog_entry;
 extern const struct ng_cmd_entry ng_cmd_prolog_entry;
 extern const struct ng_cmd_entry ng_cmd_health_entry;
 extern const struct ng_cmd_entry ng_cmd_scenarios_entry;
+extern const struct ng_cmd_entry ng_cmd_selftest_entry;
 extern const struct ng_cmd_entry ng_cmd_metrics_entry;
 extern const struct ng_cmd_entry ng_cmd_kube_entry;
 extern const struct ng_cmd_entry ng_cmd_npd_entry;

@@ -37,6 +37,7 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_prolog_entry,
 	&ng_cmd_health_entry,
 	&ng_cmd_scenarios_entry,
+	&ng_cmd_selftest_entry,
 	&ng_cmd_metrics_entry,
 	&ng_cmd_kube_entry,
 	&ng_cmd_npd_entry,

@@ -16,6 +16,10 @@ by the CTest fixture `slurm`), one case per run:
   resume           after a nodegate drain, RESUME returns the node to idle
   health_drain     a fault on GPU 3 while idle: the health check drains with
                    a "nodegate:" reason
+  release_after_two_passes
+                   `nodegate admit --land slurm` quarantines the node (its
+                   fabric failed twice) and drains it; two passing runs later
+                   `nodegate release --land slurm` returns it to idle
 
 Jobs are `sbatch --gres=gpu:2 --wrap 'sleep 1'`: their GPUs are 0,1. Each
 case starts and ends by putting the cluster back: healthy GPUs, the
@@ -326,6 +330,63 @@ def case_health_drain(c):
     print(f"health check drained after {dt:.2f} s; reason {r!r}")
 
 
+def admission_records(node, busbw, software="sw-slurm-ci"):
+    """One fabric run of NODE: nine samples around busbw, checked and clean."""
+    spread = [busbw * (1 + 0.004 * k) for k in (-4, -3, -2, -1, 0, 1, 2, 3, 4)]
+    return [{"schema": "nodegate/record/1", "node": node, "class": "slurm-ci", "software": software,
+             "domain": "fabric", "metric": "nccl.all_reduce.busbw", "unit": "GB/s",
+             "samples": spread, "wrong": 0,
+             "diag": {"pcie": "pass", "memory": "pass", "nccl_tests": "pass"}}]
+
+
+def case_release_after_two_passes(c):
+    ng = c.nodegate
+    store = os.path.join(c.dir, "store", "admission.db")
+    if os.path.exists(store):
+        os.unlink(store)
+    files = os.path.join(c.dir, "admission")
+    os.makedirs(files, exist_ok=True)
+
+    def write(name, recs):
+        p = os.path.join(files, name)
+        with open(p, "w") as f:
+            json.dump(recs, f)
+        return p
+
+    def nodegate(*args, want):
+        p = subprocess.run([ng, "--store", store, *args], env=c.env, capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != want:
+            raise Fail(f"nodegate {' '.join(args)}: exit {p.returncode}, expected {want}\n"
+                       f"{p.stdout}{p.stderr}")
+        return p.stdout
+    history = []
+    for i in range(12):
+        history += admission_records(f"peer{i:02d}", 300.0 * (1 + 0.001 * (i - 6)))
+    nodegate("ingest", "--accepted", write("history.json", history), want=0)
+    slow, healthy = write("slow.json", admission_records(NODE, 250.0)), \
+        write("healthy.json", admission_records(NODE, 300.0))
+    out = nodegate("admit", "--land", "slurm", "--node", NODE, "--from", slow,
+                   "--confirm-from", slow, want=1)
+    expect("outcome: quarantined" in out, f"admit said:\n{out}")
+    c.wait("the quarantine drain", lambda: drained(c), 15, step=0.02)
+    r = c.reason()
+    expect(r.startswith("nodegate: quarantined case 1: fabric nccl.all_reduce.busbw"),
+           f"reason {r!r}")
+    # One pass is not enough; a reboot alone never is.
+    nodegate("admit", "--from", healthy, want=1)
+    out = nodegate("release", NODE, "--land", "slurm", want=1)
+    expect(drained(c), f"released after one pass: node {c.state()!r}")
+    nodegate("admit", "--from", healthy, want=1)
+    t0 = time.monotonic()
+    out = nodegate("release", NODE, "--land", "slurm", want=0)
+    c.wait_state("idle")
+    print(f"release->idle {time.monotonic() - t0:.2f} s")
+    case_healthy(c)  # and it takes jobs again
+    audit = nodegate("audit", "verify", want=0)
+    expect("verified" in audit, f"audit: {audit}")
+
+
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
 
 
@@ -333,6 +394,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", required=True, help="the cluster's DIR (scripts/slurm-test-cluster)")
     ap.add_argument("--case", required=True, choices=sorted(CASES))
+    ap.add_argument("--nodegate", help="the nodegate binary under test")
     a = ap.parse_args()
 
     if os.geteuid() != 0:
@@ -345,6 +407,7 @@ def main():
         skip(f"no cluster set up in {d}")
 
     c = Cluster(d)
+    c.nodegate = a.nodegate
     t0 = time.monotonic()
     try:
         c.restore()
