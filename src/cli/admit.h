@@ -34,6 +34,7 @@ struct ng_admit_judged {
 
 struct ng_admit_run {
 	int64_t now;
+	double started; /* CLOCK_MONOTONIC seconds when the run began */
 	const char *actor;
 	char node[128], class_key[256], software[80], run_id[80];
 	struct ng_admit_judged *j;

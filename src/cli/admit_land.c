@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/admit.h"
 #include "cli/store_cli.h"
@@ -262,7 +263,11 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 			.record_id = j->record_id,
 		};
 	}
-	ng_store_node_state s = {.updated_at = r->now, .recheck_at = r->recheck_at};
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double took = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - r->started;
+	ng_store_node_state s = {.updated_at = r->now, .recheck_at = r->recheck_at,
+	                         .duration_ms = r->started > 0 && took > 0 ? (int64_t)(took * 1000) + 1 : 0};
 	ng_copy(s.node, sizeof s.node, r->node);
 	ng_copy(s.class_key, sizeof s.class_key, r->class_key);
 	ng_copy(s.software, sizeof s.software, r->software);

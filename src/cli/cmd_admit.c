@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/admit.h"
 #include "cli/admit_profile.h"
@@ -463,7 +464,10 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		snprintf(raw, sizeof raw, "%.*s/raw", len, slash ? ng_store_where(st) : ".");
 		o.profile.raw_dir = raw;
 	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	struct ng_admit_run r = {.now = ng_cli_now(), .actor = ng_cli_actor(),
+	                         .started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
 	                         .notes = cJSON_CreateArray()};
 	cJSON *keep[2] = {NULL, NULL};
 	int exit_code = NG_EXIT_USAGE;

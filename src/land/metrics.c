@@ -89,6 +89,7 @@ static double real_of(ng_sql_stmt *q, int col)
 struct node_row {
 	char node[128], class_key[256], outcome[24];
 	int64_t updated_at, recheck_at;
+	int64_t duration_ms; /* 0: not measured */
 };
 
 struct line_row {
@@ -112,7 +113,8 @@ static int load_nodes(ng_sql *db, struct node_row **out, size_t *n, ng_err *err)
 {
 	ng_sql_stmt *q = NULL;
 	if (ng_sql_prepare(db,
-	                   "SELECT node, class, outcome, updated_at, recheck_at FROM node_states"
+	                   "SELECT node, class, outcome, updated_at, recheck_at, duration_ms"
+	                   " FROM node_states"
 	                   " ORDER BY node",
 	                   &q, err) < 0)
 		return -1;
@@ -131,6 +133,7 @@ static int load_nodes(ng_sql *db, struct node_row **out, size_t *n, ng_err *err)
 		ng_copy(r->outcome, sizeof r->outcome, text_of(q, 2));
 		r->updated_at = ng_sql_column_int64(q, 3);
 		r->recheck_at = ng_sql_column_int64(q, 4);
+		r->duration_ms = ng_sql_column_int64(q, 5);
 	}
 	ng_sql_finalize(q);
 	return rc < 0 ? -1 : 0;
@@ -212,6 +215,12 @@ static void render_nodes(ng_strbuf *o, const struct node_row *r, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sample(o, "nodegate_last_run_timestamp_seconds", (double)r[i].updated_at, "node",
 		       r[i].node, NULL);
+	family(o, "nodegate_last_run_duration_seconds",
+	       "How long the node's last admission run took, measuring and confirming included.");
+	for (size_t i = 0; i < n; i++)
+		if (r[i].duration_ms > 0)
+			sample(o, "nodegate_last_run_duration_seconds", (double)r[i].duration_ms / 1000.0,
+			       "node", r[i].node, NULL);
 	family(o, "nodegate_recheck_timestamp_seconds",
 	       "When an admitted-warn node is due to be measured again (unix seconds).");
 	for (size_t i = 0; i < n; i++)

@@ -56,13 +56,13 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 		return -1;
 	if (ng_q_exec(st, err,
 	              "INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at,"
-	              " run_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	              " run_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))"
 	              " ON CONFLICT (node) DO UPDATE SET class = excluded.class,"
 	              " software = excluded.software, outcome = excluded.outcome,"
 	              " updated_at = excluded.updated_at, recheck_at = excluded.recheck_at,"
-	              " run_id = excluded.run_id",
-	              "ttttiit", s->node, s->class_key, s->software, s->outcome, s->updated_at,
-	              s->recheck_at, s->run_id) < 0)
+	              " run_id = excluded.run_id, duration_ms = excluded.duration_ms",
+	              "ttttiiti", s->node, s->class_key, s->software, s->outcome, s->updated_at,
+	              s->recheck_at, s->run_id, s->duration_ms) < 0)
 		return -1;
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", s->node);
@@ -82,8 +82,8 @@ int ng_store_put_decision(ng_store *st, const ng_store_node_state *state,
 int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state *out, ng_err *err)
 {
 	ng_sql_stmt *q = ng_q(st, err,
-	                      "SELECT node, class, software, outcome, updated_at, recheck_at, run_id"
-	                      " FROM node_states WHERE node = ?",
+	                      "SELECT node, class, software, outcome, updated_at, recheck_at, run_id,"
+	                      " duration_ms FROM node_states WHERE node = ?",
 	                      "t", node);
 	if (!q)
 		return -1;
@@ -97,6 +97,7 @@ int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state 
 		out->updated_at = ng_sql_column_int64(q, 4);
 		out->recheck_at = ng_sql_column_int64(q, 5);
 		ng_q_text(q, 6, out->run_id, sizeof out->run_id);
+		out->duration_ms = ng_sql_column_int64(q, 7); /* NULL reads as 0: not measured */
 	}
 	ng_sql_finalize(q);
 	return r;

@@ -83,6 +83,8 @@ static const char *const migrations[] = {
 	" id {ID}, node TEXT NOT NULL, uuid TEXT NOT NULL, at {INT} NOT NULL,"
 	" retired_pages {INT}, remapped_rows {INT}, pcie_replays {INT}, nvlink_errors {INT});"
 	"CREATE INDEX gpu_counters_by_gpu ON gpu_counters (node, uuid, at);",
+	/* 3: how long each node's last admission run took (NULL: not measured) */
+	"ALTER TABLE node_states ADD COLUMN duration_ms {INT};",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

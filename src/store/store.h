@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 2
+#define NG_STORE_SCHEMA_VERSION 3
 
 typedef struct ng_store ng_store;
 
@@ -180,6 +180,7 @@ typedef struct {
 	char node[128], class_key[256], software[80];
 	char outcome[24]; /* admitted, admitted-warn, held, suspect, quarantined */
 	int64_t updated_at, recheck_at; /* recheck_at 0: none scheduled */
+	int64_t duration_ms;            /* the run's wall time; 0: not measured */
 	char run_id[80];
 } ng_store_node_state;
 

@@ -127,6 +127,7 @@ def test_metrics_textfile(tmp):
         f'nodegate_node_outcome{{node="node82",class="{cls}",outcome="admitted-warn"}} 1',
         'nodegate_nodes{outcome="quarantined"} 2',
         f'nodegate_last_run_timestamp_seconds{{node="node41"}} {af.NOW}',
+        'nodegate_last_run_duration_seconds{node="node41"} ',
         f'nodegate_recheck_timestamp_seconds{{node="node82"}} {af.NOW + 720 + 24 * 3600}',
         f'nodegate_quarantine_cases_open{{class="{cls}"}} 2',
         f'nodegate_quarantine_case_opened_timestamp_seconds{{node="node80",class="{cls}",'

@@ -265,6 +265,7 @@ static void older_schema_is_migrated(void **state)
 	put_ok(st, &r, 1, NULL);
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
 	                             "DROP TABLE gpu_counters;"
+	                             "ALTER TABLE node_states DROP COLUMN duration_ms;"
 	                             "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
 	                             &err),
 	                 0);
