@@ -70,6 +70,9 @@ void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out);
 /* Parses a verb whose only options are --json and --help. Returns -1 to go
  * on, or the exit status to return (help printed, or a usage error). */
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json);
+/* The nodegate binary this process runs (/proc/self/exe) and its directory,
+ * where the build and the install keep the synthetic GPU library. */
+int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
 /* Reads and parses a JSON file; *text keeps the source for literal checks. */

@@ -433,20 +433,6 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 
 /* ---- the command ----------------------------------------------------------------------- */
 
-/* The nodegate binary this is, and the directory it is in. */
-static int self_path(char *self, size_t cap, char *dir, size_t dcap)
-{
-	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	const char *slash = strrchr(self, '/');
-	if (!slash || (size_t)(slash - self) >= dcap)
-		return -1;
-	memcpy(dir, self, (size_t)(slash - self));
-	dir[slash - self] = '\0';
-	return 0;
-}
 
 static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 {
@@ -480,7 +466,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
 
 	char self[PATH_MAX], self_dir[PATH_MAX - 64], lib[PATH_MAX];
-	if (self_path(self, sizeof self, self_dir, sizeof self_dir) < 0) {
+	if (ng_self_path(self, sizeof self, self_dir, sizeof self_dir) < 0) {
 		fprintf(stderr, "nodegate scenarios: cannot find the nodegate binary (/proc/self/exe)\n");
 		return NG_EXIT_USAGE;
 	}

@@ -280,7 +280,7 @@ static void nvml_child(int wfd, const struct check *c, const void *arg)
 	ng_gpu_snapshot *s = calloc(1, sizeof *s);
 	if (!s)
 		_exit(4);
-	ng_nvml_opts o = {.library = c->library, .indexes = a->n_idx ? a->idx : NULL,
+	ng_nvml_opts o = {.lib_path = c->library, .indexes = a->n_idx ? a->idx : NULL,
 	                  .n_indexes = a->n_idx};
 	ng_err err;
 	if (ng_nvml_snapshot(&o, s, &err) < 0) {

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 {
@@ -45,6 +46,20 @@ int ng_cmd_dispatch(const struct ng_cmd_entry *e, const struct ng_subcmd *subs, 
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 {
 	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary, e->help);
+}
+
+int ng_self_path(char *self, size_t cap, char *dir, size_t dcap)
+{
+	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	const char *slash = strrchr(self, '/');
+	if (!slash || (size_t)(slash - self) >= dcap)
+		return -1;
+	memcpy(dir, self, (size_t)(slash - self));
+	dir[slash - self] = '\0';
+	return 0;
 }
 
 char *ng_read_file(const char *path, size_t *len, ng_err *err)

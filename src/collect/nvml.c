@@ -598,7 +598,7 @@ int ng_nvml_snapshot(const ng_nvml_opts *o, ng_gpu_snapshot *out, ng_err *err)
 	struct nvml n;
 	memset(&n, 0, sizeof n);
 	const char *env = getenv("NODEGATE_NVML_LIBRARY");
-	n.path = o && o->library && *o->library ? o->library : env && *env ? env : DEFAULT_LIBRARY;
+	n.path = o && o->lib_path && *o->lib_path ? o->lib_path : env && *env ? env : DEFAULT_LIBRARY;
 	const char *base = strrchr(n.path, '/');
 	base = base ? base + 1 : n.path;
 	if (strncmp(base, SYNTH_PREFIX, strlen(SYNTH_PREFIX)) == 0)

@@ -17,9 +17,9 @@
 #include "core/gpu.h"
 
 typedef struct {
-	const char *library; /* NULL: $NODEGATE_NVML_LIBRARY, else "libnvidia-ml.so.1" */
-	/* Only these GPUs, by NVML index (NULL: every GPU). UUIDs are resolved
-	 * by the caller with ng_nvml_index_of_uuid first. */
+	const char *lib_path; /* NULL: $NODEGATE_NVML_LIBRARY, else "libnvidia-ml.so.1" */
+	/* Only these GPUs, by NVML index (NULL: every GPU). A caller holding
+	 * UUIDs takes a full snapshot and picks them by exact UUID. */
 	const int *indexes;
 	size_t n_indexes;
 } ng_nvml_opts;

@@ -88,7 +88,7 @@ static void write_healthy(const char *top, const char *gpu5)
 
 static void take(const char *library)
 {
-	ng_nvml_opts o = {.library = library};
+	ng_nvml_opts o = {.lib_path = library};
 	ng_err err = {{0}};
 	memset(&snap, 0xa5, sizeof snap);
 	if (ng_nvml_snapshot(&o, &snap, &err) != 0)
@@ -574,7 +574,7 @@ static void test_indexes(void **state)
 	(void)state;
 	write_healthy(NULL, NULL);
 	int idx[] = {5, 1, 9};
-	ng_nvml_opts o = {.library = NG_SYNTH_LIB, .indexes = idx, .n_indexes = 3};
+	ng_nvml_opts o = {.lib_path = NG_SYNTH_LIB, .indexes = idx, .n_indexes = 3};
 	ng_err err = {{0}};
 	assert_int_equal(ng_nvml_snapshot(&o, &snap, &err), 0);
 	assert_int_equal(snap.nvml, NG_FIELD_OK);
@@ -642,7 +642,7 @@ static void assert_blocks(void)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		alarm(2); /* the deadline is the caller's job; this one only ends the test */
-		ng_nvml_opts o = {.library = NG_SYNTH_LIB};
+		ng_nvml_opts o = {.lib_path = NG_SYNTH_LIB};
 		ng_err err;
 		ng_nvml_snapshot(&o, &snap, &err);
 		_exit(0); /* returned: the hang did not hang */
