@@ -35,6 +35,8 @@ int ng_probe_usage(const struct ng_probe_kind *kind, const char *msg, const char
 void ng_probe_help(const struct ng_probe_kind *kind);
 /* Seconds, more than 0 and at most an hour. */
 int ng_probe_seconds(const char *s, double *out);
+/* A thread count: a whole number, 1 to 4096. */
+int ng_probe_threads(const char *s, unsigned *out);
 /* Bytes with binary suffixes: "4G", "512M", "4KiB", "4096". */
 int ng_probe_bytes(const char *s, uint64_t *out);
 /* Takes c if it is one of NG_PROBE_EMIT_LONGOPTS (but help); false if not. */

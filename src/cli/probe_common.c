@@ -35,6 +35,17 @@ int ng_probe_seconds(const char *s, double *out)
 	return 0;
 }
 
+int ng_probe_threads(const char *s, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(s, &end, 10);
+	if (end == s || *end || errno || n < 1 || n > 4096)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
 int ng_probe_bytes(const char *s, uint64_t *out)
 {
 	char *end;

@@ -1,6 +1,5 @@
 /* nodegate probe cpu: a fixed FP64 kernel on every core, pinned, long enough
  * to show unstable clocks or thermals, every result checked. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +54,6 @@ struct cpu_args {
 static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
 	struct cpu_args *a = args;
-	char *end;
 	switch (c) {
 	case 'd':
 		if (ng_probe_seconds(optarg, &a->o.duration_s) < 0)
@@ -67,14 +65,10 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 			return ng_probe_usage(kind, "--interval takes seconds, at least 0.01", optarg);
 		a->have_interval = true;
 		break;
-	case 't': {
-		errno = 0;
-		long n = strtol(optarg, &end, 10);
-		if (end == optarg || *end || errno || n < 1 || n > 4096)
+	case 't':
+		if (ng_probe_threads(optarg, &a->o.threads) < 0)
 			return ng_probe_usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
-		a->o.threads = (unsigned)n;
 		break;
-	}
 	case 'T': a->o.tier = optarg; break;
 	case 'Q': a->quick = true; break;
 	default: return ng_probe_usage(kind, "unknown option", NULL);

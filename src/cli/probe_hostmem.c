@@ -90,14 +90,10 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 			return ng_probe_usage(kind, "--interval takes seconds, at least 0.01", optarg);
 		a->have_interval = true;
 		break;
-	case 't': {
-		errno = 0;
-		long n = strtol(optarg, &end, 10);
-		if (end == optarg || *end || errno || n < 1 || n > 4096)
+	case 't':
+		if (ng_probe_threads(optarg, &a->o.threads) < 0)
 			return ng_probe_usage(kind, "--threads takes a whole number, 1 to 4096", optarg);
-		a->o.threads = (unsigned)n;
 		break;
-	}
 	case 'Q': a->quick = true; break;
 	default: return ng_probe_usage(kind, "unknown option", NULL);
 	}

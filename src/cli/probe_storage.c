@@ -115,7 +115,8 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 	return -1;
 }
 
-/* Defaults that depend on the pattern and on --quick, for what was not given. */
+/* Defaults that depend on the pattern and on --quick, for what was not given
+ * (duration and interval are settled by ng_probe_timing, as for every probe). */
 static void fill_defaults(struct storage_args *a)
 {
 	bool rnd = ng_storage_pattern_random(a->o.pattern);
@@ -123,16 +124,8 @@ static void fill_defaults(struct storage_args *a)
 		a->o.block = rnd ? 4096 : 1u << 20;
 	if (!a->have_depth)
 		a->o.depth = rnd ? 32 : 16;
-	if (a->quick) {
-		if (!a->have_size)
-			a->o.size = 128ull << 20;
-		if (!a->have_duration)
-			a->o.duration_s = 2;
-		if (!a->have_interval)
-			a->o.interval_s = 0.25;
-	}
-	if (a->have_duration && !a->have_interval && a->o.interval_s > a->o.duration_s)
-		a->o.interval_s = a->o.duration_s / 4;
+	if (a->quick && !a->have_size)
+		a->o.size = 128ull << 20;
 }
 
 static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, struct storage_args *a)
@@ -161,6 +154,10 @@ static int parse_args(const struct ng_probe_kind *kind, int argc, char **argv, s
 	if (a->o.dir && a->o.file)
 		return ng_probe_usage(kind, "--path and --file exclude each other (the file's directory is tested)", NULL);
 	fill_defaults(a);
+	rc = ng_probe_timing(kind, a->quick, a->have_duration, a->have_interval, 2, 0.25,
+	                     &a->o.duration_s, &a->o.interval_s);
+	if (rc >= 0)
+		return rc;
 	ng_err err;
 	if (ng_storage_opts_check(&a->o, &err) < 0)
 		return ng_probe_usage(kind, err.msg, NULL);
