@@ -1,0 +1,142 @@
+/* Work in a child process under the check's deadline. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/gpu_check_run.h"
+
+#define REAP_WAIT_S 0.2 /* after SIGKILL: a child stuck in the driver may never die */
+
+/* ---- work in a child, under the deadline ------------------------------------------- */
+
+/* A fork, not a thread or a timer, is how a hang inside a library is
+ * bounded: an NVML call that never returns (a GPU fallen off the bus, a
+ * driver wedged in an ioctl) cannot be interrupted or cancelled from the
+ * same process, and a thread stuck in it would keep the process alive and
+ * its locks held. A child can be killed, with everything it started, and
+ * the parent still answers in time. A child stuck in uninterruptible sleep
+ * inside the driver may not die even on SIGKILL: it is not waited for past
+ * a moment, and init reaps it when it finally ends. The store is written
+ * the same way, so a locked SQLite file or an unreachable PostgreSQL server
+ * cannot hold the node past the deadline either (Slurm would kill the hook,
+ * and a killed Epilog drains the node). */
+
+
+int ng_check_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Waits at most wait_s for pid to end. The pipe's end usually comes a few
+ * microseconds before the child can be reaped: the first naps are short. */
+static bool reap(pid_t pid, double wait_s, int *status)
+{
+	double until = ng_check_now() + wait_s;
+	long nap_ns = 20 * 1000;
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			return r == pid;
+		if (ng_check_now() >= until)
+			return false;
+		struct timespec ts = {0, nap_ns};
+		nanosleep(&ts, NULL);
+		if (nap_ns < 5 * 1000 * 1000)
+			nap_ns *= 2;
+	}
+}
+
+/* Runs fn in a child of its own process group; collects what it writes
+ * until it closes its pipe or c->t_end passes, then makes sure it is gone.
+ * -1 (b->error set) only when no child could be started. */
+int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const void *arg,
+                       size_t max_bytes, struct bounded *b)
+{
+	memset(b, 0, sizeof *b);
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		b->error = errno;
+		return -1;
+	}
+	fflush(NULL);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		b->error = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Never returns into the command: no atexit handlers, no stdio
+		 * buffers of the parent's flushed twice. If the parent is killed
+		 * (Slurm's own timeout), so is this. */
+		setpgid(0, 0);
+		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
+		fn(fds[1], c, arg);
+		_exit(0);
+	}
+	setpgid(pid, pid); /* both sides, so the group exists before either acts */
+	close(fds[1]);
+
+	for (;;) {
+		double left = c->t_end - ng_check_now();
+		if (left <= 0)
+			break;
+		struct pollfd p = {.fd = fds[0], .events = POLLIN};
+		int r = poll(&p, 1, (int)ceil(left * 1000));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		char chunk[65536];
+		ssize_t n = read(fds[0], chunk, sizeof chunk);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			b->finished = true;
+			break;
+		}
+		if (b->out.len + (size_t)n > max_bytes) {
+			b->too_big = true;
+			break;
+		}
+		ng_strbuf_add(&b->out, chunk, (size_t)n);
+	}
+	close(fds[0]);
+	if (b->finished) {
+		double left = c->t_end - ng_check_now();
+		b->reaped = reap(pid, left > 0 ? left : 0, &b->status);
+	}
+	if (!b->reaped) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		b->reaped = reap(pid, REAP_WAIT_S, &b->status);
+		if (!b->reaped)
+			ng_check_note(c, "%s (process %d) did not end on SIGKILL: it is left to init (stuck in the "
+			        "driver?)",
+			     what, (int)pid);
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* What the parts of the GPU health check share (cli/gpu_check.h is the
+ * verb's side): the run's state, and the functions one part of the run
+ * calls in another. gpu_check.c runs the check; gpu_check_child.c does work
+ * in a child under the deadline; gpu_check_xid.c attaches the kernel's Xids;
+ * gpu_check_report.c lands, reports and sets the exit status;
+ * gpu_check_store.c reads history from and keeps records in the store. */
+#ifndef NODEGATE_CLI_GPU_CHECK_RUN_H
+#define NODEGATE_CLI_GPU_CHECK_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/gpu_check.h"
+#include "cli/job_gpus.h"
+#include "core/gpu.h"
+#include "core/strbuf.h"
+#include "judge/gpu_health.h"
+#include "land/slurm.h"
+
+struct check {
+	struct ng_cli *cli;
+	const struct ng_cmd_entry *e;
+	ng_check_mode mode;
+
+	/* options */
+	const char *gpus_opt;
+	double deadline_s;
+	const char *kmsg_path;
+	bool no_kmsg;
+	double since_s; /* < 0: the mode's default */
+	const char *library;
+	const char *store;
+	bool no_store;
+	const char *smi_file;
+	bool json;
+	bool land_slurm;         /* --land slurm: drain through scontrol */
+	const char *slurm_conf;  /* --slurm-conf */
+	const char *node_name;   /* --node */
+
+	/* the run */
+	double t_end; /* CLOCK_MONOTONIC seconds at which the deadline expires */
+	ng_job_gpus *job;
+	ng_gpu_snapshot *snap;
+	ng_node_health *health;
+	cJSON *notes;
+	char gpus_from[64];
+	const char *outcome; /* a severity name, "unknown" or "n/a" */
+	char why[512];       /* the reason behind unknown, n/a or a drain */
+	bool timed_out, drain;
+	size_t n_xid, n_xid_elsewhere;
+	/* each GPU's counters at an earlier check, from the store, for rates */
+	ng_gpu_history history[NG_GPU_MAX];
+	char history_uuid[NG_GPU_MAX][96];
+	size_t n_history;
+	/* landing through scontrol, when asked */
+	bool landed;      /* ng_slurm_drain ran */
+	int land_rc;      /* its return */
+	ng_slurm_result slurm;
+	char land_error[512];
+};
+
+/* CLOCK_MONOTONIC, in seconds: the deadline's clock. */
+double ng_check_now(void);
+const char *ng_check_mode_name(ng_check_mode m);
+/* Adds one line to the run's notes (what was not checked, and why). */
+void ng_check_note(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- gpu_check_child.c ---- */
+struct bounded {
+	ng_strbuf out; /* what the child wrote on its pipe */
+	bool finished; /* it closed the pipe before the deadline */
+	bool too_big;  /* it wrote more than the cap */
+	bool reaped;
+	int status; /* its wait status, when reaped */
+	int error;  /* errno when no child could be started */
+};
+
+typedef void (*child_fn)(int wfd, const struct check *c, const void *arg);
+
+/* Writes all of p to fd (a child's answer); -1 on an error. */
+int ng_check_write_all(int fd, const char *p, size_t n);
+
+/* Runs fn in a child process that writes its answer on wfd; waits until
+ * c->t_end at the latest, then kills it. Returns 0 when a child ran (b says
+ * how it ended), -1 when none could be started (b->error). At most max
+ * bytes of its answer are kept. */
+int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const void *arg,
+                         size_t max, struct bounded *b);
+
+/* ---- gpu_check_xid.c ---- */
+/* Reads the kernel log and attaches the Xids since the job began to the
+ * GPUs by PCI address; a log that cannot be read is a note. */
+void ng_check_attach_xids(struct check *c);
+
+/* ---- gpu_check_report.c ---- */
+void ng_check_drain_reason(struct check *c);
+void ng_check_land_slurm(struct check *c);
+cJSON *ng_check_result_json(const struct check *c);
+/* One checked GPU as the result and the store's record show it. */
+cJSON *ng_check_gpu_json(const struct check *c, size_t i);
+void ng_check_print_text(const struct check *c);
+int ng_check_exit_status(const struct check *c);
+
+/* ---- gpu_check_store.c ---- */
+void ng_check_load_history(struct check *c);
+void ng_check_keep_records(struct check *c);
+
+#endif

@@ -1,0 +1,232 @@
+/* The store, when one is named: earlier counters for rates, and a record per GPU. */
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/gpu_check_run.h"
+#include "cli/store_cli.h"
+#include "core/json.h"
+
+/* ---- the store (optional) --------------------------------------------------------- */
+
+static const char *named_store(const struct check *c)
+{
+	if (c->no_store)
+		return NULL;
+	if (c->store)
+		return c->store;
+	if (c->cli->store_spec)
+		return c->cli->store_spec;
+	const char *env = getenv("NODEGATE_STORE");
+	return env && *env ? env : NULL;
+}
+
+#define STORE_MIN_S 0.1 /* less of the deadline left than this: the store is skipped */
+
+/* The node as the store knows it between checks. */
+static void store_node(char host[256])
+{
+	host[0] = '\0';
+	if (gethostname(host, 255) != 0 || !host[0])
+		snprintf(host, 256, "localhost");
+	host[255] = '\0';
+}
+
+/* A sum of counters the way the rules take it: -1 when one failed or none
+ * was read, so a later rate is never taken against a zero that was not. */
+static int64_t counter_total(const ng_gpu_field *const *f, size_t n)
+{
+	uint64_t sum = 0;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i]->state == NG_FIELD_FAILED)
+			return -1;
+		if (f[i]->state == NG_FIELD_OK) {
+			sum += f[i]->value;
+			any = true;
+		}
+	}
+	return any && sum <= INT64_MAX ? (int64_t)sum : -1;
+}
+
+static void counters_of(const ng_gpu_state *g, int64_t at, ng_store_gpu_counters *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->uuid, sizeof out->uuid, "%s", g->uuid);
+	out->at = at;
+	const ng_gpu_field *pages[] = {&g->retired_pages_sbe, &g->retired_pages_dbe};
+	const ng_gpu_field *rows[] = {&g->remap_corrected, &g->remap_uncorrected};
+	const ng_gpu_field *replays[] = {&g->pcie_replays};
+	const ng_gpu_field *links[NG_NVLINK_MAX * 3];
+	size_t n = 0;
+	for (size_t k = 0; k < g->n_links && k < NG_NVLINK_MAX; k++) {
+		links[n++] = &g->link[k].replay_errors;
+		links[n++] = &g->link[k].recovery_errors;
+		links[n++] = &g->link[k].crc_errors;
+	}
+	out->retired_pages = counter_total(pages, 2);
+	out->remapped_rows = counter_total(rows, 2);
+	out->pcie_replays = counter_total(replays, 1);
+	out->nvlink_errors = n ? counter_total(links, n) : -1;
+}
+
+/* The child's side of reading history: one line per GPU with a past
+ * sample, "uuid at retired remapped replays nvlink" (-1: not read then). */
+static void history_child(int wfd, const struct check *c, const void *arg)
+{
+	ng_err err;
+	ng_store *st;
+	if (ng_store_open(arg, &st, &err) < 0)
+		return; /* no history: no rates, and keep_records will say why */
+	char host[256];
+	store_node(host);
+	int64_t now = ng_cli_now();
+	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
+	for (size_t i = 0; i < c->snap->n_gpus; i++) {
+		const char *uuid = c->snap->gpu[i].uuid;
+		ng_store_gpu_counters p;
+		if (!uuid[0] || strchr(uuid, ' ') ||
+		    ng_store_gpu_counters_past(st, host, uuid, before, now, &p, &err) != 1)
+			continue;
+		char line[256];
+		int len = snprintf(line, sizeof line, "%s %lld %lld %lld %lld %lld\n", uuid,
+		                   (long long)(now - p.at), (long long)p.retired_pages,
+		                   (long long)p.remapped_rows, (long long)p.pcie_replays,
+		                   (long long)p.nvlink_errors);
+		if (len > 0 && (size_t)len < sizeof line)
+			ng_check_write_all(wfd, line, (size_t)len);
+	}
+	ng_store_close(st);
+}
+
+/* Each GPU's counters at an earlier check, for the rules' rates. Bounded
+ * like every store access here; no history is no rate, never a fault. */
+void ng_check_load_history(struct check *c)
+{
+	const char *spec = named_store(c);
+	if (!spec || c->t_end - ng_check_now() < STORE_MIN_S)
+		return;
+	struct bounded b;
+	if (ng_check_run_bounded(c, "the history read", history_child, spec, 1u << 20, &b) < 0 ||
+	    !b.finished) {
+		ng_check_note(c, "store: earlier counters not read in time: no rates this run");
+		ng_strbuf_free(&b.out);
+		return;
+	}
+	for (const char *p = b.out.s; p && *p && c->n_history < NG_GPU_MAX;) {
+		char uuid[96];
+		long long age, v[4];
+		int used = 0;
+		if (sscanf(p, "%95s %lld %lld %lld %lld %lld%n", uuid, &age, &v[0], &v[1], &v[2], &v[3],
+		           &used) != 6)
+			break;
+		size_t k = c->n_history++;
+		snprintf(c->history_uuid[k], sizeof c->history_uuid[k], "%s", uuid);
+		ng_gpu_history *h = &c->history[k];
+		*h = (ng_gpu_history){.uuid = c->history_uuid[k], .hours_ago = (double)age / 3600.0};
+		uint64_t *dst[] = {&h->retired_pages, &h->remapped_rows, &h->pcie_replays,
+		                   &h->nvlink_errors};
+		for (int f = 0; f < 4; f++) {
+			if (v[f] < 0)
+				h->unread |= 1u << f; /* the NG_HIST_UNREAD_* order */
+			else
+				*dst[f] = (uint64_t)v[f];
+		}
+		p += used;
+		while (*p == '\n')
+			p++;
+	}
+	ng_strbuf_free(&b.out);
+}
+
+/* The child's side: one gpu.health record per GPU checked, and what went
+ * wrong (if anything) as one line on the pipe. */
+static void store_child(int wfd, const struct check *c, const void *arg)
+{
+	const char *spec = arg;
+	char msg[640] = "";
+	ng_err err;
+	ng_store *st;
+	if (ng_store_open(spec, &st, &err) < 0) {
+		snprintf(msg, sizeof msg, "store: %.500s: records not kept", err.msg);
+		ng_check_write_all(wfd, msg, strlen(msg));
+		return;
+	}
+	char host[256];
+	store_node(host);
+	int64_t now = ng_cli_now();
+	char run_id[80];
+	ng_cli_run_id(run_id, host, now);
+	size_t n = c->health->n_gpus;
+	ng_store_record *recs = calloc(n, sizeof *recs);
+	char **bodies = calloc(n, sizeof *bodies);
+	const char *job = getenv("SLURM_JOB_ID");
+	int rc = recs && bodies ? 0 : ng_fail(&err, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		cJSON *b = ng_check_gpu_json(c, i);
+		cJSON_AddStringToObject(b, "schema", "nodegate/record/1");
+		cJSON_AddStringToObject(b, "node", host);
+		cJSON_AddStringToObject(b, "domain", "health");
+		cJSON_AddStringToObject(b, "metric", "gpu.health");
+		cJSON_AddStringToObject(b, "mode", ng_check_mode_name(c->mode));
+		if (job && *job)
+			cJSON_AddStringToObject(b, "job", job);
+		bodies[i] = cJSON_PrintUnformatted(b);
+		cJSON_Delete(b);
+		if (!bodies[i]) {
+			rc = ng_fail(&err, "out of memory");
+			break;
+		}
+		recs[i] = (ng_store_record){
+			.node = host, .class_key = "", .domain = "health", .metric = "gpu.health",
+			.unit = "", .run_id = run_id, .taken_at = now, .body = bodies[i],
+		};
+	}
+	if (rc == 0)
+		rc = ng_store_put_records(st, recs, n, NULL, &err);
+	/* The wear counters, for the next check's rates. */
+	ng_store_gpu_counters *cnt = calloc(c->snap->n_gpus ? c->snap->n_gpus : 1, sizeof *cnt);
+	size_t k = 0;
+	for (size_t i = 0; rc == 0 && cnt && i < c->snap->n_gpus; i++)
+		if (c->snap->gpu[i].uuid[0] && !c->snap->gpu[i].lost)
+			counters_of(&c->snap->gpu[i], now, &cnt[k++]);
+	if (rc == 0 && cnt)
+		rc = ng_store_put_gpu_counters(st, host, cnt, k, &err);
+	free(cnt);
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
+		         err.msg);
+		ng_check_write_all(wfd, msg, strlen(msg));
+	}
+	ng_store_close(st);
+	/* The child exits right after: what it allocated goes with it. */
+	for (size_t i = 0; bodies && i < n; i++)
+		free(bodies[i]);
+	free(bodies);
+	free(recs);
+}
+
+/* One gpu.health record per GPU checked, in a child under what is left of
+ * the deadline. Keeping them is a convenience: a store that cannot be
+ * opened, written or reached in time is a note, never a drain. */
+void ng_check_keep_records(struct check *c)
+{
+	const char *spec = named_store(c);
+	if (!spec || !c->health || c->health->n_gpus == 0)
+		return;
+	if (c->t_end - ng_check_now() < STORE_MIN_S) {
+		ng_check_note(c, "store: skipped, the deadline is spent: records not kept");
+		return;
+	}
+	struct bounded b;
+	if (ng_check_run_bounded(c, "the store write", store_child, spec, 4096, &b) < 0)
+		ng_check_note(c, "store: could not start the write (%s): records not kept", strerror(b.error));
+	else if (!b.finished)
+		ng_check_note(c, "store: not written within the deadline: records not kept");
+	else if (b.out.len)
+		ng_check_note(c, "%s", b.out.s);
+	else if (!b.reaped || !WIFEXITED(b.status) || WEXITSTATUS(b.status) != 0)
+		ng_check_note(c, "store: the write did not finish cleanly: records may not be kept");
+	ng_strbuf_free(&b.out);
+}

@@ -1,0 +1,217 @@
+/* The kernel's Xids, attached to the checked GPUs by PCI address. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/gpu_check_run.h"
+#include "parse/xid.h"
+
+#define KMSG_MAX_BYTES (32u << 20) /* more than any kernel ring buffer */
+#define XID_EVENTS_MAX 4096        /* the newest are kept */
+
+/* ---- kernel Xids ------------------------------------------------------------------ */
+
+struct xid_events {
+	ng_xid_event *ev;
+	size_t n, cap, dropped;
+};
+
+static void collect_xid(const ng_xid_event *e, void *arg)
+{
+	struct xid_events *x = arg;
+	if (x->n == x->cap) {
+		if (x->cap < XID_EVENTS_MAX) {
+			size_t cap = x->cap ? x->cap * 2 : 64;
+			ng_xid_event *ev = realloc(x->ev, cap * sizeof *ev);
+			if (!ev) {
+				x->dropped++;
+				return;
+			}
+			x->ev = ev;
+			x->cap = cap;
+		} else {
+			/* Full: drop the older half, keep the newest. */
+			size_t half = x->n / 2;
+			memmove(x->ev, x->ev + half, (x->n - half) * sizeof *x->ev);
+			x->n -= half;
+			x->dropped += half;
+		}
+	}
+	x->ev[x->n++] = *e;
+}
+
+/* Reads the kernel log without ever blocking: /dev/kmsg one record per
+ * read until EAGAIN, a file to its end, at most KMSG_MAX_BYTES. */
+static char *read_log(struct check *c, const char *path, bool *is_device, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		ng_check_note(c, "kernel log not read (%s: %s): Xids not checked", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	*is_device = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+	ng_strbuf b = {0};
+	char rec[8192];
+	bool cut = false;
+	for (;;) {
+		if (ng_check_now() >= c->t_end) {
+			cut = true;
+			break;
+		}
+		ssize_t n = read(fd, rec, sizeof rec);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE)
+			continue; /* /dev/kmsg: records overwritten while reading */
+		if (n < 0 && errno == EAGAIN)
+			break; /* the end of the buffer */
+		if (n < 0) {
+			ng_check_note(c, "kernel log %s: read failed (%s): Xids only from what was read", path,
+			     strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (b.len + (size_t)n > KMSG_MAX_BYTES) {
+			cut = true;
+			break;
+		}
+		ng_strbuf_add(&b, rec, (size_t)n);
+		if (*is_device && rec[n - 1] != '\n')
+			ng_strbuf_addc(&b, '\n');
+	}
+	close(fd);
+	if (cut)
+		ng_check_note(c, "kernel log %s: read cut short (deadline or size): Xids only from what was read",
+		     path);
+	if (b.oom) {
+		ng_strbuf_free(&b);
+		ng_check_note(c, "kernel log %s: out of memory: Xids not checked", path);
+		return NULL;
+	}
+	*len = b.len;
+	return b.s ? b.s : calloc(1, 1);
+}
+
+/* The newest kernel time in a saved log: /dev/kmsg records
+ * ("6,1234,5678901,-;...") and dmesg's "[ 5678.901234]". -1 when none. */
+static int64_t newest_log_usec(const char *text, size_t len)
+{
+	int64_t newest = -1;
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		int64_t t = -1;
+		const char *q = p;
+		if (q < eol && *q == '[') {
+			q++;
+			while (q < eol && *q == ' ')
+				q++;
+			int64_t s = 0, us = 0;
+			int nd = 0, nf = 0;
+			while (q < eol && *q >= '0' && *q <= '9' && nd < 12)
+				s = s * 10 + (*q++ - '0'), nd++;
+			if (nd && q < eol && *q == '.') {
+				q++;
+				while (q < eol && *q >= '0' && *q <= '9' && nf < 6)
+					us = us * 10 + (*q++ - '0'), nf++;
+				if (nf == 6 && q < eol && *q == ']')
+					t = s * 1000000 + us;
+			}
+		} else {
+			/* priority,sequence,time,flags; */
+			int field = 0;
+			int64_t v = 0;
+			int nd = 0;
+			while (q < eol && field < 3) {
+				if (*q >= '0' && *q <= '9' && nd < 18) {
+					v = v * 10 + (*q - '0');
+					nd++;
+				} else if (*q == ',' && nd) {
+					if (field == 2)
+						break;
+					field++;
+					v = 0;
+					nd = 0;
+				} else {
+					break;
+				}
+				q++;
+			}
+			if (field == 2 && nd && q < eol && *q == ',')
+				t = v;
+		}
+		if (t > newest)
+			newest = t;
+		p = eol + 1;
+	}
+	return newest;
+}
+
+static double default_since_s(const struct check *c)
+{
+	if (c->mode == NG_CHECK_HEALTH)
+		return -1; /* the whole buffer */
+	/* epilog: the job's run time when Slurm says when it started (and it is
+	 * sane); prolog, or no start time: the last hour. */
+	const char *start = c->mode == NG_CHECK_EPILOG ? getenv("SLURM_JOB_START_TIME") : NULL;
+	if (start && *start) {
+		char *endp;
+		errno = 0;
+		long long t = strtoll(start, &endp, 10);
+		time_t now = time(NULL);
+		if (!errno && endp != start && !*endp && t > 0 && t <= (long long)now &&
+		    (long long)now - t < 366LL * 86400)
+			return (double)((long long)now - t) + 60; /* a minute's slack */
+	}
+	return NG_CHECK_EPILOG_SINCE_S;
+}
+
+void ng_check_attach_xids(struct check *c)
+{
+	if (c->no_kmsg)
+		return;
+	const char *path = c->kmsg_path;
+	if (!path) {
+		const char *env = getenv("NODEGATE_KMSG");
+		path = env && *env ? env : "/dev/kmsg";
+	}
+	bool is_device = false;
+	size_t len = 0;
+	char *text = read_log(c, path, &is_device, &len);
+	if (!text)
+		return;
+	double since_s = c->since_s >= 0 ? c->since_s : default_since_s(c);
+	int64_t since_usec = -1;
+	if (since_s >= 0) {
+		int64_t ref = is_device ? (int64_t)(ng_check_now() * 1e6) : newest_log_usec(text, len);
+		if (ref >= 0) {
+			since_usec = ref - (int64_t)(since_s * 1e6);
+			if (since_usec < 0)
+				since_usec = -1;
+		}
+	}
+	struct xid_events x = {0};
+	ng_xid_scan(text, len, since_usec, collect_xid, &x);
+	free(text);
+	c->n_xid = x.n;
+	if (x.dropped)
+		ng_check_note(c, "%zu older Xid lines left out (only the newest %zu are attached)", x.dropped,
+		     x.n);
+	if (x.n) {
+		c->n_xid_elsewhere = ng_xid_attach(c->snap, x.ev, x.n);
+		if (c->n_xid_elsewhere)
+			ng_check_note(c, "%zu Xid line%s for GPUs this check does not cover: ignored",
+			     c->n_xid_elsewhere, c->n_xid_elsewhere == 1 ? "" : "s");
+	}
+	free(x.ev);
+}
