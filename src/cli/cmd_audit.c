@@ -100,38 +100,6 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 	return -1;
 }
 
-/* Opening a store creates it when it is missing; verifying a mistyped path
- * would then report a freshly made, empty log as verified. So a SQLite store
- * must exist already. The spec is resolved as ng_store_open resolves it. */
-static ng_store *open_existing(const struct ng_cli *cli, const char *spec)
-{
-	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
-	const char *s = spec ? spec : cli->store_spec;
-	const char *env = getenv("NODEGATE_STORE");
-	if ((!s || !*s) && env && *env)
-		s = env;
-	ng_strbuf def = {0};
-	ng_err err;
-	if (!s || !*s) {
-		if (ng_store_default_path(&def, &err) < 0) {
-			ng_cli_store_error(e, &err);
-			return NULL;
-		}
-		s = def.s;
-	}
-	bool pg = strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
-	if (!pg && access(s, F_OK) != 0) {
-		fprintf(stderr, "nodegate audit: store: there is no store at %s: nothing to read. Name "
-		                "the store with --store or $NODEGATE_STORE\n",
-		        s);
-		ng_strbuf_free(&def);
-		return NULL;
-	}
-	ng_store *st = ng_cli_open_store(cli, e, s);
-	ng_strbuf_free(&def);
-	return st;
-}
-
 static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
@@ -139,7 +107,7 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "sj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = open_existing(cli, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
@@ -185,7 +153,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "nSsj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = open_existing(cli, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;

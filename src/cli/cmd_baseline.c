@@ -376,7 +376,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline show takes no arguments (--class C for one "
 		                             "class): \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
@@ -485,7 +485,7 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.name) >= sizeof b.pinned_name)
 		return ng_cmd_usage_error(e, "--name is %zu characters; at most %zu", strlen(o.name),
 		                          sizeof b.pinned_name - 1);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
@@ -553,7 +553,7 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.reason) >= sizeof b.expired_reason)
 		return ng_cmd_usage_error(e, "--reason is %zu characters; at most %zu",
 		                          strlen(o.reason), sizeof b.expired_reason - 1);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;

@@ -156,7 +156,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[optind]);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
@@ -238,7 +238,7 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "--reason must be at most %zu characters",
 		                          sizeof probe.clear_reason - 1);
 
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;

@@ -60,7 +60,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
-	ng_store *st = ng_cli_open_store(cli, e, spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err = {{0}};

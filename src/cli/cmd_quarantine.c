@@ -126,7 +126,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "quarantine list takes no arguments: \"%s\" (show NODE "
 		                             "shows one case)",
 		                          argv[optind]);
-	ng_store *st = ng_cli_open_store(cli, e, spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
@@ -220,7 +220,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (argc - optind != 1)
 		return ng_cmd_usage_error(e, "quarantine show takes one NODE or case ID");
 	const char *arg = argv[optind];
-	ng_store *st = ng_cli_open_store(cli, e, spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;

@@ -140,7 +140,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	if (!by)
 		by = ng_cli_actor();
 
-	ng_store *st = ng_cli_open_store(cli, e, spec);
+	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;

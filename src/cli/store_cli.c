@@ -23,6 +23,39 @@ ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
 	return st;
 }
 
+/* Opening a store creates it when it is missing, so a read with a mistyped
+ * path would report a freshly made, empty store (an audit log verified, no
+ * quarantines). A SQLite store must exist already. The spec is resolved as
+ * ng_store_open resolves it. */
+ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
+                                     const char *spec)
+{
+	const char *s = spec ? spec : cli->store_spec;
+	const char *env = getenv("NODEGATE_STORE");
+	if ((!s || !*s) && env && *env)
+		s = env;
+	ng_strbuf def = {0};
+	ng_err err;
+	if (!s || !*s) {
+		if (ng_store_default_path(&def, &err) < 0) {
+			ng_cli_store_error(e, &err);
+			return NULL;
+		}
+		s = def.s;
+	}
+	bool pg = strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+	if (!pg && access(s, F_OK) != 0) {
+		fprintf(stderr, "nodegate %s: store: there is no store at %s: nothing to read. Name "
+		                "the store with --store or $NODEGATE_STORE\n",
+		        e->name, s);
+		ng_strbuf_free(&def);
+		return NULL;
+	}
+	ng_store *st = ng_cli_open_store(cli, e, s);
+	ng_strbuf_free(&def);
+	return st;
+}
+
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)
 {
 	fprintf(stderr, "nodegate %s: store: %s\n", e->name, err->msg);

@@ -15,6 +15,11 @@
  * NG_EXIT_STORE. */
 ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                             const char *spec);
+/* The same for verbs that only read or change what is already there: a
+ * SQLite store that does not exist is an error (exit NG_EXIT_STORE), never
+ * a new, empty store at a mistyped path. */
+ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
+                                     const char *spec);
 /* Prints a store failure for the verb and returns NG_EXIT_STORE. */
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 
