@@ -26,6 +26,7 @@ struct ng_admit_judged {
 	 * inside it would forbid the recovery the seed's example admits). */
 	ng_verdict raw, effective;
 	bool blocked;
+	unsigned unstable_recent; /* unstable verdicts in the policy's window, this one included */
 	double *cohort; /* the other nodes' drops the gate was given (owned) */
 	size_t n_cohort;
 	ng_admit_result res;

@@ -1,6 +1,7 @@
 /* Judging an admission run: each record against its class baseline, floor
  * and cohort through the gate, then the two-stage decision over the run. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,24 +13,48 @@
 #include "core/stats.h"
 #include "judge/hysteresis.h"
 
-static double run_median(const cJSON *rec)
+/* The run's samples, when every one is a finite positive number (else the
+ * gate calls the run invalid-input): a buffer of *n doubles and n more of
+ * scratch, or NULL. */
+static double *run_samples(const cJSON *rec, size_t *n)
 {
 	const cJSON *s = ng_json_get(rec, "samples"), *v;
-	size_t n = 0, cap = cJSON_IsArray(s) ? (size_t)cJSON_GetArraySize(s) : 0;
-	if (!cap)
-		return NAN;
-	double *buf = malloc(cap * sizeof *buf);
+	size_t cap = cJSON_IsArray(s) ? (size_t)cJSON_GetArraySize(s) : 0;
+	*n = 0;
+	double *buf = cap ? malloc(2 * cap * sizeof *buf) : NULL;
 	if (!buf)
-		return NAN;
+		return NULL;
 	cJSON_ArrayForEach(v, s)
 	{
 		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0)) {
 			free(buf);
-			return NAN; /* the gate calls such a run invalid-input */
+			return NULL;
 		}
-		buf[n++] = v->valuedouble;
+		buf[(*n)++] = v->valuedouble;
 	}
+	return buf;
+}
+
+static double run_median(const cJSON *rec)
+{
+	size_t n;
+	double *buf = run_samples(rec, &n);
+	if (!buf)
+		return NAN;
 	double m = ng_np_median_inplace(buf, n);
+	free(buf);
+	return m;
+}
+
+/* Where a bimodal run's slow samples sit (ng_admit_low_mode); NaN when not
+ * known, and the verdict stands. */
+static double run_low_mode(const cJSON *rec, double median, double block)
+{
+	size_t n;
+	double *buf = run_samples(rec, &n);
+	if (!buf)
+		return NAN;
+	double m = ng_admit_low_mode(buf, n, median, block, buf + n);
 	free(buf);
 	return m;
 }
@@ -45,18 +70,40 @@ static cJSON *baseline_json(const ng_store_baseline *b)
 	return o;
 }
 
+/* What a record measured within the node, when one run holds several
+ * records of its metric (the GPU probes: one per GPU, one per GPU pair):
+ * "GPU-<uuid>" or "GPU-<src uuid>>GPU-<dst uuid>"; "" for the node as a
+ * whole. */
+static void subject_of(const cJSON *rec, char *out, size_t len)
+{
+	const cJSON *d = ng_json_get(rec, "detail");
+	const cJSON *gpu = ng_json_get(d, "gpu"), *src = ng_json_get(d, "src"), *dst = ng_json_get(d, "dst");
+	const char *u = ng_admit_str(gpu, "uuid"), *us = ng_admit_str(src, "uuid"),
+	           *ud = ng_admit_str(dst, "uuid");
+	out[0] = '\0';
+	if (u)
+		snprintf(out, len, "%s", u);
+	else if (us && ud)
+		snprintf(out, len, "%s>%s", us, ud);
+}
+
 /* The runbook's hysteresis over this node's raw verdicts for the metric,
  * kept in the store and reported; a run with no baseline yet says nothing
- * about performance and leaves it alone. */
+ * about performance and leaves it alone. A metric measured once per GPU
+ * keeps one history per GPU (metric@subject): eight records of one run are
+ * eight GPUs once each, not one GPU eight times. */
 static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                             struct ng_admit_judged *j, ng_err *err)
 {
 	j->effective = j->raw;
 	if (j->raw == NG_V_NO_BASELINE)
 		return 0;
+	char subject[200], key[320];
+	subject_of(j->rec, subject, sizeof subject);
+	snprintf(key, sizeof key, "%s%s%s", j->metric, subject[0] ? "@" : "", subject);
 	ng_strbuf hist = {0};
 	bool blocked;
-	if (ng_store_get_hysteresis(st, r->node, j->metric, &hist, &blocked, err) < 0) {
+	if (ng_store_get_hysteresis(st, r->node, key, &hist, &blocked, err) < 0) {
 		ng_strbuf_free(&hist);
 		return -1;
 	}
@@ -67,8 +114,22 @@ static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_ad
 	}
 	size_t n = (size_t)cJSON_GetArraySize(arr), k = 0;
 	ng_hist_kind *kinds = malloc((n ? n : 1) * sizeof *kinds);
+	if (!kinds) {
+		cJSON_Delete(arr);
+		ng_strbuf_free(&hist);
+		return ng_fail(err, "out of memory");
+	}
 	const cJSON *v;
-	cJSON_ArrayForEach(v, arr) kinds[k++] = ng_hist_kind_of(cJSON_IsString(v) ? v->valuestring : "");
+	size_t window = (size_t)cli->policy.unstable_window;
+	j->unstable_recent = j->raw == NG_V_UNSTABLE;
+	cJSON_ArrayForEach(v, arr)
+	{
+		const char *name = cJSON_IsString(v) ? v->valuestring : "";
+		/* the window counts this run, so window - 1 earlier ones */
+		if (k + window > n && window > 0 && strcmp(name, "unstable") == 0)
+			j->unstable_recent++;
+		kinds[k++] = ng_hist_kind_of(name);
+	}
 	ng_hysteresis h;
 	int rc = ng_with_hysteresis(j->raw, kinds, k, blocked,
 	                            (unsigned long long)cli->policy.clear_after,
@@ -82,13 +143,39 @@ static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_ad
 		while (cJSON_GetArraySize(arr) > 32)
 			cJSON_DeleteItemFromArray(arr, 0);
 		char *text = cJSON_PrintUnformatted(arr);
-		rc = text ? ng_store_put_hysteresis(st, r->node, j->metric, text, h.blocked, r->now, err)
+		rc = text ? ng_store_put_hysteresis(st, r->node, key, text, h.blocked, r->now, err)
 		          : ng_fail(err, "out of memory");
 		cJSON_free(text);
 	}
 	cJSON_Delete(arr);
 	ng_strbuf_free(&hist);
 	return rc;
+}
+
+/* Whether the probe found this GPU or link below its siblings in this node
+ * (detail.siblings, collect/probe_gpu.h). */
+static bool sibling_outlier(const struct ng_admit_judged *j)
+{
+	const cJSON *sib = ng_json_get(ng_json_get(j->rec, "detail"), "siblings");
+	return cJSON_IsTrue(ng_json_get(sib, "outlier"));
+}
+
+/* Tells the operator about a sibling outlier. While the class has no
+ * baseline it is the only comparison there is, and it fails the metric
+ * (judge/admit.h); with a baseline, the class's bar judges. */
+static void note_sibling_outlier(struct ng_admit_run *r, const struct ng_admit_judged *j)
+{
+	const cJSON *sib = ng_json_get(ng_json_get(j->rec, "detail"), "siblings");
+	const cJSON *pct = ng_json_get(sib, "percent"), *med = ng_json_get(sib, "median");
+	if (!sibling_outlier(j) || !cJSON_IsNumber(pct) || !cJSON_IsNumber(med))
+		return;
+	char subject[200];
+	subject_of(j->rec, subject, sizeof subject);
+	ng_admit_note(r, "%s run: %s of %s is %.0f%% of its siblings' median (%g %s) in this node: "
+	              "an outlier%s", j->stage, j->metric, subject[0] ? subject : "this node",
+	              pct->valuedouble,
+	              med->valuedouble, j->unit ? j->unit : "",
+	              j->have_base ? "" : " (the class has no baseline yet)");
 }
 
 static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
@@ -146,7 +233,11 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		.floor = ng_policy_floor(pol, j->metric),
 		.gate = j->raw,
 		.establishing = !j->have_base,
+		.low_mode = j->raw == NG_V_BIMODAL ? run_low_mode(j->rec, j->base.median, pol->block) : NAN,
+		.sibling_outlier = sibling_outlier(j),
+		.unstable_recent = j->unstable_recent,
 	};
+	note_sibling_outlier(r, j);
 	if (!j->judged) {
 		/* Kept out of the outcome unless its answers were wrong. */
 		j->line = (ng_admit_line){.flag = {.bar = NAN, .percent = NAN},

@@ -10,6 +10,7 @@
 #include "cli/admit.h"
 #include "cli/store_cli.h"
 #include "core/json.h"
+#include "judge/breaker.h"
 #include "land/slurm.h"
 
 /* ---- landing --------------------------------------------------------------------------- */
@@ -71,6 +72,23 @@ static cJSON *evidence_json(const struct ng_admit_run *r)
 	return ev;
 }
 
+/* A quarantine not made (ng_land_declined): held when any metric of the
+ * run measured nothing or gave wrong results, else admitted-warn. */
+static const char *declined(struct ng_admit_run *r)
+{
+	bool unmeasured = false, integrity = false;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->j[i].judged)
+			continue;
+		unmeasured = unmeasured || r->j[i].line.status == NG_MS_UNMEASURED;
+		integrity = integrity || r->j[i].line.status == NG_MS_INTEGRITY;
+	}
+	ng_admit_outcome o = ng_land_declined(unmeasured, integrity);
+	if (o == NG_ADMIT_HELD)
+		ng_admit_note(r, "held instead: %s", integrity ? "a result was wrong" : "a metric measured nothing");
+	return ng_admit_outcome_name(o);
+}
+
 /* Opens the node's case, unless the class's circuit breaker trips first.
  * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
 static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
@@ -83,11 +101,11 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 		st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
 	if (recent < 0 || size < 0)
 		return -1;
-	int64_t would = recent + 1;
-	if (size < would)
-		size = would;
 	/* One sick node is what quarantine is for: the breaker needs two. */
-	if (would >= 2 && (would > pol->breaker_count || (double)would / (double)size > pol->breaker_share)) {
+	ng_breaker br = ng_breaker_check(recent, size, pol);
+	int64_t would = br.would;
+	size = br.size;
+	if (br.trips) {
 		ng_store_fleet_event ev = {.opened_at = r->now};
 		ng_copy(ev.class_key, sizeof ev.class_key, r->class_key);
 		ng_copy(ev.software, sizeof ev.software, r->software);
@@ -202,25 +220,27 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 		              (long long)fe.id, fe.nodes, fe.software, (long long)fe.id);
 		ng_store_fleet_event_free(&fe);
 	}
-	bool bad = r->d.outcome == NG_ADMIT_QUARANTINED || r->d.outcome == NG_ADMIT_SUSPECT;
-	if (rc == 0 && has_override == 1 && bad) {
+	ng_land_path path = rc == 0 ? ng_land_path_of(r->d.outcome, has_override == 1, has_case == 1,
+	                                              has_event == 1)
+	                            : NG_LAND_AS_JUDGED;
+	if (path == NG_LAND_OVERRIDE) {
 		char until[32];
 		ng_cli_format_time(ov.expires_at, until);
 		ng_admit_note(r, "override %lld by %s until %s (%s): admitted despite a %s result",
 		              (long long)ov.id, ov.by, until, ov.reason, r->outcome);
 		r->outcome = "admitted-warn";
-	} else if (rc == 0 && has_case == 1) {
+	} else if (path == NG_LAND_OPEN_CASE) {
 		rc = count_toward_case(st, cli, r, &open_case, err);
 		r->outcome = "quarantined";
-	} else if (rc == 0 && r->d.outcome == NG_ADMIT_QUARANTINED && has_event == 1) {
+	} else if (path == NG_LAND_EVENT_OPEN) {
 		ng_admit_note(r, "would have been quarantined; not, while the fleet-regression event "
 		                 "is open");
-		r->outcome = "admitted-warn";
-	} else if (rc == 0 && r->d.outcome == NG_ADMIT_QUARANTINED) {
+		r->outcome = declined(r);
+	} else if (path == NG_LAND_QUARANTINE) {
 		int q = quarantine(st, cli, r, err);
 		rc = q < 0 ? -1 : 0;
 		if (q == 1)
-			r->outcome = "admitted-warn";
+			r->outcome = declined(r);
 	}
 	ng_store_case_free(&open_case);
 	if (rc < 0)
@@ -230,9 +250,10 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 
 	/* Only a clean admission feeds the class's baselines, and only with the
 	 * records that measured soundly. */
-	bool admitted = strcmp(r->outcome, "admitted") == 0 ||
-	                (strcmp(r->outcome, "admitted-warn") == 0 && has_override != 1 &&
-	                 !r->fleet_event);
+	ng_admit_outcome landed = strcmp(r->outcome, "admitted") == 0        ? NG_ADMIT_ADMITTED
+	                          : strcmp(r->outcome, "admitted-warn") == 0 ? NG_ADMIT_WARN
+	                                                                     : NG_ADMIT_HELD;
+	bool admitted = ng_land_feeds_baseline(landed, has_override == 1, r->fleet_event != 0);
 	if (admitted) {
 		int64_t *ids = malloc((r->n ? r->n : 1) * sizeof *ids);
 		size_t k = 0;

@@ -75,6 +75,12 @@ static const struct param params[NG_P_COUNT] = {
 		"The circuit breaker's window."},
 	[NG_P_EXCLUSIVE_MAX_RUNNABLE] = {"admission", "exclusive_max_runnable", K_COUNT, OFF(exclusive_max_runnable), 0, 0, 1e6, false, false,
 		"Runnable tasks besides nodegate's own a node may have and still count as exclusive for a confirmation."},
+	[NG_P_BIMODAL_LOW_MODE] = {"admission", "bimodal_low_mode", K_DOUBLE, OFF(bimodal_low_mode), 0, 0, 1, true, false,
+		"A run the gate calls bimodal fails admission only when the median of its slow samples is at or below this share of the class median; a shallower slow tail is the run's own noise and only warns."},
+	[NG_P_UNSTABLE_REPEAT] = {"admission", "unstable_repeat", K_COUNT, OFF(unstable_repeat), 0, 0, 1000, false, false,
+		"An unstable run fails admission (instead of holding the node) when the node's runs of the metric were unstable this many times among its last unstable_window verdicts, this one included; 0: never."},
+	[NG_P_UNSTABLE_WINDOW] = {"admission", "unstable_window", K_COUNT, OFF(unstable_window), 0, 1, 32, false, false,
+		"How many of the node's latest verdicts of a metric unstable_repeat counts over (the store keeps 32)."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -91,6 +97,12 @@ static const struct param params[NG_P_COUNT] = {
 		"A busy GPU held below this share of its max SM clock by a power or thermal limit is reported (it changes no severity)."},
 	[NG_P_HEALTH_RATE_MIN_HOURS] = {"health", "rate_min_hours", K_DOUBLE, OFF(health_rate_min_hours), 0, 0, 8760, true, false,
 		"A rate is taken over at least this many hours: a shorter history counts as this long, so one event soon after is not a rate."},
+	[NG_P_GPU_MEMORY_SHARE] = {"probe", "gpu_memory_share", K_DOUBLE, OFF(gpu_memory_share), 0, 0, 0.95, true, false,
+		"Share of each GPU's free memory the GPU memory probe allocates, pattern-checks and copies within."},
+	[NG_P_GPU_SIBLING_FRACTION] = {"probe", "gpu_sibling_fraction", K_DOUBLE, OFF(gpu_sibling_fraction), 0, 0, 1, true, false,
+		"A GPU (or GPU-to-GPU link) whose median is below this share of the median of its siblings in the node stands out."},
+	[NG_P_GPU_SERIES_DROP] = {"probe", "gpu_series_drop", K_DOUBLE, OFF(gpu_series_drop), 0, 0, 1, true, true,
+		"A GPU compute series whose last third's median is below its first third's by more than this share is falling."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -126,6 +138,16 @@ void ng_policy_default(ng_policy *p)
 		.breaker_count = 5,
 		.breaker_window_hours = 24,
 		.exclusive_max_runnable = 1,
+		/* A second mode is a rail, rank or DIMM channel gone: it sits far
+		 * under the median (a third to a half down). Gaussian noise of up
+		 * to about 15% per sample puts the median of the samples under the
+		 * gate's slow line (0.9 x median) above 0.8 x median. */
+		.bimodal_low_mode = 0.80,
+		/* The runbook holds an unstable run for the harness to be fixed.
+		 * The same harness gives the node's peers stable runs: a node that
+		 * keeps disagreeing with itself is intermittent, not unmeasured. */
+		.unstable_repeat = 3,
+		.unstable_window = 8,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,
@@ -135,6 +157,10 @@ void ng_policy_default(ng_policy *p)
 		.health_replays_absolute = 1000000,
 		.health_clock_ratio_under_load = 0.7,
 		.health_rate_min_hours = 24,
+		/* docs/gpu-probes.md says why each of these. */
+		.gpu_memory_share = 0.8,
+		.gpu_sibling_fraction = 0.9,
+		.gpu_series_drop = 0.1,
 	};
 }
 
@@ -320,7 +346,7 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 			continue;
 		}
 		if (!known_section(sec->string))
-			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission, health, floors)",
+			return ng_fail(err, "unknown policy section \"%s\" (known: gate, hysteresis, identity, admission, health, probe, floors)",
 			               sec->string);
 		if (!cJSON_IsObject(sec))
 			return ng_fail(err, "policy section \"%s\" must be an object", sec->string);

@@ -50,6 +50,9 @@ enum ng_policy_param {
 	NG_P_BREAKER_COUNT,
 	NG_P_BREAKER_WINDOW_HOURS,
 	NG_P_EXCLUSIVE_MAX_RUNNABLE,
+	NG_P_BIMODAL_LOW_MODE,
+	NG_P_UNSTABLE_REPEAT,
+	NG_P_UNSTABLE_WINDOW,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -58,6 +61,9 @@ enum ng_policy_param {
 	NG_P_HEALTH_REPLAYS_ABSOLUTE,
 	NG_P_HEALTH_CLOCK_RATIO_UNDER_LOAD,
 	NG_P_HEALTH_RATE_MIN_HOURS,
+	NG_P_GPU_MEMORY_SHARE,
+	NG_P_GPU_SIBLING_FRACTION,
+	NG_P_GPU_SERIES_DROP,
 	NG_P_COUNT
 };
 
@@ -93,6 +99,10 @@ typedef struct {
 	long breaker_count;          /* ... or more than this many nodes */
 	long breaker_window_hours;   /* ... within this many hours */
 	long exclusive_max_runnable; /* other runnable tasks a node may have and still be exclusive */
+	double bimodal_low_mode;     /* a bimodal run's slow samples must sit at or below this share of
+	                                the median to fail admission (judge/admit.h) */
+	long unstable_repeat;         /* unstable this often in the window: the node, not the harness */
+	long unstable_window;         /* ... among the node's last this many verdicts of the metric */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */
@@ -103,6 +113,11 @@ typedef struct {
 	long health_replays_absolute;        /* PCIe replays since reset above this: degraded, no history needed */
 	double health_clock_ratio_under_load; /* SM clock below this share of max, busy and limited: reported */
 	double health_rate_min_hours;        /* a rate is taken over at least this many hours */
+
+	/* The GPU probes (docs/gpu-probes.md). */
+	double gpu_memory_share;     /* share of each GPU's free memory the memory probe takes */
+	double gpu_sibling_fraction; /* a GPU or link below this share of its siblings' median stands out */
+	double gpu_series_drop;      /* a last third this much below the first third is a falling series */
 
 	/* Absolute floors (section "floors": {"metric": value}), in the metric's
 	 * canonical unit, from what the workload needs. A metric without one is

@@ -1,6 +1,7 @@
 #include "judge/admit.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the flag rule ---------------------------------------------------------------- */
@@ -54,7 +55,31 @@ static ng_admit_metric_status from_gate(ng_verdict v)
 	return v == NG_V_WARN ? NG_MS_MARGINAL : NG_MS_OK;
 }
 
-/* No class baseline yet: only the floor can accuse the run. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double ng_admit_low_mode(const double *samples, size_t n, double baseline_median, double block,
+                         double *work)
+{
+	if (!isfinite(baseline_median) || !(baseline_median > 0))
+		return NAN;
+	double line = baseline_median * (1 - block);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (samples[i] < line)
+			work[k++] = samples[i];
+	if (k == 0)
+		return NAN;
+	qsort(work, k, sizeof *work, cmp_double);
+	double mid = k % 2 ? work[k / 2] : (work[k / 2 - 1] + work[k / 2]) / 2;
+	return mid / baseline_median;
+}
+
+/* No class baseline yet: only the floor, and the node's own siblings, can
+ * accuse the run. */
 static ng_admit_line establishing(const ng_admit_result *r)
 {
 	ng_admit_line l = {.flag = {.bar = NAN, .percent = NAN}, .status = NG_MS_ESTABLISHING};
@@ -66,6 +91,8 @@ static ng_admit_line establishing(const ng_admit_result *r)
 		if (l.flag.flagged)
 			l.status = NG_MS_FAILED;
 	}
+	if (l.status == NG_MS_ESTABLISHING && r->sibling_outlier)
+		l.status = NG_MS_FAILED;
 	return l;
 }
 
@@ -79,6 +106,22 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		.flag = ng_admit_flag_rule(r->value, r->baseline_median, r->floor, pol->flag_fraction),
 		.status = from_gate(r->gate),
 	};
+	/* The gate's bimodal rule counts samples under one fixed line, 10% under
+	 * the median. On a metric whose samples scatter by several percent (an
+	 * interval of storage or host-memory throughput) a quarter of a healthy
+	 * run falls under it by chance, and two such runs would quarantine a
+	 * healthy node. A real second mode sits far under the line; a tail
+	 * just under it is noise, and warns. */
+	if (r->gate == NG_V_BIMODAL && isfinite(r->low_mode) && r->low_mode > 0 &&
+	    r->low_mode > pol->bimodal_low_mode)
+		l.status = NG_MS_MARGINAL;
+	/* An unstable run holds the node for the harness to be fixed (the
+	 * runbook). When the same node keeps disagreeing with itself under the
+	 * harness its peers pass, the harness is not the story: it fails, and
+	 * the confirmation decides as for any failure. */
+	if (r->gate == NG_V_UNSTABLE && pol->unstable_repeat > 0 &&
+	    r->unstable_recent >= (unsigned long)pol->unstable_repeat)
+		l.status = NG_MS_FAILED;
 	if (l.status >= NG_MS_FAILED)
 		return l;
 	if (!l.flag.evaluable)

@@ -51,12 +51,30 @@ typedef struct {
 	 * otherwise admits with a warning, because holding every node of a new
 	 * class would keep the class from ever getting a baseline. */
 	bool establishing;
+	/* For a run the gate called bimodal: the median of its samples under
+	 * the gate's slow line, over the baseline median (ng_admit_low_mode).
+	 * 0 or NaN when not known: the bimodal verdict then fails the metric. */
+	double low_mode;
+	/* The probe found this GPU or link below its siblings in the same node
+	 * (probe.gpu_sibling_fraction). While the class is establishing, that is
+	 * the only comparison there is, and it fails the metric. */
+	bool sibling_outlier;
+	/* How many of the node's last admission.unstable_window verdicts of
+	 * this metric (this run's included) the gate called unstable. */
+	unsigned unstable_recent;
 } ng_admit_result;
+
+/* The median of the samples under (1 - block) x baseline_median, as a share
+ * of baseline_median: where a bimodal run's slow mode sits. NaN when no
+ * sample is under the line or the median is not a finite positive number.
+ * work: scratch of n doubles. */
+double ng_admit_low_mode(const double *samples, size_t n, double baseline_median, double block,
+                         double *work);
 
 /* What one metric of one run says, worst last. */
 typedef enum {
 	NG_MS_OK,         /* at or above the bar and the gate passed it */
-	NG_MS_MARGINAL,   /* above the bar, but the gate warned */
+	NG_MS_MARGINAL,   /* above the bar, but the gate warned (or called a shallow slow tail bimodal) */
 	NG_MS_ATTRIBUTED, /* the gate blamed the cohort (fleet-regression): not the node */
 	NG_MS_ESTABLISHING, /* no class baseline yet, and not below the floor */
 	NG_MS_FAILED,     /* below the bar, or the gate said block, bimodal or diag-failed */

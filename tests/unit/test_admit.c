@@ -89,7 +89,7 @@ static void test_flag_rule_not_evaluable(void **state)
 static ng_admit_result res(const char *domain, const char *metric, double v, double m,
                            ng_verdict g)
 {
-	return (ng_admit_result){domain, metric, v, m, NAN, g, false};
+	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0};
 }
 
 static void test_metric_status(void **state)
@@ -197,7 +197,7 @@ static ng_admit_result run27(size_t d, double value)
 	double work[16];
 	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
 	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v,
-	                         false};
+	                         false, NAN, false, 0};
 }
 
 static void first_run27(ng_admit_result first[4])
@@ -382,7 +382,8 @@ static void test_establishing(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true};
+	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true,
+	                     NAN, false, 0};
 	ng_admit_line l = ng_admit_judge_metric(&r, &p);
 	assert_int_equal(l.status, NG_MS_ESTABLISHING);
 	assert_false(l.flag.flagged);
@@ -487,6 +488,106 @@ static void test_too_many_domains_holds(void **state)
 	assert_string_equal(ng_admit_outcome_name(NG_ADMIT_COUNT), "unknown");
 }
 
+/* The slow samples of a bimodal run: where they sit decides. */
+static void test_low_mode(void **state)
+{
+	(void)state;
+	double work[8];
+	/* under 0.9 x 100: 70, 60, 85 -> median 70 */
+	const double s[] = {100, 70, 101, 60, 99, 85, 102, 98};
+	assert_float_equal(ng_admit_low_mode(s, 8, 100, 0.10, work), 0.70, 1e-12);
+	/* an even count takes the mean of the middle two: 88, 86 -> 87 */
+	const double t[] = {88, 100, 86, 101};
+	assert_float_equal(ng_admit_low_mode(t, 4, 100, 0.10, work), 0.87, 1e-12);
+	/* none under the line, or no usable median: not known */
+	const double u[] = {95, 100};
+	assert_true(isnan(ng_admit_low_mode(u, 2, 100, 0.10, work)));
+	assert_true(isnan(ng_admit_low_mode(u, 2, NAN, 0.10, work)));
+	assert_true(isnan(ng_admit_low_mode(u, 2, 0, 0.10, work)));
+	assert_true(isnan(ng_admit_low_mode(u, 0, 100, 0.10, work)));
+}
+
+static void test_bimodal_low_mode(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	assert_float_equal(p.bimodal_low_mode, 0.80, 0);
+	ng_admit_result r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BIMODAL);
+	/* not known (NaN or 0): the gate's verdict stands */
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r.low_mode = 0;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* a second mode a third down fails; at the line exactly, too */
+	r.low_mode = 0.66;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r.low_mode = 0.80;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* a tail just under the gate's line is the run's noise: it warns */
+	r.low_mode = 0.87;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_MARGINAL);
+	/* ... unless the run is also under the flag bar */
+	r.value = 5.0;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* the low mode never softens any other verdict */
+	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BLOCK);
+	r.low_mode = 0.87;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* the policy moves the line */
+	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BIMODAL);
+	r.low_mode = 0.87;
+	p.bimodal_low_mode = 0.9;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+}
+
+/* Before a class has a baseline, a GPU or link below its siblings fails. */
+static void test_sibling_outlier_establishing(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	ng_admit_result r = {"fabric", "gpucopy.h2d.gbps", 27, NAN, NAN, NG_V_NO_BASELINE, true,
+	                     NAN, true, 0};
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	r.sibling_outlier = false;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ESTABLISHING);
+	/* with a baseline, the class's bar judges (the flag rule), not siblings */
+	r = res("fabric", "gpucopy.h2d.gbps", 54, 55, NG_V_PASS);
+	r.sibling_outlier = true;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
+	/* an unmeasured run stays unmeasured, whatever the siblings say */
+	r = (ng_admit_result){"fabric", "gpucopy.h2d.gbps", NAN, NAN, NAN, NG_V_NO_MEASUREMENT, true,
+	                      NAN, true, 0};
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+}
+
+/* An unstable run holds the node, until the node keeps disagreeing with itself. */
+static void test_unstable_repeat(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	assert_int_equal(p.unstable_repeat, 3);
+	ng_admit_result r = res("memory", "gpumem.copy.gbps", 1480, 1500, NG_V_UNSTABLE);
+	r.unstable_recent = 1;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	r.unstable_recent = 2;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	r.unstable_recent = 3;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* 0 turns the rule off */
+	p.unstable_repeat = 0;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	/* the count means nothing for any other verdict */
+	p.unstable_repeat = 3;
+	r = res("memory", "gpumem.copy.gbps", 1480, 1500, NG_V_NO_MEASUREMENT);
+	r.unstable_recent = 5;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
+	r = res("memory", "gpumem.copy.gbps", 1480, 1500, NG_V_PASS);
+	r.unstable_recent = 5;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +603,10 @@ int main(void)
 		cmocka_unit_test(test_integrity_quarantines_in_one_run),
 		cmocka_unit_test(test_unmeasured_holds),
 		cmocka_unit_test(test_establishing),
+		cmocka_unit_test(test_low_mode),
+		cmocka_unit_test(test_bimodal_low_mode),
+		cmocka_unit_test(test_sibling_outlier_establishing),
+		cmocka_unit_test(test_unstable_repeat),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_unexpected_confirmation_holds),
 		cmocka_unit_test(test_too_many_domains_holds),

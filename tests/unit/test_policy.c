@@ -155,9 +155,13 @@ static void test_param_names_and_values(void **state)
 		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
 		"admission.breaker_count", "admission.breaker_window_hours",
 		"admission.exclusive_max_runnable",
+		"admission.bimodal_low_mode",
+		"admission.unstable_repeat",
+		"admission.unstable_window",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
 		"health.clock_ratio_under_load", "health.rate_min_hours",
+		"probe.gpu_memory_share", "probe.gpu_sibling_fraction", "probe.gpu_series_drop",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -240,11 +244,14 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
 	                       "\"baseline_max_age_hours\":12,\"cohort_window_hours\":2,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
-	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0},"
+	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0,"
+	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
 	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
 	                       "\"nvlink_errors_per_hour\":0,\"replays_absolute\":5000,"
 	                       "\"clock_ratio_under_load\":0.6,\"rate_min_hours\":1.5},"
+	                       "\"probe\":{\"gpu_memory_share\":0.5,\"gpu_sibling_fraction\":0.8,"
+	                       "\"gpu_series_drop\":0.2},"
 	                       "\"floors\":{\"nccl.all_reduce.busbw\":270,\"storage.seqread.gbps\":2}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
@@ -288,6 +295,12 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.health_replays_absolute, 5000);
 	assert_true(p.health_clock_ratio_under_load == 0.6);
 	assert_true(p.health_rate_min_hours == 1.5);
+	assert_true(p.bimodal_low_mode == 0.7);
+	assert_int_equal(p.unstable_repeat, 2);
+	assert_int_equal(p.unstable_window, 4);
+	assert_true(p.gpu_memory_share == 0.5);
+	assert_true(p.gpu_sibling_fraction == 0.8);
+	assert_true(p.gpu_series_drop == 0.2);
 	assert_true(ng_policy_floor(&p, "nccl.all_reduce.busbw") == 270);
 	assert_true(ng_policy_floor(&p, "storage.seqread.gbps") == 2);
 	assert_true(isnan(ng_policy_floor(&p, "cpu.fp64.gflops")));

@@ -1,0 +1,126 @@
+/* nodegate-fleetsim: score nodegate's admission policy against the rules
+ * other tools use, on one seeded synthetic fleet (docs/fleet-simulator.md).
+ *
+ *   nodegate-fleetsim [--nodes N] [--runs N] [--seed S] [--policy FILE] [--clear-after RUNS]
+ *                     [--trace FILE] [--json FILE] [--check]
+ *
+ * Prints the table; --policy applies a nodegate policy document over the
+ * defaults for the nodegate contestant (its floors stay 0.75 x reference);
+ * --clear-after has an operator run `nodegate fleet clear` on a breaker's
+ * event that many runs after it opened (default 0: nobody does); --trace
+ * writes why nodegate quarantined each node it did (and every unmeasured run a
+ * contestant admitted); --json writes it with the fleet's spec and seed;
+ * --check also prints the issue's targets for nodegate and exits 1 when one
+ * is missed. Exit 2: a usage error; 3: the simulation failed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim.h"
+
+static int number(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi,
+                  unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "nodegate-fleetsim: %s wants a whole number from %llu to %llu, not \"%s\"\n",
+		        opt, lo, hi, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long nodes = 2000, runs = 30, seed = 20261130, clear_after = 0;
+	const char *json = NULL, *policy = NULL, *trace = NULL;
+	bool check = false;
+	static const struct option longopts[] = {
+		{"nodes", required_argument, NULL, 'n'}, {"runs", required_argument, NULL, 'r'},
+		{"seed", required_argument, NULL, 's'},  {"json", required_argument, NULL, 'j'},
+		{"check", no_argument, NULL, 'c'},       {"help", no_argument, NULL, 'h'},
+		{"policy", required_argument, NULL, 'p'},
+		{"clear-after", required_argument, NULL, 'a'},
+		{"trace", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		int rc = 0;
+		switch (c) {
+		case 'n': rc = number("--nodes", optarg, 20, 1000000, &nodes); break;
+		case 'r': rc = number("--runs", optarg, 10, 3650, &runs); break;
+		case 's': rc = number("--seed", optarg, 0, UINT64_MAX, &seed); break;
+		case 'j': json = optarg; break;
+		case 'c': check = true; break;
+		case 'p': policy = optarg; break;
+		case 't': trace = optarg; break;
+		case 'a': rc = number("--clear-after", optarg, 0, 3650, &clear_after); break;
+		case 'h':
+			printf("usage: nodegate-fleetsim [--nodes N] [--runs N] [--seed S] [--json FILE] "
+			       "[--policy FILE] [--clear-after RUNS] [--trace FILE] [--check]\n");
+			return 0;
+		default: return 2;
+		}
+		if (rc < 0)
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "nodegate-fleetsim: unexpected argument \"%s\"\n", argv[optind]);
+		return 2;
+	}
+	ng_fleet_spec spec;
+	ng_fleet_spec_default(&spec, (size_t)nodes, (size_t)runs, (uint64_t)seed);
+	char why[160];
+	if (ng_fleet_init(&spec, why, sizeof why) < 0) {
+		fprintf(stderr, "nodegate-fleetsim: %s\n", why);
+		return 2;
+	}
+	static const ng_sim_contestant *const all[] = {
+		&ng_sim_dcgm, &ng_sim_aznhc, &ng_sim_superbench, &ng_sim_sigma, &ng_sim_nodegate,
+	};
+	cJSON *pol = NULL;
+	if (policy) {
+		FILE *fp = fopen(policy, "r");
+		char buf[65536];
+		size_t len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+		if (fp)
+			fclose(fp);
+		buf[len] = '\0';
+		if (!fp || !(pol = cJSON_Parse(buf)) || !cJSON_IsObject(pol)) {
+			fprintf(stderr, "nodegate-fleetsim: --policy %s: %s\n", policy,
+			        fp ? "not a JSON object (a nodegate policy document)" : "cannot read it");
+			cJSON_Delete(pol);
+			return 2;
+		}
+	}
+	FILE *tr = NULL;
+	if (trace && !(tr = fopen(trace, "w"))) {
+		fprintf(stderr, "nodegate-fleetsim: --trace %s: cannot write it\n", trace);
+		cJSON_Delete(pol);
+		return 2;
+	}
+	ng_sim_result res;
+	int rc = ng_sim_run(&spec, all, sizeof all / sizeof all[0], pol, (size_t)clear_after, tr, &res);
+	cJSON_Delete(pol);
+	if (tr && fclose(tr) != 0 && rc == 0) {
+		fprintf(stderr, "nodegate-fleetsim: --trace %s: write failed\n", trace);
+		rc = -1;
+	}
+	snprintf(res.policy, sizeof res.policy, "%s", policy ? policy : "");
+	if (rc < 0)
+		return 3;
+	ng_sim_print_table(stdout, &spec, &res);
+	if (json && ng_sim_write_json(json, &spec, &res) < 0)
+		return 3;
+	int misses = 0;
+	if (check) {
+		printf("\n");
+		misses = ng_sim_check_targets(stdout, &res);
+	}
+	return misses ? 1 : 0;
+}
