@@ -4,11 +4,14 @@
 #include <string.h>
 
 #include "cli/admit_profile.h"
+#include "cli/probe.h"
 #include "collect/harness.h"
 #include "collect/identity.h"
 #include "collect/probe_cpu.h"
+#include "collect/probe_gpu.h"
 #include "collect/probe_hostmem.h"
 #include "collect/probe_storage.h"
+#include "core/json.h"
 #include "core/record_build.h"
 
 static bool wanted(const char *domain, const char *const *domains, size_t n)
@@ -66,6 +69,86 @@ static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
 	cJSON_Delete(recs);
 }
 
+/* NVIDIA GPUs on this node's PCI bus, whatever their driver says: the
+ * profile's gpu.count (collect/identity.h). */
+static long gpus_on_pci(void)
+{
+	ng_err err = {{0}};
+	cJSON *prof = ng_identity_profile(NULL, &err);
+	const cJSON *c = ng_json_get(ng_json_get(prof, "gpu"), "count");
+	long n = cJSON_IsNumber(c) && c->valuedouble > 0 ? (long)c->valuedouble : 0;
+	cJSON_Delete(prof);
+	return n;
+}
+
+/* The GPU probes, for the domains wanted, when the GPU backend loads and
+ * sees GPUs: gpu-compute for compute, gpu-memory for memory, gpu-copy for
+ * fabric (the paths inside the node), each with the profile's settings.
+ * Returns whether GPU records were added. A node without GPUs has nothing
+ * to screen there. A node whose PCI bus shows NVIDIA GPUs but whose
+ * installed backend cannot start them (no driver, a GPU the runtime does
+ * not see) gets the GPU records with no samples and the reason: absent
+ * evidence is not a pass, so the node is held. With no backend installed at
+ * all, the GPU probes are not part of this deployment: said on stderr. */
+static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_admit_profile *p,
+                         const char *const *domains, size_t n_domains)
+{
+	bool compute = !p->skip_compute && wanted("compute", domains, n_domains);
+	bool memory = !p->skip_memory && wanted("memory", domains, n_domains);
+	bool fabric = wanted("fabric", domains, n_domains);
+	if (!compute && !memory && !fabric)
+		return false;
+	char why[NG_GPU_WHY + 512];
+	bool absent = false;
+	struct ng_gpu_loaded *g = ng_probe_gpu_open(why, sizeof why, &absent);
+	if (!g) {
+		long n = gpus_on_pci();
+		if (n == 0)
+			return false;
+		if (absent) {
+			fprintf(stderr, "nodegate admit: %ld NVIDIA GPUs on the PCI bus, but the GPU probes "
+			                "did not run: %s\n", n, why);
+			return false;
+		}
+	}
+	ng_err err = {{0}};
+	if (compute) {
+		struct ng_gpu_compute_opts o;
+		ng_gpu_compute_opts_default(&o);
+		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
+		o.series_drop = cli->policy.gpu_series_drop;
+		if (p->quick) {
+			o.duration_s = 3;
+			o.interval_s = 0.25;
+		}
+		take(all, ng_probe_gpu_compute_run(g, why, &o, &err), "gpu-compute", &err);
+	}
+	if (memory) {
+		struct ng_gpu_memory_opts o;
+		ng_gpu_memory_opts_default(&o);
+		o.share = cli->policy.gpu_memory_share;
+		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
+		if (p->quick) {
+			o.duration_s = 1;
+			o.interval_s = 0.1;
+		}
+		take(all, ng_probe_gpu_memory_run(g, why, &o, &err), "gpu-memory", &err);
+	}
+	if (fabric) {
+		struct ng_gpu_copy_opts o;
+		ng_gpu_copy_opts_default(&o);
+		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
+		if (p->quick) {
+			o.bytes = (uint64_t)64 << 20;
+			o.duration_s = 0.2;
+			o.interval_s = 0.05;
+		}
+		take(all, ng_probe_gpu_copy_run(g, why, &o, &err), "gpu-copy", &err);
+	}
+	ng_probe_gpu_close(g);
+	return true;
+}
+
 cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile *p,
                         const char *const *domains, size_t n_domains, cJSON **missing)
 {
@@ -113,16 +196,17 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 		}
 		take(all, one, "storage", &err);
 	}
+	bool gpus = collect_gpus(all, cli, p, domains, n_domains);
 	if (p->fabric_parser && wanted("fabric", domains, n_domains))
 		collect_fabric(all, p);
-	/* Domains asked for that nothing here measures (fabric without its
-	 * harness; GPU memory needs the GPU probes). */
+	/* Domains asked for that nothing here measures: fabric needs its
+	 * harness or the GPU copy probe (GPUs and a backend). */
 	static const char *const measured[] = {"compute", "memory", "storage", "fabric"};
 	for (size_t i = 0; i < n_domains; i++) {
 		bool have = false;
 		for (size_t k = 0; k < 4; k++)
 			have = have || (strcmp(domains[i], measured[k]) == 0 &&
-			                (k < 3 || p->fabric_parser));
+			                (k < 3 || p->fabric_parser || gpus));
 		if (!have)
 			cJSON_AddItemToArray(*missing, cJSON_CreateString(domains[i]));
 	}

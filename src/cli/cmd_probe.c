@@ -10,13 +10,16 @@ static const struct ng_probe_kind *const kinds[] = {
 	&ng_probe_storage,
 	&ng_probe_cpu,
 	&ng_probe_hostmem,
+	&ng_probe_gpu_compute,
+	&ng_probe_gpu_memory,
+	&ng_probe_gpu_copy,
 	NULL,
 };
 
 const struct ng_cmd_entry ng_cmd_probe_entry = {
 	.name = "probe",
 	.usage = "KIND [OPTIONS]   (nodegate probe KIND --help)",
-	.summary = "Measure one path of this node (storage, cpu, hostmem) into a record.",
+	.summary = "Measure one path of this node (storage, cpu, hostmem, gpu-*) into a record.",
 	.help =
 	"Every probe writes a record the gate accepts unchanged; --baseline gives the\n"
 	"verdict directly, --json prints the records, --out keeps them. A probe that\n"
@@ -32,7 +35,7 @@ static int exec_probe(struct ng_cli *cli, int argc, char **argv)
 		ng_cmd_print_help(&ng_cmd_probe_entry, out);
 		fprintf(out, "\nKinds:\n");
 		for (const struct ng_probe_kind *const *k = kinds; *k; k++)
-			fprintf(out, "  %-9s %s\n", (*k)->name, (*k)->summary);
+			fprintf(out, "  %-11s %s\n", (*k)->name, (*k)->summary);
 		return argc < 2 ? NG_EXIT_USAGE : NG_EXIT_OK;
 	}
 	for (const struct ng_probe_kind *const *k = kinds; *k; k++)

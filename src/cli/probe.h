@@ -50,6 +50,13 @@ int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, con
                     const struct option *longopts,
                     int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
                     struct ng_emit_opts *emit);
+/* Takes --duration (c 'd') into *duration and --interval (c 'i') into
+ * *interval, at least min_interval seconds, noting which was given. Returns
+ * -2 when c is neither, -1 when taken, else the exit status of a usage
+ * error. */
+int ng_probe_timing_option(const struct ng_probe_kind *kind, int c, const char *arg,
+                           double min_interval, double *duration, double *interval,
+                           bool *have_duration, bool *have_interval);
 /* Settles a probe's duration and interval: --quick's short defaults for what
  * was not given, an interval shortened to a quarter of a --duration given
  * alone, and a usage error when the interval is still the longer. Returns -1
@@ -66,8 +73,21 @@ int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_o
 int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
                     int argc, char **argv, const struct ng_emit_opts *e);
 
+/* probe_gpu_common.c: what the GPU probes' command lines share. */
+struct ng_gpu_loaded;
+/* A list of GPU indexes, "0,2,4-7", into out (cap of them). */
+int ng_probe_gpu_list(const char *s, int *out, size_t cap, size_t *n);
+/* The backend, loaded and started, with its GPUs described (heap); NULL
+ * with why (no library, no GPU, ...) when there is none to measure with,
+ * and *absent (when not NULL) true when no backend is installed at all. */
+struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent);
+void ng_probe_gpu_close(struct ng_gpu_loaded *g);
+
 extern const struct ng_probe_kind ng_probe_storage;
 extern const struct ng_probe_kind ng_probe_cpu;
 extern const struct ng_probe_kind ng_probe_hostmem;
+extern const struct ng_probe_kind ng_probe_gpu_compute;
+extern const struct ng_probe_kind ng_probe_gpu_memory;
+extern const struct ng_probe_kind ng_probe_gpu_copy;
 
 #endif

@@ -109,6 +109,30 @@ int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, con
 	return -1;
 }
 
+int ng_probe_timing_option(const struct ng_probe_kind *kind, int c, const char *arg,
+                           double min_interval, double *duration, double *interval,
+                           bool *have_duration, bool *have_interval)
+{
+	if (c == 'd') {
+		if (ng_probe_seconds(arg, duration) < 0)
+			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", arg);
+		*have_duration = true;
+		return -1;
+	}
+	if (c != 'i')
+		return -2;
+	if (ng_probe_seconds(arg, interval) < 0 || *interval < min_interval) {
+		char msg[64];
+		if (min_interval > 0)
+			snprintf(msg, sizeof msg, "--interval takes seconds, at least %g", min_interval);
+		else
+			snprintf(msg, sizeof msg, "--interval takes seconds, more than 0");
+		return ng_probe_usage(kind, msg, arg);
+	}
+	*have_interval = true;
+	return -1;
+}
+
 int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
                     bool have_interval, double quick_duration, double quick_interval,
                     double *duration, double *interval)

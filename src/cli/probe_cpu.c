@@ -54,17 +54,11 @@ struct cpu_args {
 static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
 	struct cpu_args *a = args;
+	int t = ng_probe_timing_option(kind, c, optarg, 0.01, &a->o.duration_s, &a->o.interval_s,
+	                               &a->have_duration, &a->have_interval);
+	if (t != -2)
+		return t;
 	switch (c) {
-	case 'd':
-		if (ng_probe_seconds(optarg, &a->o.duration_s) < 0)
-			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
-		a->have_duration = true;
-		break;
-	case 'i':
-		if (ng_probe_seconds(optarg, &a->o.interval_s) < 0 || a->o.interval_s < 0.01)
-			return ng_probe_usage(kind, "--interval takes seconds, at least 0.01", optarg);
-		a->have_interval = true;
-		break;
 	case 't':
 		if (ng_probe_threads(optarg, &a->o.threads) < 0)
 			return ng_probe_usage(kind, "--threads takes a whole number, 1 to 4096", optarg);

@@ -66,6 +66,10 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 {
 	struct storage_args *a = args;
 	uint64_t b;
+	int t = ng_probe_timing_option(kind, c, optarg, 0, &a->o.duration_s, &a->o.interval_s,
+	                               &a->have_duration, &a->have_interval);
+	if (t != -2)
+		return t;
 	switch (c) {
 	case 'p': a->o.dir = optarg; break;
 	case 's':
@@ -88,16 +92,6 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 			return ng_probe_usage(kind, "--depth takes a whole number, 1 to 1024", optarg);
 		a->o.depth = (unsigned)b;
 		a->have_depth = true;
-		break;
-	case 'd':
-		if (ng_probe_seconds(optarg, &a->o.duration_s) < 0)
-			return ng_probe_usage(kind, "--duration takes seconds, more than 0, at most 3600", optarg);
-		a->have_duration = true;
-		break;
-	case 'i':
-		if (ng_probe_seconds(optarg, &a->o.interval_s) < 0)
-			return ng_probe_usage(kind, "--interval takes seconds, more than 0", optarg);
-		a->have_interval = true;
 		break;
 	case 'c':
 		if (strcmp(optarg, "cold") == 0)

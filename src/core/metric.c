@@ -36,6 +36,21 @@ static const struct ng_metric metrics[] = {
 	 "nodegate probe hostmem: STREAM triad on every core, decimal GB/s read + written per interval"},
 	{"hostmem.copy1t.gbps", "memory", "GB/s", true,
 	 "nodegate probe hostmem: memcpy on one core, decimal GB/s read + written per interval"},
+	{"gpu.gemm.tflops", "compute", "TFLOP/s", true,
+	 "nodegate probe gpu-compute: n x n x n bf16 GEMM (fp32 accumulate) sustained on every GPU at "
+	 "once, 2n^3 operations per GEMM over device time, TFLOP/s per interval; one record per GPU"},
+	{"gpumem.copy.gbps", "memory", "GB/s", true,
+	 "nodegate probe gpu-memory: device copy kernel within a policy share of free GPU memory, "
+	 "decimal GB/s read + written per interval; one record per GPU"},
+	{"gpucopy.h2d.gbps", "fabric", "GB/s", true,
+	 "nodegate probe gpu-copy: pinned host memory to the GPU, decimal GB/s per interval; "
+	 "one record per GPU"},
+	{"gpucopy.d2h.gbps", "fabric", "GB/s", true,
+	 "nodegate probe gpu-copy: the GPU to pinned host memory, decimal GB/s per interval; "
+	 "one record per GPU"},
+	{"gpucopy.p2p.gbps", "fabric", "GB/s", true,
+	 "nodegate probe gpu-copy: GPU to GPU peer to peer, decimal GB/s per interval; "
+	 "one record per ordered GPU pair with peer access"},
 	{"storage.seqread.gbps", "storage", "GB/s", true,
 	 "nodegate probe storage: sequential reads through io_uring, decimal GB/s per interval"},
 	{"storage.seqwrite.gbps", "storage", "GB/s", true,

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #pragma GCC visibility push(default)
 #include "collect/nvml_abi.h"
@@ -154,6 +155,11 @@ struct nvmlDevice_st {
 	struct synth_link link[SYNTH_LINKS_MAX];
 	uint64_t not_supported, hang; /* BIT(S_...) */
 	int error[S_COUNT_ALL];       /* 0: none */
+	/* probe.throttle: what NVML says once the process is after_s old (a
+	 * GPU that heats up under the probes' synthetic backend). */
+	bool throttle;
+	double throttle_after_s;
+	struct nvmlDevice_st *throttled; /* NULL, or the values to answer then */
 };
 
 struct scenario {
@@ -525,12 +531,45 @@ static bool read_object(struct reader *r, const cJSON *parent, const char *key, 
 
 #define N(a) (sizeof(a) / sizeof *(a))
 
+/* The GPU's probe object belongs to the probes' backend, which checks all of
+ * it; NVML reads only what a throttle changes in its own answers:
+ * probe.throttle.{after_s, clock_reasons, sm_clock_mhz, temperature_c,
+ * power_mw}. From after_s seconds after the process started, those are what
+ * NVML answers. */
+static bool read_probe(struct reader *r, const cJSON *probe, struct nvmlDevice_st *g)
+{
+	const cJSON *t = cJSON_IsObject(probe) ? cJSON_GetObjectItemCaseSensitive(probe, "throttle") : NULL;
+	if (!cJSON_IsObject(t))
+		return true;
+	path_push(r, "probe", 0);
+	path_push(r, "throttle", 0);
+	const cJSON *after = cJSON_GetObjectItemCaseSensitive(t, "after_s");
+	if (!cJSON_IsNumber(after) || !(after->valuedouble >= 0) || after->valuedouble > 1e9)
+		return bad(r, "after_s: expected seconds from 0");
+	g->throttled = malloc(sizeof *g->throttled);
+	if (!g->throttled)
+		return bad(r, "out of memory");
+	*g->throttled = *g;
+	g->throttled->throttled = NULL;
+	g->throttle = true;
+	g->throttle_after_s = after->valuedouble;
+	const cJSON *cr = cJSON_GetObjectItemCaseSensitive(t, "clock_reasons");
+	if (cr && !read_clock_reasons(r, cr, &g->throttled->clock_reasons))
+		return false;
+	return get_uint(r, t, "temperature_c", &g->throttled->temperature_c) &&
+	       get_uint(r, t, "sm_clock_mhz", &g->throttled->sm_clock_mhz) &&
+	       get_uint(r, t, "power_mw", &g->throttled->power_mw);
+}
+
 static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 {
 	static const char *const keys[] = {
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
 		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "nvlink",
 		"not_supported", "errors", "hang",
+		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
+		 * NVML reads only probe.throttle's clock fields (read_probe). */
+		"probe",
 	};
 	if (!check_keys(r, o, keys, N(keys)))
 		return false;
@@ -645,6 +684,9 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	const cJSON *er = cJSON_GetObjectItemCaseSensitive(o, "errors");
 	if (er && !read_errors(r, er, g->error))
 		return false;
+	if (!read_probe(r, cJSON_GetObjectItemCaseSensitive(o, "probe"), g))
+		return false;
+	path_pop(r, base);
 	return read_hang(r, o, &g->hang);
 }
 
@@ -730,8 +772,54 @@ static bool read_scenario(struct reader *r, const cJSON *doc, struct scenario *s
 static void scenario_free(struct scenario *s)
 {
 	if (s) {
+		for (unsigned i = 0; s->gpu && i < s->n_gpus; i++)
+			free(s->gpu[i].throttled);
 		free(s->gpu);
 		free(s);
+	}
+}
+
+/* Seconds since this process started (/proc/self/stat's starttime against
+ * the boot clock), or -1 when unreadable. The scenario is read at each
+ * session's nvmlInit, so a snapshot sees the time it was taken. */
+static double process_age_s(void)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -1;
+	bool ok = fgets(line, sizeof line, f) != NULL;
+	fclose(f);
+	const char *p = ok ? strrchr(line, ')') : NULL;
+	if (!p)
+		return -1;
+	/* After the command's closing parenthesis: field 3 on; starttime is 22. */
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	unsigned long long start;
+	long ticks = sysconf(_SC_CLK_TCK);
+	struct timespec now;
+	if (!p || sscanf(p + 1, "%llu", &start) != 1 || ticks <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+		return -1;
+	return (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - (double)start / (double)ticks;
+}
+
+static void apply_throttles(struct scenario *s)
+{
+	double age = -1;
+	for (unsigned i = 0; i < s->n_gpus; i++) {
+		struct nvmlDevice_st *g = &s->gpu[i];
+		if (!g->throttle)
+			continue;
+		if (age < 0)
+			age = process_age_s();
+		if (age >= g->throttle_after_s) {
+			g->clock_reasons = g->throttled->clock_reasons;
+			g->temperature_c = g->throttled->temperature_c;
+			g->sm_clock_mhz = g->throttled->sm_clock_mhz;
+			g->power_mw = g->throttled->power_mw;
+		}
 	}
 }
 
@@ -792,6 +880,7 @@ static struct scenario *scenario_load(void)
 	}
 	if (!read_scenario(&r, doc, s))
 		goto fail;
+	apply_throttles(s);
 	cJSON_Delete(doc);
 	free(text);
 	return s;

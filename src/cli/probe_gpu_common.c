@@ -1,0 +1,64 @@
+/* What `nodegate probe gpu-*` share: the GPU list option and loading the
+ * backend (collect/gpu_backend_load.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cli/probe.h"
+#include "collect/gpu_backend_load.h"
+
+int ng_probe_gpu_list(const char *s, int *out, size_t cap, size_t *n)
+{
+	*n = 0;
+	while (*s) {
+		char *end;
+		errno = 0;
+		long lo = strtol(s, &end, 10), hi = lo;
+		if (end == s || errno || lo < 0 || lo >= NG_GPU_DEVICES_MAX)
+			return -1;
+		if (*end == '-') {
+			const char *h = end + 1;
+			hi = strtol(h, &end, 10);
+			if (end == h || errno || hi < lo || hi >= NG_GPU_DEVICES_MAX)
+				return -1;
+		}
+		for (long i = lo; i <= hi; i++) {
+			if (*n == cap)
+				return -1;
+			out[(*n)++] = (int)i;
+		}
+		if (*end == ',' && end[1])
+			s = end + 1;
+		else if (*end)
+			return -1;
+		else
+			s = end;
+	}
+	return *n ? 0 : -1;
+}
+
+struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent)
+{
+	struct ng_gpu_loaded *g = malloc(sizeof *g);
+	if (absent)
+		*absent = false;
+	if (!g) {
+		snprintf(why, why_len, "out of memory");
+		return NULL;
+	}
+	int rc = ng_gpu_backend_open(g, why, why_len);
+	if (rc < 0) {
+		if (absent)
+			*absent = rc == NG_GPU_LOAD_ABSENT;
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void ng_probe_gpu_close(struct ng_gpu_loaded *g)
+{
+	if (!g)
+		return;
+	ng_gpu_backend_close(g);
+	free(g);
+}
