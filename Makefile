@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog clean
+.PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
 
 all: build
 
@@ -44,7 +44,7 @@ check: test-deps
 # its ratios against a reference measured in the same run (bench/README.md);
 # `make -k bench` goes on past a missed target.
 BENCH = build-bench
-bench: bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog
+bench: bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog bench-report
 
 bench-build:
 	scripts/setup-deps --bench
@@ -76,6 +76,29 @@ bench-store: bench-build
 	else echo "bench-store: no PostgreSQL server here: SQLite only" >&2; fi; \
 	rc=0; $(BENCH)/bench/store_bench --dir $(BENCH)/store-bench $${uri:+--pg "$$uri"} || rc=$$?; \
 	if [ -n "$$uri" ]; then scripts/pg-test-server stop $(BENCH)/pg-bench; fi; \
+	exit $$rc
+
+# Decision quality (docs/fleet-simulator.md): nodegate's admission policy
+# against the rules other tools use, every contestant on the same seeded
+# synthetic fleet and the same draws. Prints the table, writes it as JSON,
+# and fails when nodegate misses one of its targets.
+FLEET_SIM_ARGS ?= --nodes 2000 --runs 30 --seed 20261130
+fleet-sim:
+	$(MAKE) $(BENCH)/CMakeCache.txt BUILD=$(BENCH) BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BENCH) -j $(JOBS) --target nodegate-fleetsim
+	$(BENCH)/nodegate-fleetsim $(FLEET_SIM_ARGS) --json $(BENCH)/fleet-sim.json --check
+
+# nodegate report on a generated month of a 10,000-node fleet, against the
+# same rows read by plain SQL: SQLite, and PostgreSQL on a throwaway server
+# when one can be started (else SQLite alone).
+bench-report: bench-build
+	mkdir -p $(BENCH)/report-bench
+	@uri=""; \
+	if scripts/pg-test-server start $(BENCH)/pg-report-bench; then uri=$$(cat $(BENCH)/pg-report-bench/uri); \
+	else echo "bench-report: no PostgreSQL server here: SQLite only" >&2; fi; \
+	rc=0; /usr/bin/python3 bench/report_bench.py --nodegate $(BENCH)/nodegate \
+	  --fleetgen $(BENCH)/bench/fleetgen --dir $(BENCH)/report-bench $${uri:+--pg "$$uri"} || rc=$$?; \
+	if [ -n "$$uri" ]; then scripts/pg-test-server stop $(BENCH)/pg-report-bench; fi; \
 	exit $$rc
 
 clean:

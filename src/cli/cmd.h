@@ -52,6 +52,7 @@ extern const struct ng_cmd_entry ng_cmd_selftest_entry;
 extern const struct ng_cmd_entry ng_cmd_metrics_entry;
 extern const struct ng_cmd_entry ng_cmd_kube_entry;
 extern const struct ng_cmd_entry ng_cmd_npd_entry;
+extern const struct ng_cmd_entry ng_cmd_report_entry; /* cmd_report.c */
 
 /* A verb made of subcommands ("baseline build", "audit verify"). */
 struct ng_subcmd {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/store_cli.h"
+#include "core/policy_digest.h"
 
 ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                             const char *spec)
@@ -20,6 +21,10 @@ ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
 		ng_cli_store_error(e, &err);
 		return NULL;
 	}
+	/* Decisions and cases written through it name the policy that made them. */
+	char digest[NG_POLICY_DIGEST_LEN];
+	ng_policy_digest(&cli->policy, digest);
+	ng_store_set_policy(st, digest);
 	return st;
 }
 

@@ -82,6 +82,68 @@ static int append(ng_store *st, void *arg, ng_err *err)
 	return ng_q_exec(st, err, "UPDATE meta SET value = ? WHERE key = 'audit_head_hash'", "t", hash);
 }
 
+int ng_audit_cursor_open(ng_store *st, ng_audit_cursor *c, ng_err *err)
+{
+	memset(c, 0, sizeof *c);
+	ng_copy(c->hash, sizeof c->hash, GENESIS);
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT CAST(s.value AS BIGINT), h.value FROM meta s, meta h"
+	                      " WHERE s.key = 'audit_head_seq' AND h.key = 'audit_head_hash'",
+	                      "");
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		c->seq = ng_sql_column_int64(q, 0);
+		ng_q_text(q, 1, c->hash, sizeof c->hash);
+	}
+	ng_sql_finalize(q);
+	if (r < 0)
+		return -1;
+	return ng_sql_prepare(st->db,
+	                      "INSERT INTO audit_log (seq, at, actor, action, subject, detail, prev_hash,"
+	                      " hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	                      &c->ins, err);
+}
+
+int ng_audit_cursor_append(ng_store *st, ng_audit_cursor *c, int64_t at, const char *actor,
+                           const char *action, const char *subject, const char *detail,
+                           ng_err *err)
+{
+	(void)st;
+	char hash[65];
+	detail = detail ? detail : "{}";
+	entry_hash(c->hash, c->seq + 1, at, actor, action, subject, detail, hash);
+	ng_sql_reset(c->ins);
+	ng_sql_bind_int64(c->ins, 1, c->seq + 1);
+	ng_sql_bind_int64(c->ins, 2, at);
+	ng_sql_bind_text(c->ins, 3, actor ? actor : "");
+	ng_sql_bind_text(c->ins, 4, action);
+	ng_sql_bind_text(c->ins, 5, subject ? subject : "");
+	ng_sql_bind_text(c->ins, 6, detail);
+	ng_sql_bind_text(c->ins, 7, c->hash);
+	ng_sql_bind_text(c->ins, 8, hash);
+	if (ng_sql_step(c->ins, err) < 0)
+		return -1;
+	c->seq++;
+	memcpy(c->hash, hash, sizeof hash);
+	return 0;
+}
+
+int ng_audit_cursor_close(ng_store *st, ng_audit_cursor *c, bool ok, ng_err *err)
+{
+	ng_sql_finalize(c->ins);
+	c->ins = NULL;
+	if (!ok)
+		return -1;
+	char seqtext[24];
+	snprintf(seqtext, sizeof seqtext, "%" PRId64, c->seq);
+	if (ng_q_exec(st, err, "UPDATE meta SET value = ? WHERE key = 'audit_head_seq'", "t", seqtext) < 0)
+		return -1;
+	return ng_q_exec(st, err, "UPDATE meta SET value = ? WHERE key = 'audit_head_hash'", "t",
+	                 c->hash);
+}
+
 int ng_store_audit(ng_store *st, bool in_tx, int64_t at, const char *actor, const char *action,
                    const char *subject, const char *detail, ng_err *err)
 {

@@ -76,6 +76,10 @@ static int open_case(ng_store *st, void *arg, ng_err *err)
 	               "tttttitt", c->node, c->class_key, c->software, c->domain, c->metric,
 	               c->opened_at, c->release_condition, c->evidence ? c->evidence : "{}") != 1)
 		return -1;
+	if (st->policy[0] &&
+	    ng_q_exec(st, err, "INSERT INTO case_policies (case_id, policy) VALUES (?, ?)", "it",
+	              c->id, st->policy) < 0)
+		return -1;
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", c->node);
 	ng_strbuf d = {0};

@@ -64,6 +64,14 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 	              "ttttiiti", s->node, s->class_key, s->software, s->outcome, s->updated_at,
 	              s->recheck_at, s->run_id, s->duration_ms) < 0)
 		return -1;
+	/* The decision itself, kept beside the node's latest state: the report
+	 * counts admissions that later straggled per class and policy. */
+	if (ng_q_exec(st, err,
+	              "INSERT INTO decisions (run_id, node, class, software, outcome, at, policy)"
+	              " VALUES (?, ?, ?, ?, ?, ?, ?)",
+	              "tttttit", s->run_id, s->node, s->class_key, s->software, s->outcome,
+	              s->updated_at, st->policy) < 0)
+		return -1;
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", s->node);
 	char action[48];
@@ -77,6 +85,123 @@ int ng_store_put_decision(ng_store *st, const ng_store_node_state *state,
 {
 	struct decision d = {state, lines, n, detail, actor};
 	return ng_store_tx(st, put_decision, &d, err);
+}
+
+/* ---- many decisions at once ---------------------------------------------------------- */
+
+static const char verdict_sql[] =
+	"INSERT INTO verdicts (run_id, node, at, stage, domain, metric, unit, value,"
+	" baseline_median, floor, bar, percent, gate_verdict, status, record_id)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char state_sql[] =
+	"INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at,"
+	" run_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))"
+	" ON CONFLICT (node) DO UPDATE SET class = excluded.class,"
+	" software = excluded.software, outcome = excluded.outcome,"
+	" updated_at = excluded.updated_at, recheck_at = excluded.recheck_at,"
+	" run_id = excluded.run_id, duration_ms = excluded.duration_ms";
+static const char decision_sql[] =
+	"INSERT INTO decisions (run_id, node, class, software, outcome, at, policy)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+struct batch {
+	const ng_store_decision *d;
+	size_t n;
+	const char *actor;
+};
+
+static int step_done(ng_sql_stmt *q, ng_err *err)
+{
+	int r;
+	while ((r = ng_sql_step(q, err)) == 1)
+		;
+	return r;
+}
+
+static int put_one_of_batch(ng_store *st, ng_sql_stmt *const q[3], ng_audit_cursor *cur,
+                            const ng_store_decision *d, const char *actor, ng_err *err)
+{
+	const ng_store_node_state *s = d->state;
+	for (size_t i = 0; i < d->n_lines; i++) {
+		const ng_store_verdict *v = &d->lines[i];
+		const double nums[] = {v->value, v->baseline_median, v->floor, v->bar, v->percent};
+		ng_sql_reset(q[0]);
+		ng_sql_bind_text(q[0], 1, s->run_id);
+		ng_sql_bind_text(q[0], 2, s->node);
+		ng_sql_bind_int64(q[0], 3, s->updated_at);
+		ng_sql_bind_text(q[0], 4, v->stage);
+		ng_sql_bind_text(q[0], 5, v->domain ? v->domain : "");
+		ng_sql_bind_text(q[0], 6, v->metric);
+		ng_sql_bind_text(q[0], 7, v->unit ? v->unit : "");
+		for (int k = 0; k < 5; k++) {
+			if (nums[k] != nums[k])
+				ng_sql_bind_null(q[0], 8 + k);
+			else
+				ng_sql_bind_double(q[0], 8 + k, nums[k]);
+		}
+		ng_sql_bind_text(q[0], 13, v->gate_verdict);
+		ng_sql_bind_text(q[0], 14, v->status);
+		if (v->record_id)
+			ng_sql_bind_int64(q[0], 15, v->record_id);
+		else
+			ng_sql_bind_null(q[0], 15);
+		if (step_done(q[0], err) < 0)
+			return -1;
+	}
+	ng_sql_reset(q[1]);
+	ng_sql_bind_text(q[1], 1, s->node);
+	ng_sql_bind_text(q[1], 2, s->class_key);
+	ng_sql_bind_text(q[1], 3, s->software);
+	ng_sql_bind_text(q[1], 4, s->outcome);
+	ng_sql_bind_int64(q[1], 5, s->updated_at);
+	ng_sql_bind_int64(q[1], 6, s->recheck_at);
+	ng_sql_bind_text(q[1], 7, s->run_id);
+	ng_sql_bind_int64(q[1], 8, s->duration_ms);
+	if (step_done(q[1], err) < 0)
+		return -1;
+	ng_sql_reset(q[2]);
+	ng_sql_bind_text(q[2], 1, s->run_id);
+	ng_sql_bind_text(q[2], 2, s->node);
+	ng_sql_bind_text(q[2], 3, s->class_key);
+	ng_sql_bind_text(q[2], 4, s->software);
+	ng_sql_bind_text(q[2], 5, s->outcome);
+	ng_sql_bind_int64(q[2], 6, s->updated_at);
+	ng_sql_bind_text(q[2], 7, st->policy);
+	if (step_done(q[2], err) < 0)
+		return -1;
+	char subject[160], action[48];
+	snprintf(subject, sizeof subject, "node:%s", s->node);
+	snprintf(action, sizeof action, "admit.%s", s->outcome);
+	return ng_audit_cursor_append(st, cur, s->updated_at, actor, action, subject, d->detail, err);
+}
+
+static int put_batch(ng_store *st, void *arg, ng_err *err)
+{
+	const struct batch *b = arg;
+	ng_sql_stmt *q[3] = {NULL, NULL, NULL};
+	ng_audit_cursor cur;
+	if (ng_audit_cursor_open(st, &cur, err) < 0) {
+		ng_audit_cursor_close(st, &cur, false, err);
+		return -1;
+	}
+	int rc = ng_sql_prepare(st->db, verdict_sql, &q[0], err);
+	if (rc == 0)
+		rc = ng_sql_prepare(st->db, state_sql, &q[1], err);
+	if (rc == 0)
+		rc = ng_sql_prepare(st->db, decision_sql, &q[2], err);
+	for (size_t i = 0; rc == 0 && i < b->n; i++)
+		rc = put_one_of_batch(st, q, &cur, &b->d[i], b->actor, err);
+	for (int k = 0; k < 3; k++)
+		ng_sql_finalize(q[k]);
+	int closed = ng_audit_cursor_close(st, &cur, rc == 0, err);
+	return rc < 0 ? -1 : closed;
+}
+
+int ng_store_put_decisions(ng_store *st, const ng_store_decision *d, size_t n, const char *actor,
+                           ng_err *err)
+{
+	struct batch b = {d, n, actor};
+	return n ? ng_store_tx(st, put_batch, &b, err) : 0;
 }
 
 int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state *out, ng_err *err)

@@ -85,6 +85,20 @@ static const char *const migrations[] = {
 	"CREATE INDEX gpu_counters_by_gpu ON gpu_counters (node, uuid, at);",
 	/* 3: how long each node's last admission run took (NULL: not measured) */
 	"ALTER TABLE node_states ADD COLUMN duration_ms {INT};",
+	/* 4: every admission decision (node_states keeps only the latest) and the
+	 * quarantine cases, each with the digest of the policy that made it, so
+	 * false rejects and later stragglers can be counted per policy version
+	 * (docs/report.md). IF NOT EXISTS: a store rolled back to an older
+	 * version number by hand migrates forward again without tripping here. */
+	"CREATE TABLE IF NOT EXISTS decisions ("
+	" id {ID}, run_id TEXT NOT NULL, node TEXT NOT NULL, class TEXT NOT NULL,"
+	" software TEXT NOT NULL, outcome TEXT NOT NULL, at {INT} NOT NULL,"
+	" policy TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX IF NOT EXISTS decisions_by_node ON decisions (node, at);"
+	"CREATE INDEX IF NOT EXISTS decisions_by_at ON decisions (at);"
+	"CREATE TABLE IF NOT EXISTS case_policies (case_id {INT} PRIMARY KEY, policy TEXT NOT NULL);"
+	/* A node's profile before and after a quarantine, read per case. */
+	"CREATE INDEX IF NOT EXISTS records_by_node ON records (node, taken_at);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

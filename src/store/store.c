@@ -138,6 +138,10 @@ void ng_store_close(ng_store *st)
 
 const char *ng_store_where(const ng_store *st) { return st->where; }
 ng_sql *ng_store_sql(ng_store *st) { return st->db; }
+void ng_store_set_policy(ng_store *st, const char *digest)
+{
+	ng_copy(st->policy, sizeof st->policy, digest);
+}
 
 ng_sql_error ng_store_last_error(ng_store *st)
 {

@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 3
+#define NG_STORE_SCHEMA_VERSION 4
 
 typedef struct ng_store ng_store;
 
@@ -46,6 +46,10 @@ void ng_store_close(ng_store *st);
 /* The path or URI (password hidden) the store was opened from. */
 const char *ng_store_where(const ng_store *st);
 ng_sql *ng_store_sql(ng_store *st);
+/* The digest of the policy this process decides with (core/policy_digest.h):
+ * kept with every decision and quarantine case written through this handle,
+ * so their outcomes can be counted per policy version. "" records none. */
+void ng_store_set_policy(ng_store *st, const char *digest);
 /* The class of the last failure (full disk, unreachable, corrupt...). */
 ng_sql_error ng_store_last_error(ng_store *st);
 /* SQLite: PRAGMA integrity_check; PostgreSQL: the schema is in place. */
@@ -189,6 +193,17 @@ typedef struct {
 int ng_store_put_decision(ng_store *st, const ng_store_node_state *state,
                           const ng_store_verdict *lines, size_t n, const char *detail,
                           const char *actor, ng_err *err);
+/* Many decisions in one transaction, each written as ng_store_put_decision
+ * writes it (verdict lines, node state, decision row, audit entry): for
+ * replays and imports, where a transaction per decision would be the cost. */
+typedef struct {
+	const ng_store_node_state *state;
+	const ng_store_verdict *lines;
+	size_t n_lines;
+	const char *detail;
+} ng_store_decision;
+int ng_store_put_decisions(ng_store *st, const ng_store_decision *d, size_t n, const char *actor,
+                           ng_err *err);
 /* 1 found, 0 never seen. */
 int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state *out, ng_err *err);
 

@@ -10,6 +10,7 @@
 struct ng_store {
 	ng_sql *db;
 	char where[512];
+	char policy[32]; /* ng_store_set_policy: kept with decisions and cases */
 };
 
 /* Prepares sql and binds its `?` parameters from the arguments, one type
@@ -43,6 +44,22 @@ char *ng_q_strdup(ng_sql_stmt *q, int col);
  * otherwise. */
 int ng_store_tx(ng_store *st, int (*fn)(ng_store *st, void *arg, ng_err *err), void *arg,
                 ng_err *err);
+
+/* audit.c: many entries in one write transaction the caller holds, without
+ * reading and writing the head in meta for each: open reads the head,
+ * append chains each entry to the one before, close writes the new head.
+ * The chain is the one ng_store_audit makes, entry for entry. */
+typedef struct {
+	int64_t seq;
+	char hash[65];
+	ng_sql_stmt *ins;
+} ng_audit_cursor;
+int ng_audit_cursor_open(ng_store *st, ng_audit_cursor *c, ng_err *err);
+int ng_audit_cursor_append(ng_store *st, ng_audit_cursor *c, int64_t at, const char *actor,
+                           const char *action, const char *subject, const char *detail,
+                           ng_err *err);
+/* Writes the head (when ok) and releases the cursor. */
+int ng_audit_cursor_close(ng_store *st, ng_audit_cursor *c, bool ok, ng_err *err);
 
 /* schema.c: creates or migrates the schema, refusing foreign and newer ones. */
 int ng_store_schema_ensure(ng_store *st, ng_err *err);
