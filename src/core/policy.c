@@ -41,6 +41,9 @@ static const struct param params[NG_P_COUNT] = {
 	[NG_P_DIAG_EXEMPT_DOMAINS] = {"gate", "diag_exempt_domains", K_NAMES, OFF(diag_exempt_domains),
 		OFF(n_diag_exempt_domains), 0, 0, false, false,
 		"Record domains that carry no DCGM diagnostics, so none is required (a record without a domain is never exempt)."},
+	[NG_P_DIAG_EXEMPT_METRICS] = {"gate", "diag_exempt_metrics", K_NAMES, OFF(diag_exempt_metrics),
+		OFF(n_diag_exempt_metrics), 0, 0, false, false,
+		"Record metrics (exact, or a family ending in .*) that nodegate measures and verifies itself, in a domain that is not exempt: none of the DCGM tests is required of them."},
 	[NG_P_COHORT_MIN] = {"gate", "cohort_min", K_COUNT, OFF(cohort_min), 0, 1, 1e9, false, false,
 		"Fewest cohort members that can attribute a drop to the fleet."},
 	[NG_P_COHORT_MAJORITY] = {"gate", "cohort_majority", K_DOUBLE, OFF(cohort_majority), 0, 0, 1, true, false,
@@ -119,6 +122,8 @@ void ng_policy_default(ng_policy *p)
 		.required_diag = {"pcie", "memory", "nccl_tests"},
 		.n_diag_exempt_domains = 3,
 		.diag_exempt_domains = {"compute", "memory", "storage"},
+		.n_diag_exempt_metrics = 1,
+		.diag_exempt_metrics = {"gpucopy.*"},
 		.cohort_min = 5,
 		.cohort_majority = 0.6,
 		.cohort_drop_limit = 1.0,
@@ -215,6 +220,20 @@ bool ng_policy_diag_exempt(const ng_policy *p, const char *domain)
 	for (size_t k = 0; k < p->n_diag_exempt_domains; k++)
 		if (strcmp(p->diag_exempt_domains[k], domain) == 0)
 			return true;
+	return false;
+}
+
+bool ng_policy_diag_exempt_metric(const ng_policy *p, const char *metric)
+{
+	for (size_t k = 0; k < p->n_diag_exempt_metrics; k++) {
+		const char *e = p->diag_exempt_metrics[k];
+		size_t len = strlen(e);
+		if (strcmp(e, metric) == 0)
+			return true;
+		if (len >= 2 && strcmp(e + len - 2, ".*") == 0 && strncmp(e, metric, len - 1) == 0 &&
+		    metric[len - 1] != '\0')
+			return true;
+	}
 	return false;
 }
 

@@ -33,6 +33,7 @@ enum ng_policy_param {
 	NG_P_BIMODAL_FRACTION,
 	NG_P_REQUIRED_DIAG,
 	NG_P_DIAG_EXEMPT_DOMAINS,
+	NG_P_DIAG_EXEMPT_METRICS,
 	NG_P_COHORT_MIN,
 	NG_P_COHORT_MAJORITY,
 	NG_P_COHORT_DROP_LIMIT,
@@ -82,6 +83,11 @@ typedef struct {
 	 * A record with no domain keeps the runbook's rule. */
 	size_t n_diag_exempt_domains;
 	char diag_exempt_domains[NG_DIAG_MAX][NG_DIAG_NAME_MAX];
+	/* ... and metrics (exact, or a family ending in ".*") of other domains
+	 * that nodegate measures and verifies itself: the GPU copy probe's
+	 * paths are fabric, and carry no DCGM results either. */
+	size_t n_diag_exempt_metrics;
+	char diag_exempt_metrics[NG_DIAG_MAX][NG_DIAG_NAME_MAX];
 	long cohort_min;             /* fewest cohort members that can excuse a node */
 	double cohort_majority;      /* share of the cohort that must be past the warn bar */
 	double cohort_drop_limit;    /* cohort drops outside [-limit, limit] invalidate it */
@@ -153,5 +159,7 @@ bool ng_policy_requires_diag(const ng_policy *p, const char *test);
 double ng_policy_floor(const ng_policy *p, const char *metric);
 /* Whether records of this domain are exempt from the required diagnostics. */
 bool ng_policy_diag_exempt(const ng_policy *p, const char *domain);
+/* metric is in gate.diag_exempt_metrics, exactly or by a "family.*" entry. */
+bool ng_policy_diag_exempt_metric(const ng_policy *p, const char *metric);
 
 #endif

@@ -155,6 +155,8 @@ int ng_gate_input_record(ng_gate_input *in, const cJSON *record, const ng_json_s
 	read_class(ng_json_get(record, "class"), &in->rec_class, &in->rec.cls);
 	const cJSON *domain = ng_json_get(record, "domain");
 	in->rec.domain = cJSON_IsString(domain) ? domain->valuestring : NULL;
+	const cJSON *metric = ng_json_get(record, "metric");
+	in->rec.metric = cJSON_IsString(metric) ? metric->valuestring : NULL;
 	if (in->rec_class.oom)
 		return ng_fail(err, "out of memory reading the class");
 	return 0;

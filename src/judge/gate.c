@@ -113,8 +113,11 @@ static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
 	/* Absent, skipped and failed are three different things. The required
 	 * set is named because a test that never registered has no status. */
 	/* A node's own compute, memory and storage probes carry no DCGM results;
-	 * policy names such domains. A record without a domain is never exempt. */
-	size_t n_required = r->domain && ng_policy_diag_exempt(pol, r->domain) ? 0 : pol->n_required_diag;
+	 * policy names such domains, and such metrics of other domains (the GPU
+	 * copy probe's paths are fabric). A record with neither is never exempt. */
+	bool exempt = (r->domain && ng_policy_diag_exempt(pol, r->domain)) ||
+	              (r->metric && ng_policy_diag_exempt_metric(pol, r->metric));
+	size_t n_required = exempt ? 0 : pol->n_required_diag;
 	for (size_t k = 0; k < n_required; k++) {
 		bool found = false;
 		for (size_t i = 0; i < r->n_diag && !found; i++)

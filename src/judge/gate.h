@@ -56,6 +56,9 @@ typedef struct {
 	/* The record's domain when it is a string, else NULL. Policy may exempt a
 	 * domain from the required diagnostics (gate.diag_exempt_domains). */
 	const char *domain;
+	/* The record's metric when it is a string, else NULL
+	 * (gate.diag_exempt_metrics). */
+	const char *metric;
 } ng_gate_record;
 
 typedef struct {

@@ -213,6 +213,29 @@ static void test_03_absent_diag_is_incomplete(void **state)
 	                    "diag-incomplete");
 }
 
+/* The node's own probes carry no DCGM results: policy exempts their domains,
+ * and metrics of other domains that nodegate verifies itself (the GPU copy
+ * probe's paths are fabric). Nothing else is exempt. */
+#define BARE_WITH(extra) "{\"class\":\"" CLASS "\",\"samples\":" S9("240.0") ",\"wrong\":0," extra "}"
+static void test_03_diag_exemptions(void **state)
+{
+	(void)state;
+	assert_string_equal(gate(BARE_WITH("\"domain\":\"storage\""), BASE), "pass");
+	assert_string_equal(gate(BARE_WITH("\"domain\":\"fabric\",\"metric\":\"gpucopy.p2p.gbps\""), BASE),
+	                    "pass");
+	assert_string_equal(gate(BARE_WITH("\"metric\":\"gpucopy.h2d.gbps\""), BASE), "pass");
+	assert_string_equal(gate(BARE_WITH("\"domain\":\"fabric\",\"metric\":\"nccl.all_reduce.busbw\""),
+	                         BASE),
+	                    "diag-incomplete");
+	assert_string_equal(gate(BARE_WITH("\"domain\":\"fabric\",\"metric\":\"gpucopy\""), BASE),
+	                    "diag-incomplete");
+	assert_string_equal(gate(BARE_WITH("\"domain\":\"fabric\",\"metric\":7"), BASE), "diag-incomplete");
+	/* exemption spares absent tests, never a failed one */
+	assert_string_equal(gate(BARE_WITH("\"metric\":\"gpucopy.p2p.gbps\",\"diag\":{\"pcie\":\"fail\"}"),
+	                         BASE),
+	                    "diag-failed");
+}
+
 static void test_04_skipped_diag_is_incomplete(void **state)
 {
 	(void)state;
@@ -1443,6 +1466,7 @@ int main(void)
 		cmocka_unit_test(test_01_at_baseline_passes),
 		cmocka_unit_test(test_02_no_samples_is_no_measurement),
 		cmocka_unit_test(test_03_absent_diag_is_incomplete),
+		cmocka_unit_test(test_03_diag_exemptions),
 		cmocka_unit_test(test_04_skipped_diag_is_incomplete),
 		cmocka_unit_test(test_05_wrong_null_is_unverified),
 		cmocka_unit_test(test_06_corrupt_outranks_class_mismatch),

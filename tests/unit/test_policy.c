@@ -104,6 +104,12 @@ static void test_defaults_are_the_runbooks(void **state)
 	assert_true(ng_policy_diag_exempt(&p, "storage"));
 	assert_false(ng_policy_diag_exempt(&p, "fabric"));
 	assert_false(ng_policy_diag_exempt(&p, ""));
+	assert_true(ng_policy_diag_exempt_metric(&p, "gpucopy.p2p.gbps"));
+	assert_true(ng_policy_diag_exempt_metric(&p, "gpucopy.h2d.gbps"));
+	assert_false(ng_policy_diag_exempt_metric(&p, "gpucopy."));
+	assert_false(ng_policy_diag_exempt_metric(&p, "gpucopy"));
+	assert_false(ng_policy_diag_exempt_metric(&p, "nccl.all_reduce.busbw"));
+	assert_false(ng_policy_diag_exempt_metric(&p, ""));
 	/* REQUIRED_DIAG = ("pcie", "memory", "nccl_tests") */
 	assert_int_equal(p.n_required_diag, 3);
 	assert_string_equal(p.required_diag[0], "pcie");
@@ -146,7 +152,7 @@ static void test_param_names_and_values(void **state)
 	const char *names[] = {
 		"gate.warn",          "gate.block",           "gate.fast",
 		"gate.slow",          "gate.noise_sigmas",    "gate.unstable_cv_multiple",
-		"gate.bimodal_fraction", "gate.required_diag", "gate.diag_exempt_domains",
+		"gate.bimodal_fraction", "gate.required_diag", "gate.diag_exempt_domains", "gate.diag_exempt_metrics",
 		"gate.cohort_min",
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
 		"hysteresis.escalate_after", "identity.class_template",
@@ -236,7 +242,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"gate\":{\"warn\":0.04,\"block\":0.2,\"fast\":2,\"slow\":0.1,"
 	                       "\"noise_sigmas\":3,\"unstable_cv_multiple\":4.5,\"bimodal_fraction\":0.5,"
 	                       "\"required_diag\":[\"pcie\",\"nvbandwidth\"],\"cohort_min\":7,"
-	                       "\"diag_exempt_domains\":[\"storage\"],"
+	                       "\"diag_exempt_domains\":[\"storage\"],\"diag_exempt_metrics\":[\"nvbandwidth.*\"],"
 	                       "\"cohort_majority\":0.75,\"cohort_drop_limit\":0.5},"
 	                       "\"hysteresis\":{\"clear_after\":3,\"escalate_after\":5},"
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
@@ -268,6 +274,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.n_diag_exempt_domains, 1);
 	assert_true(ng_policy_diag_exempt(&p, "storage"));
 	assert_false(ng_policy_diag_exempt(&p, "compute"));
+	assert_int_equal(p.n_diag_exempt_metrics, 1);
+	assert_true(ng_policy_diag_exempt_metric(&p, "nvbandwidth.device_to_device_memcpy_read_ce"));
+	assert_false(ng_policy_diag_exempt_metric(&p, "gpucopy.h2d.gbps"));
 	assert_true(ng_policy_requires_diag(&p, "nvbandwidth"));
 	assert_false(ng_policy_requires_diag(&p, "memory"));
 	assert_int_equal(p.cohort_min, 7);
