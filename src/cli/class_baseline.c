@@ -69,8 +69,20 @@ int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_
 	int r = ng_store_current_baseline(st, class_key, software, metric, out, err);
 	if (r < 0)
 		return -1;
-	if (r == 1 && (out->pinned_at || now - out->built_at < pol->baseline_max_age_hours * 3600))
+	if (r == 1 && out->pinned_at)
 		return 1;
+	if (r == 1 && now - out->built_at < pol->baseline_max_age_hours * 3600) {
+		/* Young enough, unless the class has outgrown the nodes it was
+		 * built from (admission.baseline_regrow). */
+		if (!(pol->baseline_regrow > 0))
+			return 1;
+		int64_t nodes = ng_store_count_class_nodes(
+			st, class_key, now - (int64_t)pol->baseline_window_days * 86400, err);
+		if (nodes < 0)
+			return -1;
+		if ((double)nodes < pol->baseline_regrow * (double)out->n_nodes)
+			return 1;
+	}
 	/* Refusals found while admitting are reported, not stored: every node
 	 * of a new class would otherwise add one per metric per run. */
 	if (ng_class_baseline_build(st, pol, class_key, software, metric, unit, now, actor, false,

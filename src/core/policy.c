@@ -66,6 +66,8 @@ static const struct param params[NG_P_COUNT] = {
 		"Accepted runs of idle nodes from this many days back make a class baseline."},
 	[NG_P_BASELINE_MAX_AGE_HOURS] = {"admission", "baseline_max_age_hours", K_COUNT, OFF(baseline_max_age_hours), 0, 1, 87600, false, false,
 		"An unpinned baseline older than this is rebuilt from the store before it is used."},
+	[NG_P_BASELINE_REGROW] = {"admission", "baseline_regrow", K_DOUBLE, OFF(baseline_regrow), 0, 0, 1e6, false, false,
+		"An unpinned baseline is also rebuilt, whatever its age, once the class has this many times the nodes it was built from (0: only by age)."},
 	[NG_P_COHORT_WINDOW_HOURS] = {"admission", "cohort_window_hours", K_COUNT, OFF(cohort_window_hours), 0, 1, 8760, false, false,
 		"Other nodes' runs of the class from this many hours back are the gate's cohort."},
 	[NG_P_RELEASE_PASSES] = {"admission", "release_passes", K_COUNT, OFF(release_passes), 0, 1, 100, false, false,
@@ -137,6 +139,11 @@ void ng_policy_default(ng_policy *p)
 		.warn_recheck_hours = 24,
 		.baseline_window_days = 30,
 		.baseline_max_age_hours = 24,
+		/* A new class's first baseline comes from its first ten nodes and
+		 * would stand a day; a median of ten is a few percent off where a
+		 * median of hundreds is not, and every node screened meanwhile is
+		 * judged against it. Rebuilt each time the class doubles. */
+		.baseline_regrow = 2,
 		.cohort_window_hours = 24,
 		.release_passes = 2,
 		.breaker_share = 0.10,

@@ -45,6 +45,7 @@ enum ng_policy_param {
 	NG_P_WARN_RECHECK_HOURS,
 	NG_P_BASELINE_WINDOW_DAYS,
 	NG_P_BASELINE_MAX_AGE_HOURS,
+	NG_P_BASELINE_REGROW,
 	NG_P_COHORT_WINDOW_HOURS,
 	NG_P_RELEASE_PASSES,
 	NG_P_BREAKER_SHARE,
@@ -99,6 +100,7 @@ typedef struct {
 	long warn_recheck_hours;     /* admitted-warn: hours until the node is screened again */
 	long baseline_window_days;   /* accepted runs this recent make a baseline */
 	long baseline_max_age_hours; /* an unpinned baseline older than this is rebuilt */
+	double baseline_regrow;      /* ... and one whose class has this many times the nodes it was built from */
 	long cohort_window_hours;    /* other nodes' runs this recent are the gate's cohort */
 	long release_passes;         /* passes of the failed test that release a quarantine */
 	double breaker_share;        /* more than this share of a class quarantined trips the breaker */

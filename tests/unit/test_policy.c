@@ -157,7 +157,7 @@ static void test_param_names_and_values(void **state)
 		"gate.cohort_majority", "gate.cohort_drop_limit", "hysteresis.clear_after",
 		"hysteresis.escalate_after", "identity.class_template",
 		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
-		"admission.baseline_window_days", "admission.baseline_max_age_hours",
+		"admission.baseline_window_days", "admission.baseline_max_age_hours", "admission.baseline_regrow",
 		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
 		"admission.breaker_count", "admission.breaker_window_hours",
 		"admission.exclusive_max_runnable",
@@ -248,7 +248,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
 	                       "\"admission\":{\"flag_fraction\":0.85,\"min_baseline_nodes\":20,"
 	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
-	                       "\"baseline_max_age_hours\":12,\"cohort_window_hours\":2,"
+	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
 	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0,"
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4},"
@@ -305,6 +305,7 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.health_clock_ratio_under_load == 0.6);
 	assert_true(p.health_rate_min_hours == 1.5);
 	assert_true(p.bimodal_low_mode == 0.7);
+	assert_true(p.baseline_regrow == 3);
 	assert_int_equal(p.unstable_repeat, 2);
 	assert_int_equal(p.unstable_window, 4);
 	assert_true(p.gpu_memory_share == 0.5);

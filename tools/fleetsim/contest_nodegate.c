@@ -58,6 +58,7 @@ struct keymetric {
 	size_t n_pool, cap_pool;
 	bool have;  /* a stored "ok" baseline */
 	int64_t built_at;
+	size_t built_nodes; /* the nodes it was built from */
 	double median, cv;
 };
 
@@ -80,6 +81,7 @@ struct state {
 	struct keymetric *km;      /* [key * n_metrics + m] */
 	struct latest *latest;     /* [node * n_metrics + m] */
 	int64_t *seen;             /* [key * n_nodes + node]: newest record time, 0 none */
+	size_t *n_seen;            /* [key]: nodes with a record (ng_store_count_class_nodes) */
 	bool *case_open;           /* [node] */
 	int64_t *case_at;          /* [node] */
 	size_t *case_key;          /* [node] */
@@ -127,10 +129,14 @@ static int accept_run(struct keymetric *k, size_t node, int64_t at, const double
 /* cli/class_baseline.c's ng_class_baseline_for: the stored baseline while
  * younger than the policy's maximum age, else a fresh build from the accepted
  * runs of the window (a refusal is not stored). */
+/* class_nodes: the class's nodes with a record (the simulation is shorter
+ * than the baseline window, so every node seen counts). */
 static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric *k, int64_t now,
-                        bool *have)
+                        size_t class_nodes, bool *have)
 {
-	if (k->have && now - k->built_at < pol->baseline_max_age_hours * 3600) {
+	if (k->have && now - k->built_at < pol->baseline_max_age_hours * 3600 &&
+	    !(pol->baseline_regrow > 0 &&
+	      (double)class_nodes >= pol->baseline_regrow * (double)k->built_nodes)) {
 		*have = true;
 		return 0;
 	}
@@ -159,6 +165,7 @@ static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric
 		k->built_at = now;
 		k->median = b.median;
 		k->cv = b.cv;
+		k->built_nodes = b.n_nodes;
 	}
 	*have = b.status == NG_BASELINE_OK;
 	return 0;
@@ -234,7 +241,7 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 	const ng_policy *pol = &st->pol[f->truth[node].cls];
 	struct keymetric *k = &st->km[key * st->n_metrics + m];
 	bool have;
-	if (baseline_for(st, pol, k, now, &have) < 0)
+	if (baseline_for(st, pol, k, now, st->n_seen[key], &have) < 0)
 		return -1;
 	size_t n_cohort = have ? cohort(st, key, m, node, now - pol->cohort_window_hours * 3600,
 	                                k->median)
@@ -271,6 +278,7 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 		st->latest[node * st->n_metrics + m] =
 			(struct latest){now, key, ng_np_median_inplace(w, r->n_samples)};
 	}
+	st->n_seen[key] += st->seen[key * st->n_nodes + node] == 0;
 	st->seen[key * st->n_nodes + node] = now;
 
 	/* The runbook's hysteresis, kept beside the verdict (it does not decide),
@@ -441,7 +449,7 @@ static void destroy(void *state)
 	if (st->km)
 		for (size_t i = 0; i < st->n_keys * st->n_metrics; i++)
 			free(st->km[i].runs), free(st->km[i].pool);
-	free(st->pol), free(st->km), free(st->latest), free(st->seen), free(st->case_open);
+	free(st->pol), free(st->km), free(st->latest), free(st->seen), free(st->n_seen), free(st->case_open);
 	free(st->case_at), free(st->case_key), free(st->event_open), free(st->event_run), free(st->hist);
 	free(st->names), free(st->drops), free(st);
 }
@@ -464,6 +472,7 @@ static void *create(const ng_sim_fleet *f)
 	st->km = calloc(st->n_keys * s->n_metrics, sizeof *st->km);
 	st->latest = calloc(s->n_nodes * s->n_metrics, sizeof *st->latest);
 	st->seen = calloc(st->n_keys * s->n_nodes, sizeof *st->seen);
+	st->n_seen = calloc(st->n_keys, sizeof *st->n_seen);
 	st->case_open = calloc(s->n_nodes, sizeof *st->case_open);
 	st->case_at = calloc(s->n_nodes, sizeof *st->case_at);
 	st->case_key = calloc(s->n_nodes, sizeof *st->case_key);
@@ -472,7 +481,7 @@ static void *create(const ng_sim_fleet *f)
 	st->hist = calloc(s->n_nodes * s->n_metrics, sizeof *st->hist);
 	st->names = calloc(s->n_nodes, sizeof *st->names);
 	st->drops = calloc(s->n_nodes + 1, sizeof *st->drops);
-	if (!st->pol || !st->km || !st->latest || !st->seen || !st->case_open || !st->case_at ||
+	if (!st->pol || !st->km || !st->latest || !st->seen || !st->n_seen || !st->case_open || !st->case_at ||
 	    !st->case_key || !st->event_open || !st->event_run || !st->hist || !st->names || !st->drops) {
 		destroy(st);
 		return NULL;
