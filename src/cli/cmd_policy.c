@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cli/cmd.h"
+#include "core/policy_digest.h"
 #include "core/strbuf.h"
 
 static int exec_policy(struct ng_cli *cli, int argc, char **argv);
@@ -24,7 +25,11 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"   \"admission\": {\"flag_fraction\": 0.90},\n"
 	"   \"floors\": {\"nccl.all_reduce.busbw\": 270}}\n"
 	"Floors are absolute minimums per metric, in its canonical unit.\n"
-	"Unknown names and out-of-range values are refused, naming the value.\n",
+	"Unknown names and out-of-range values are refused, naming the value.\n"
+	"\n"
+	"The policy version printed last (pol- and 12 hex digits of a SHA-256 over every\n"
+	"value and floor) is recorded with every admission decision and quarantine\n"
+	"case; `nodegate report` counts false rejects per version.\n",
 	.exec = exec_policy,
 };
 
@@ -70,6 +75,14 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 		else
 			printf("  %-40s %g\n", p->floors[i].metric, p->floors[i].value);
 	}
+	/* The policy version stored with every admission decision and case,
+	 * which `nodegate report` groups false rejects by. */
+	char digest[NG_POLICY_DIGEST_LEN];
+	ng_policy_digest(p, digest);
+	if (json)
+		cJSON_AddStringToObject(doc, "version", digest);
+	else
+		printf("\npolicy version: %s\n", digest);
 	if (json) {
 		char *s = cJSON_Print(doc);
 		printf("%s\n", s);
