@@ -75,8 +75,12 @@ int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON 
 
 /* probe_gpu_common.c: what the GPU probes' command lines share. */
 struct ng_gpu_loaded;
-/* A list of GPU indexes, "0,2,4-7", into out (cap of them). */
-int ng_probe_gpu_list(const char *s, int *out, size_t cap, size_t *n);
+struct ng_gpu_pick;
+/* --gpus LIST: GPU indexes, "0,2,4-7", into out (NG_GPU_DEVICES_MAX of
+ * them), which *pick then names. Returns -1 to go on, else the exit status
+ * of a usage error. */
+int ng_probe_gpus_option(const struct ng_probe_kind *kind, const char *arg, int *out,
+                         struct ng_gpu_pick *pick);
 /* The backend, loaded and started, with its GPUs described (heap); NULL
  * with why (no library, no GPU, ...) when there is none to measure with,
  * and *absent (when not NULL) true when no backend is installed at all. */

@@ -1,12 +1,13 @@
-/* What `nodegate probe gpu-*` share: the GPU list option and loading the
+/* What `nodegate probe gpu-*` share: the --gpus option and loading the
  * backend (collect/gpu_backend_load.h). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "cli/probe.h"
 #include "collect/gpu_backend_load.h"
+#include "collect/probe_gpu.h"
 
-int ng_probe_gpu_list(const char *s, int *out, size_t cap, size_t *n)
+static int gpu_list(const char *s, int *out, size_t cap, size_t *n)
 {
 	*n = 0;
 	while (*s) {
@@ -34,6 +35,15 @@ int ng_probe_gpu_list(const char *s, int *out, size_t cap, size_t *n)
 			s = end;
 	}
 	return *n ? 0 : -1;
+}
+
+int ng_probe_gpus_option(const struct ng_probe_kind *kind, const char *arg, int *out,
+                         struct ng_gpu_pick *pick)
+{
+	if (gpu_list(arg, out, NG_GPU_DEVICES_MAX, &pick->n) < 0)
+		return ng_probe_usage(kind, "--gpus takes GPU indexes, such as 0,2,4-7", arg);
+	pick->index = out;
+	return -1;
 }
 
 struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent)

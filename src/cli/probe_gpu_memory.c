@@ -96,11 +96,7 @@ static int parse_option(const struct ng_probe_kind *kind, void *args, int c)
 		a->o.plant_corrupt_word = v;
 		break;
 	}
-	case 'g':
-		if (ng_probe_gpu_list(optarg, a->gpus, NG_GPU_DEVICES_MAX, &a->o.gpus.n) < 0)
-			return ng_probe_usage(kind, "--gpus takes GPU indexes, such as 0,2,4-7", optarg);
-		a->o.gpus.index = a->gpus;
-		break;
+	case 'g': return ng_probe_gpus_option(kind, optarg, a->gpus, &a->o.gpus);
 	case 'Q': a->quick = true; break;
 	default: return ng_probe_usage(kind, "unknown option", NULL);
 	}

@@ -75,6 +75,45 @@ int ng_cuda_elapsed(int dev, cudaEvent_t start, cudaEvent_t stop, double *second
 	return 0;
 }
 
+int ng_cuda_timed_memcpy(int dev, void *dst, const void *src, uint64_t bytes, cudaMemcpyKind kind,
+                         const char *what, unsigned reps, double *seconds, char *why)
+{
+	char sz[32];
+	ng_cuda_size(bytes, sz, sizeof sz);
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	int rc = NG_GPU_EFAIL;
+	double t = 0;
+	cudaError_t e;
+	if ((e = cudaEventCreate(&e0)) != cudaSuccess || (e = cudaEventCreate(&e1)) != cudaSuccess) {
+		ng_cuda_fail(why, dev, e, "cudaEventCreate");
+		goto out;
+	}
+	if ((e = cudaMemcpy(dst, src, bytes, kind)) != cudaSuccess) {
+		ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, %s)", sz, what);
+		goto out;
+	}
+	if ((e = cudaEventRecord(e0, 0)) != cudaSuccess) {
+		ng_cuda_fail(why, dev, e, "cudaEventRecord");
+		goto out;
+	}
+	for (unsigned r = 0; r < reps; r++)
+		if ((e = cudaMemcpy(dst, src, bytes, kind)) != cudaSuccess) {
+			ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, %s)", sz, what);
+			goto out;
+		}
+	if ((e = cudaEventRecord(e1, 0)) != cudaSuccess) {
+		ng_cuda_fail(why, dev, e, "cudaEventRecord");
+		goto out;
+	}
+	if (ng_cuda_elapsed(dev, e0, e1, &t, why)) goto out;
+	if (seconds) *seconds = t;
+	rc = 0;
+out:
+	if (e0) cudaEventDestroy(e0);
+	if (e1) cudaEventDestroy(e1);
+	return rc;
+}
+
 int ng_cuda_grid(int dev, unsigned *blocks, char *why)
 {
 	int sms = 0, threads = 0;

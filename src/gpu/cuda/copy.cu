@@ -265,9 +265,7 @@ int ng_ref_h2d(int dev, uint64_t bytes, unsigned reps, double *seconds, char *wh
 	char sz[32];
 	ng_cuda_size(bytes, sz, sizeof sz);
 	void *h = NULL, *d = NULL;
-	cudaEvent_t e0 = NULL, e1 = NULL;
 	int rc = NG_GPU_EFAIL;
-	double t = 0;
 	cudaError_t e;
 	if ((e = cudaMallocHost(&h, bytes)) != cudaSuccess) {
 		h = NULL;
@@ -279,35 +277,11 @@ int ng_ref_h2d(int dev, uint64_t bytes, unsigned reps, double *seconds, char *wh
 		ng_cuda_fail(why, dev, e, "cudaMalloc(%s)", sz);
 		goto out;
 	}
-	if ((e = cudaEventCreate(&e0)) != cudaSuccess || (e = cudaEventCreate(&e1)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventCreate");
-		goto out;
-	}
-	if ((e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, host to device)", sz);
-		goto out;
-	}
-	if ((e = cudaEventRecord(e0, 0)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventRecord");
-		goto out;
-	}
-	for (unsigned r = 0; r < reps; r++)
-		if ((e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice)) != cudaSuccess) {
-			ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, host to device)", sz);
-			goto out;
-		}
-	if ((e = cudaEventRecord(e1, 0)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventRecord");
-		goto out;
-	}
-	if (ng_cuda_elapsed(dev, e0, e1, &t, why)) goto out;
-	if (seconds) *seconds = t;
-	rc = 0;
+	rc = ng_cuda_timed_memcpy(dev, d, h, bytes, cudaMemcpyHostToDevice, "host to device", reps,
+	                          seconds, why);
 out:
 	cudaFree(d);
 	if (h) cudaFreeHost(h);
-	if (e0) cudaEventDestroy(e0);
-	if (e1) cudaEventDestroy(e1);
 	(void)cudaGetLastError();
 	return rc;
 }

@@ -40,6 +40,13 @@ NG_CUDA_HIDDEN const char *ng_cuda_size(uint64_t bytes, char *buf, size_t len);
  * the current device is per host thread. */
 NG_CUDA_HIDDEN int ng_cuda_use(int dev, char *why);
 
+/* The references' timing: one untimed cudaMemcpy of bytes from src to dst
+ * (what says which way, "host to device"), then reps more between events on
+ * the default stream; *seconds is their device time. */
+NG_CUDA_HIDDEN int ng_cuda_timed_memcpy(int dev, void *dst, const void *src, uint64_t bytes,
+                                        cudaMemcpyKind kind, const char *what, unsigned reps,
+                                        double *seconds, char *why);
+
 /* Device time between two events recorded on the same stream, after
  * synchronising on the second. */
 NG_CUDA_HIDDEN int ng_cuda_elapsed(int dev, cudaEvent_t start, cudaEvent_t stop, double *seconds,

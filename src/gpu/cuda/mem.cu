@@ -277,45 +277,21 @@ int ng_ref_d2d(int dev, uint64_t bytes, unsigned reps, double *seconds, char *wh
 	if (ng_cuda_use(dev, why)) return NG_GPU_EFAIL;
 	char sz[32];
 	void *a = NULL, *b = NULL;
-	cudaEvent_t e0 = NULL, e1 = NULL;
 	int rc = NG_GPU_EFAIL;
-	double t = 0;
 	cudaError_t e;
 	if ((e = cudaMalloc(&a, bytes)) != cudaSuccess || (e = cudaMalloc(&b, bytes)) != cudaSuccess) {
 		ng_cuda_fail(why, dev, e, "cudaMalloc(%s)", ng_cuda_size(bytes, sz, sizeof sz));
 		goto out;
 	}
-	if ((e = cudaEventCreate(&e0)) != cudaSuccess || (e = cudaEventCreate(&e1)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventCreate");
+	if ((e = cudaMemset(a, 0x5a, bytes)) != cudaSuccess) {
+		ng_cuda_fail(why, dev, e, "cudaMemset(%s)", ng_cuda_size(bytes, sz, sizeof sz));
 		goto out;
 	}
-	if ((e = cudaMemset(a, 0x5a, bytes)) != cudaSuccess ||
-	    (e = cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, device to device)", ng_cuda_size(bytes, sz, sizeof sz));
-		goto out;
-	}
-	if ((e = cudaEventRecord(e0, 0)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventRecord");
-		goto out;
-	}
-	for (unsigned r = 0; r < reps; r++)
-		if ((e = cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)) != cudaSuccess) {
-			ng_cuda_fail(why, dev, e, "cudaMemcpy(%s, device to device)",
-			             ng_cuda_size(bytes, sz, sizeof sz));
-			goto out;
-		}
-	if ((e = cudaEventRecord(e1, 0)) != cudaSuccess) {
-		ng_cuda_fail(why, dev, e, "cudaEventRecord");
-		goto out;
-	}
-	if (ng_cuda_elapsed(dev, e0, e1, &t, why)) goto out;
-	if (seconds) *seconds = t;
-	rc = 0;
+	rc = ng_cuda_timed_memcpy(dev, b, a, bytes, cudaMemcpyDeviceToDevice, "device to device", reps,
+	                          seconds, why);
 out:
 	cudaFree(a); /* waits for the copies */
 	cudaFree(b);
-	if (e0) cudaEventDestroy(e0);
-	if (e1) cudaEventDestroy(e1);
 	(void)cudaGetLastError();
 	return rc;
 }
