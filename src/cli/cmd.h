@@ -76,8 +76,12 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
-/* Reads and parses a JSON file; *text keeps the source for literal checks. */
+/* Reads and parses a JSON file; *text keeps the source for literal checks.
+ * A key given twice in one object is refused, naming it. */
 cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);
+/* Reads a policy file over p (ng_policy_apply_json); err names the file and
+ * what is wrong with it. A key given twice anywhere is refused. */
+int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);
 /* "0.1,0.2,-0.05" -> numbers. Every item must be a number. */
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
 /* A double for JSON output: null when not finite. */

@@ -104,12 +104,44 @@ cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err
 		return NULL;
 	ng_err perr;
 	cJSON *doc = ng_json_parse(*text, *len, &perr);
+	ng_strbuf dup = {0};
 	if (!doc) {
 		ng_fail(err, "%s: %s", path, perr.msg);
+	} else if (ng_json_find_duplicate(doc, &dup)) {
+		ng_fail(err, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
+		        path, dup.s ? dup.s : "");
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	ng_strbuf_free(&dup);
+	if (!doc) {
 		free(*text);
 		*text = NULL;
 	}
 	return doc;
+}
+
+int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
+{
+	size_t len;
+	ng_err lerr;
+	char *text = ng_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	/* Parsed here rather than by ng_load_json_file so that a repeat is
+	 * named as the policy sees it ("policy section \"gate\" is given
+	 * twice"): ng_policy_apply_json refuses every repeated key. */
+	cJSON *doc = ng_json_parse(text, len, &lerr);
+	if (!doc) {
+		free(text);
+		return ng_fail(err, "%s: %s", path, lerr.msg);
+	}
+	int rc = ng_policy_apply_json(p, doc, path, &lerr);
+	if (rc < 0)
+		ng_fail(err, "%s: %s", path, lerr.msg);
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
 }
 
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)

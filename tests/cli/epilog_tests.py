@@ -319,22 +319,35 @@ def test_nvml_missing_everywhere():
         check("cannot load the NVML library" in r.json["reason"], "why", r)
 
 
+def config_error(r, verb, what):
+    """A configuration error: exit 0, nothing on stdout, one loud line."""
+    check(r.exit == 0, f"{what}: exit 0, never a drain", r)
+    lines = [l for l in r.err.splitlines() if l]
+    check(len(lines) == 1, f"{what}: one line on stderr, got {len(lines)}", r)
+    check(lines[0].startswith(f"nodegate {verb}: CONFIGURATION ERROR, nothing checked"),
+          f"{what}: the loud line", r)
+    check(r.out == "", f"{what}: no report (nothing was checked)", r)
+
+
 def test_usage_errors():
-    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0"})
-    check(r.exit == 2, "by hand: exit 2", r)
-    # Under Slurm a broken Epilog line must not drain the node.
-    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"})
-    check(r.exit == 0 and "not draining the node" in r.err, "under Slurm: exit 0", r)
-    r = run(["prolog", "--deadline", "0"], env={"SLURM_JOB_ID": "42"})
-    check(r.exit == 0, "prolog under Slurm: exit 0", r)
-    r = run(["health", "--gpus", "0"])
-    check(r.exit == 2, "health takes no --gpus", r)
-    r = run(["epilog", "--from-nvidia-smi", "x"])
-    check(r.exit == 2, "epilog takes no --from-nvidia-smi", r)
-    r = run(["epilog", "--since", "-5"])
-    check(r.exit == 2, "--since -5", r)
-    r = run(["epilog", "--kmsg", "x", "--no-kmsg"])
-    check(r.exit == 2, "--kmsg with --no-kmsg", r)
+    # A broken command line never drains, by hand or under Slurm.
+    for env in ({"SLURM_JOB_GPUS": "0"}, {"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"}):
+        r = run(["epilog", "--bogus"], env=env)
+        config_error(r, "epilog", "epilog --bogus")
+        check("unknown option --bogus" in r.err, "names the option", r)
+    cases = [
+        (["prolog", "--deadline", "0"], "prolog", "--deadline"),
+        (["health", "--gpus", "0"], "health", "--gpus is for epilog"),
+        (["epilog", "--from-nvidia-smi", "x"], "epilog", "--from-nvidia-smi is for health"),
+        (["epilog", "--since", "-5"], "epilog", "--since"),
+        (["epilog", "--kmsg", "x", "--no-kmsg"], "epilog", "--kmsg and --no-kmsg"),
+        (["epilog", "--deadline"], "epilog", "--deadline needs a value"),
+        (["health", "extra"], "health", "unexpected argument"),
+    ]
+    for args, verb, said in cases:
+        r = run(args)
+        config_error(r, verb, " ".join(args))
+        check(said in r.err, f"{args}: says {said!r}", r)
     for verb in ("epilog", "prolog", "health", "scenarios"):
         r = run([verb, "--help"])
         check(r.exit == 0 and r.out.startswith("usage: nodegate " + verb), f"{verb} --help", r)
@@ -431,9 +444,9 @@ def test_from_nvidia_smi():
     check(r.json is not None and r.json["drain"] is True and r.exit == 1,
           "an active hardware power brake drains", r)
     r = run(["health", "--from-nvidia-smi", "@tmp/missing.txt"])
-    check(r.exit == 2, "an unreadable dump is an input error", r)
+    config_error(r, "health", "an unreadable dump")
     r = run(["health", "--from-nvidia-smi", "@tmp/junk.txt"], files={"junk.txt": "hello\n"})
-    check(r.exit == 2, "not a dump", r)
+    config_error(r, "health", "not a dump")
 
 
 # ---- nodegate scenarios itself ----------------------------------------------------------

@@ -683,6 +683,40 @@ static void test_integer_literal(void **state)
 	cJSON_Delete(root);
 }
 
+static void expect_duplicate(const char *text, const char *path)
+{
+	cJSON *v = must_parse(text);
+	ng_strbuf b = {0};
+	bool found = ng_json_find_duplicate(v, &b);
+	if (path) {
+		assert_true(found);
+		assert_string_equal(b.s, path);
+	} else {
+		assert_false(found);
+	}
+	ng_strbuf_free(&b);
+	cJSON_Delete(v);
+}
+
+static void test_find_duplicate(void **state)
+{
+	(void)state;
+	expect_duplicate("{\"a\":1,\"b\":2}", NULL);
+	expect_duplicate("[1,{\"a\":1},{\"a\":2}]", NULL); /* one per object */
+	expect_duplicate("{\"a\":1,\"a\":2}", "a");
+	expect_duplicate("{\"gate\":{\"warn\":1},\"gate\":{\"block\":2}}", "gate");
+	expect_duplicate("{\"x\":{\"y\":[0,{\"k\":1,\"k\":1}]}}", "x.y[1].k");
+	expect_duplicate("{\"a\":1,\"A\":2}", NULL); /* keys are case sensitive */
+	/* more than 32 members: the sorted path */
+	ng_strbuf t = {0};
+	ng_strbuf_adds(&t, "{");
+	for (int i = 0; i < 100; i++)
+		ng_strbuf_printf(&t, "\"k%d\":%d,", i, i);
+	ng_strbuf_adds(&t, "\"k57\":0}");
+	expect_duplicate(t.s, "k57");
+	ng_strbuf_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_canonical_text),
 		cmocka_unit_test(test_each_member_dict_semantics),
 		cmocka_unit_test(test_integer_literal),
+		cmocka_unit_test(test_find_duplicate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
