@@ -193,6 +193,18 @@ def test_usage():
     check("--land slurm|none" in r.out, "documented", r)
 
 
+def test_newline_in_node_name_is_escaped():
+    # SLURMD_NODENAME comes from outside: echoed raw, a newline in it would
+    # forge a line of the report ("...: no drain") under the real one.
+    forged = "health: ok: 8 GPUs checked: no drain"
+    r = run(["health", "--land", "slurm"], gpus=PCIE_X8,
+            env={"SLURMD_NODENAME": "n1\n" + forged})
+    check(r.exit == 1, "the degraded GPU still fails the check", r)
+    check(forged not in r.out.splitlines(), "no forged line", r)
+    check("n1\\nhealth: ok" in r.out, "the newline is shown as \\n", r)
+    check(r.calls() == [], "nothing was drained under a bad name", r)
+
+
 def test_slurm_conf_passed():
     r = run(["health", "--land", "slurm", "--slurm-conf", "/etc/slurm-x/slurm.conf", "--json"],
             gpus=PCIE_X8)
