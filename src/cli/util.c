@@ -1,5 +1,6 @@
 #include "cli/cmd.h"
 #include "core/json.h"
+#include "core/strbuf.h"
 #include "land/hook.h"
 
 #include <errno.h>
@@ -13,12 +14,14 @@
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "nodegate %s: ", e->name);
+	char msg[1024], prefix[64];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: nodegate %s %s\n(nodegate %s --help for more)\n", e->name,
-	        e->usage, e->name);
+	snprintf(prefix, sizeof prefix, "nodegate %s: ", e->name);
+	ng_cli_print_line(stderr, prefix, msg);
+	fprintf(stderr, "usage: nodegate %s %s\n(nodegate %s --help for more)\n", e->name, e->usage,
+	        e->name);
 	return NG_EXIT_USAGE;
 }
 
@@ -217,8 +220,36 @@ char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
 void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc)
 {
 	char *note = ng_cli_on_verdict(cli, doc);
-	if (note)
-		fprintf(stderr, "nodegate %s: note: %s\n", verb, note);
+	if (note) {
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "nodegate %s: note: ", verb);
+		ng_cli_print_line(stderr, prefix, note);
+	}
 	free(note);
 	cJSON_Delete(doc);
+}
+
+const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])
+{
+	ng_strbuf q = {0}, p = {0};
+	ng_strbuf_add_shell_word(&q, s);
+	ng_strbuf_add_printable(&p, q.s ? q.s : "");
+	/* A word that does not fit is not cut (a cut quote would change what
+	 * the rest of the line means): it is named instead. */
+	if (!p.s || p.oom || q.oom || p.len >= NG_SHELL_WORD_MAX)
+		snprintf(out, NG_SHELL_WORD_MAX, "NAME");
+	else
+		memcpy(out, p.s, p.len + 1);
+	ng_strbuf_free(&q);
+	ng_strbuf_free(&p);
+	return out;
+}
+
+void ng_cli_print_line(FILE *out, const char *prefix, const char *s)
+{
+	ng_strbuf p = {0};
+	ng_strbuf_adds(&p, prefix ? prefix : "");
+	ng_strbuf_add_printable(&p, s);
+	fprintf(out, "%s\n", p.s ? p.s : "");
+	ng_strbuf_free(&p);
 }

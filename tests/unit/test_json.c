@@ -717,6 +717,41 @@ static void test_find_duplicate(void **state)
 	ng_strbuf_free(&t);
 }
 
+static void expect_word(const char *s, const char *want)
+{
+	ng_strbuf b = {0};
+	ng_strbuf_add_shell_word(&b, s);
+	assert_string_equal(b.s, want);
+	ng_strbuf_free(&b);
+}
+
+static void expect_printable(const char *s, const char *want)
+{
+	ng_strbuf b = {0};
+	ng_strbuf_add_printable(&b, s);
+	assert_string_equal(b.s ? b.s : "", want);
+	ng_strbuf_free(&b);
+}
+
+/* core/strbuf.h: what messages use for names from outside. */
+static void test_shell_word_and_printable(void **state)
+{
+	(void)state;
+	expect_word("gpu-node-013", "gpu-node-013");
+	expect_word("n1.example.com", "n1.example.com");
+	expect_word("x;touch pwned", "'x;touch pwned'");
+	expect_word("$(id)", "'$(id)'");
+	expect_word("it's", "'it'\\''s'");
+	expect_word("", "''");
+	expect_word("a b", "'a b'");
+	expect_word("=cmd", "'=cmd'"); /* zsh expands a leading = */
+	expect_word("~root", "'~root'");
+	expect_printable("plain", "plain");
+	expect_printable("a\nb\rc\td", "a\\nb\\rc\\td");
+	expect_printable("\x1b]0;x\x07\x7f", "\\x1b]0;x\\x07\\x7f");
+	expect_printable("\xc3\xa9", "\xc3\xa9"); /* UTF-8 is kept */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -743,6 +778,7 @@ int main(void)
 		cmocka_unit_test(test_each_member_dict_semantics),
 		cmocka_unit_test(test_integer_literal),
 		cmocka_unit_test(test_find_duplicate),
+		cmocka_unit_test(test_shell_word_and_printable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
