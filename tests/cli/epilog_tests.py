@@ -486,6 +486,19 @@ def test_config_error_kept_and_counted():
                  'nodegate_config_errors{node="gpu-19",verb="health",kind="option"} 1',
                  "nodegate_config_error_nodes 3"):
         check(line in text.splitlines(), f"metrics lack {line!r}:\n{text}")
+    # And the report shows the fleet-wide failure first.
+    rep = subprocess.run([NODEGATE, "--store", db, "report", "--json", "--no-sacct"],
+                         capture_output=True, timeout=60)
+    check(rep.returncode == 0, f"report: exit {rep.returncode}: {rep.stderr.decode()}")
+    ce = json.loads(rep.stdout)["config_errors"]
+    check(ce["nodes"] == 3 and sorted(e["node"] for e in ce["by_node"]) == ["gpu-17", "gpu-18", "gpu-19"],
+          f"report config_errors: {ce}")
+    html = os.path.join(os.path.dirname(db), "r.html")
+    rep = subprocess.run([NODEGATE, "--store", db, "report", "--html", html, "--no-sacct"],
+                         capture_output=True, timeout=60)
+    page = open(html).read()
+    check('id="config-errors"' in page and "<b>3 nodes</b>" in page and "gate.block" in page,
+          "the HTML report's configuration errors")
 
 
 def test_config_error_with_a_broken_store_is_still_exit_0():
