@@ -120,7 +120,7 @@ int ng_slurm_node_name(const ng_slurm_opts *o, char out[NG_SLURM_NODE_MAX + 1], 
 		/* The name came from outside: a newline in it must not forge a
 		 * line of the report or the log. */
 		char cut[81];
-		snprintf(cut, sizeof cut, "%s", name);
+		snprintf(cut, sizeof cut, "%.80s", name);
 		ng_strbuf shown = {0};
 		ng_strbuf_add_printable(&shown, cut);
 		int rc = ng_fail(err, "%s \"%s\" is not a single Slurm node name (letters, digits, '.', "
