@@ -188,6 +188,17 @@ int main(int argc, char **argv)
 		                   "check FILE` checks a policy before it is rolled out",
 		                   err.msg);
 
+	/* A valid policy that is probably not what was meant says so, except to
+	 * the GPU checks, whose standard error is the hook's log (and which
+	 * read none of the gate's values), and to `policy`, which says it itself. */
+	bool check_verb = cmd == &ng_cmd_epilog_entry || cmd == &ng_cmd_prolog_entry ||
+	                  cmd == &ng_cmd_health_entry || cmd == &ng_cmd_npd_entry;
+	for (size_t k = 0; !check_verb && cmd != &ng_cmd_policy_entry &&
+	                   ng_policy_warning(&cli.policy, k);
+	     k++)
+		fprintf(stderr, "nodegate: policy %s: warning: %s\n", cli.policy.source_file,
+		        ng_policy_warning(&cli.policy, k));
+
 	/* Each verb parses its own options with getopt_long from a fresh start. */
 	optind = 0;
 	return cmd->exec(&cli, argc - i, argv + i);

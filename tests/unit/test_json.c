@@ -752,6 +752,23 @@ static void test_shell_word_and_printable(void **state)
 	expect_printable("\xc3\xa9", "\xc3\xa9"); /* UTF-8 is kept */
 }
 
+/* core/error.h: a message is one line whatever it quotes. */
+static void test_error_message_is_one_line(void **state)
+{
+	(void)state;
+	ng_err err;
+	assert_int_equal(ng_fail(&err, "node \"%s\" is bad", "n1\nhealth: ok\x1b[2J"), -1);
+	assert_string_equal(err.msg, "node \"n1\\nhealth: ok\\x1b[2J\" is bad");
+	ng_fail(&err, "plain %d", 7);
+	assert_string_equal(err.msg, "plain 7");
+	char long_name[600];
+	memset(long_name, '\n', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	ng_fail(&err, "%s", long_name); /* grows past the buffer: cut, never overrun */
+	assert_true(strlen(err.msg) < sizeof err.msg);
+	assert_null(strchr(err.msg, '\n'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_integer_literal),
 		cmocka_unit_test(test_find_duplicate),
 		cmocka_unit_test(test_shell_word_and_printable),
+		cmocka_unit_test(test_error_message_is_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
