@@ -56,12 +56,13 @@ static const char *guard_store(int argc, char **argv)
 	return env && *env ? env : NULL;
 }
 
-bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_verbs,
+bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_verbs, int verb_at,
                         ng_config_guard *g)
 {
 	memset(g, 0, sizeof *g);
 	const char *verb = NULL;
-	for (int i = 1; i < argc && !verb; i++)
+	int from = verb_at > 0 ? verb_at : 1, to = verb_at > 0 && verb_at < argc ? verb_at + 1 : argc;
+	for (int i = from; i < to && !verb; i++)
 		for (int k = 0; k < n_verbs; k++)
 			if (strcmp(argv[i], verbs[k]) == 0) {
 				verb = verbs[k];

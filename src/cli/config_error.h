@@ -29,12 +29,13 @@ typedef struct {
 } ng_config_guard;
 
 /* Whether a configuration error in this invocation must not fail it, and
- * how to answer. argv is main's; the verb is the first argument that names
- * a command (so `nodegate --polcy x epilog` is still the epilog); known is
- * false when no argument names one. Under Slurm's Epilog or Prolog
- * (SLURM_SCRIPT_CONTEXT, or SLURM_JOB_ID with SLURMD_NODENAME) every
- * command is guarded before it runs, an unknown one included. */
-bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_verbs,
+ * how to answer. argv is main's. The verb is argv[verb_at] when verb_at > 0
+ * (main has found where the command is), else the first argument that names
+ * one of verbs (so `nodegate --polcy x epilog` is still the epilog). Under
+ * Slurm's Epilog or Prolog (SLURM_SCRIPT_CONTEXT) every command is guarded
+ * before it runs, an unknown one included; where Slurm does not set that
+ * (SLURM_JOB_ID with SLURMD_NODENAME) an unknown command is. */
+bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_verbs, int verb_at,
                         ng_config_guard *g);
 
 /* Reports a configuration error for a guarded invocation: one line on

@@ -95,13 +95,13 @@ static const char *command_names[N_COMMANDS];
  * as its Epilog or Prolog) one loud line and exit 0, never a drain
  * (cli/config_error.h); otherwise the message, the usage when asked for,
  * and exit 2. */
-static int early_error(int argc, char **argv, const char *kind, bool with_usage, const char *fmt,
-                       const char *what)
+static int early_error(int argc, char **argv, int verb_at, const char *kind, bool with_usage,
+                       const char *fmt, const char *what)
 {
 	for (size_t k = 0; k < N_COMMANDS; k++)
 		command_names[k] = commands[k]->name;
 	ng_config_guard g;
-	if (ng_config_guard_of(argc, argv, command_names, (int)N_COMMANDS, &g))
+	if (ng_config_guard_of(argc, argv, command_names, (int)N_COMMANDS, verb_at, &g))
 		return ng_config_error(&g, kind, fmt, what);
 	ng_strbuf s = {0};
 	ng_strbuf_add_printable(&s, what);
@@ -147,9 +147,10 @@ int main(int argc, char **argv)
 			policy_path = argv[i] + 9;
 		} else if (strcmp(argv[i], "--store") == 0 || strcmp(argv[i], "--on-verdict") == 0 ||
 		           strcmp(argv[i], "--policy") == 0) {
-			return early_error(argc, argv, NG_CONFIG_OPTION, true, "%s needs a value", argv[i]);
+			return early_error(argc, argv, 0, NG_CONFIG_OPTION, true, "%s needs a value",
+			                   argv[i]);
 		} else {
-			return early_error(argc, argv, NG_CONFIG_OPTION, true,
+			return early_error(argc, argv, 0, NG_CONFIG_OPTION, true,
 			                   "unknown global option %s (they are --policy, --store and "
 			                   "--on-verdict, before the command)",
 			                   argv[i]);
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
 	}
 	if (i == argc) {
 		ng_config_guard g;
-		if (ng_config_guard_of(argc, argv, command_names, 0, &g))
+		if (ng_config_guard_of(argc, argv, command_names, 0, 0, &g))
 			return ng_config_error(&g, NG_CONFIG_VERB, "no command given");
 		usage(stderr);
 		return NG_EXIT_USAGE;
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
 		if (strcmp(commands[k]->name, argv[i]) == 0)
 			cmd = commands[k];
 	if (!cmd)
-		return early_error(argc, argv, NG_CONFIG_VERB, true,
+		return early_error(argc, argv, i, NG_CONFIG_VERB, true,
 		                   "unknown command \"%s\" (nodegate --help lists them)", argv[i]);
 
 	bool explicit_policy = policy_path != NULL;
@@ -183,7 +184,7 @@ int main(int argc, char **argv)
 		policy_path = NULL;
 	ng_err err;
 	if (load_policy(&cli, policy_path, explicit_policy, &err) < 0)
-		return early_error(argc, argv, NG_CONFIG_POLICY, false,
+		return early_error(argc, argv, i, NG_CONFIG_POLICY, false,
 		                   "policy (nodegate " NODEGATE_VERSION "): %s; `nodegate policy "
 		                   "check FILE` checks a policy before it is rolled out",
 		                   err.msg);
