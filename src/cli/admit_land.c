@@ -171,11 +171,13 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	ng_store_case_free(&c);
 	if (rc < 0)
 		return -1;
+	char word[NG_SHELL_WORD_MAX];
 	ng_admit_note(r,
 	              "case %lld opened: %s %s %s; release needs %ld passing runs of it "
 	              "(`nodegate quarantine show %s`)",
 	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
-	              wrong ? "returned wrong results" : "failed twice", pol->release_passes, r->node);
+	              wrong ? "returned wrong results" : "failed twice", pol->release_passes,
+	              ng_cli_shell_word(r->node, word));
 	return 0;
 }
 

@@ -81,7 +81,7 @@ void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 		fprintf(out, ")\n");
 	}
 	const cJSON *n;
-	cJSON_ArrayForEach(n, r->notes) fprintf(out, "note: %s\n", n->valuestring);
+	cJSON_ArrayForEach(n, r->notes) ng_cli_print_line(out, "note: ", n->valuestring);
 }
 
 static void add_num(cJSON *o, const char *k, double v)

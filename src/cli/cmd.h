@@ -76,8 +76,20 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
-/* Reads and parses a JSON file; *text keeps the source for literal checks. */
+/* Reads and parses a JSON file; *text keeps the source for literal checks.
+ * A key given twice in one object is refused, naming it. */
 cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);
+/* Reads a policy file over p (ng_policy_apply_json); err names the file and
+ * what is wrong with it. A key given twice anywhere is refused. */
+int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);
+/* s as one shell word for a command suggested in a message (`nodegate
+ * release 'x;touch y'`), control characters escaped (core/strbuf.h), in out
+ * (NG_SHELL_WORD_MAX holds any node or class name). */
+#define NG_SHELL_WORD_MAX 1100
+/* prefix, then s with its control characters escaped, then a newline: a
+ * message that carries a name from outside cannot forge a line. */
+void ng_cli_print_line(FILE *out, const char *prefix, const char *s);
+const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX]);
 /* "0.1,0.2,-0.05" -> numbers. Every item must be a number. */
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
 /* A double for JSON output: null when not finite. */

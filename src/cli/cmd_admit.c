@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli/admit.h"
+#include "core/record.h"
 #include "cli/admit_profile.h"
 #include "cli/store_cli.h"
 #include "collect/identity.h"
@@ -235,6 +236,21 @@ static cJSON *load_records(const char **files, size_t n, ng_err *err)
 			cJSON_Delete(all);
 			return NULL;
 		}
+		/* Records from a file are checked as ingest checks them (a sample
+		 * of 0 may be a dead path measured, so it is kept); this node's own
+		 * records are nodegate's. */
+		ng_err serr;
+		int bad = -1, k = 0;
+		for (const cJSON *r = cJSON_IsArray(doc) ? doc->child : doc; r && bad < 0;
+		     r = cJSON_IsArray(doc) ? r->next : NULL, k++)
+			if (cJSON_IsObject(r) && ng_record_check_strict(r, true, &serr) < 0)
+				bad = k;
+		if (bad >= 0) {
+			cJSON_Delete(doc);
+			cJSON_Delete(all);
+			ng_fail(err, "%s: record %d: %s", files[i], bad, serr.msg);
+			return NULL;
+		}
 		if (cJSON_IsObject(doc)) {
 			cJSON_AddItemToArray(all, doc);
 			continue;
@@ -267,7 +283,10 @@ static int identify(struct ng_admit_run *r, const cJSON *records, const char *wh
 		const char *sw = ng_admit_str(rec, "software");
 		if (!cJSON_IsObject(rec))
 			return ng_fail(err, "%s record %d is not a JSON object", what, i);
-		if (!node || !cls)
+		const char *metric = ng_admit_str(rec, "metric");
+		if (!metric || !metric[0])
+			return ng_fail(err, "%s record %d has no metric", what, i);
+		if (!node || !cls || !node[0] || !cls[0])
 			return ng_fail(err,
 			               "%s record %d has no %s: records from `nodegate probe` and `run` carry "
 			               "node and class (or the class template cannot describe this node: see "

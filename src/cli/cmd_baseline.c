@@ -413,10 +413,11 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
+		char word[NG_SHELL_WORD_MAX];
 		if (o.class_key)
 			printf("no baselines of class %s: build them with `nodegate baseline build "
 			       "--class %s`\n",
-			       o.class_key, o.class_key);
+			       o.class_key, ng_cli_shell_word(o.class_key, word));
 		else
 			printf("no baselines: build them with `nodegate baseline build` once the store "
 			       "holds accepted runs (`nodegate ingest --accepted`)\n");

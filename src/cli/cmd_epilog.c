@@ -24,9 +24,12 @@ const struct ng_cmd_entry ng_cmd_epilog_entry = {
 	"      --gpus LIST         the GPUs to check instead of SLURM_JOB_GPUS\n" NG_CHECK_COMMON_HELP
 	"\n"
 	"Exit status: 1 degraded or fatal (Slurm drains the node); 0 everything else,\n"
-	"including nothing to check and every monitoring failure. A usage error is\n"
-	"status 2 by hand, but 0 under Slurm (SLURM_JOB_ID set): a mistake in the\n"
-	"Epilog command line must not drain every node it runs on. docs/epilog.md.\n",
+	"including nothing to check, every monitoring failure and every configuration\n"
+	"error: a broken policy, an unknown option or a bad value (by hand too) is one\n"
+	"\"CONFIGURATION ERROR\" line on standard error, kept in the store when one is\n"
+	"named (nodegate_config_errors in `nodegate metrics`), and exit 0: a mistake\n"
+	"in the Epilog line or a policy rollout must not drain every node it runs on.\n"
+	"docs/epilog.md.\n",
 	.exec = epilog_main,
 };
 

@@ -27,8 +27,10 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	"Options:\n"
 	"      --from-nvidia-smi F judge this saved `nvidia-smi -q` instead of NVML\n" NG_CHECK_COMMON_HELP
 	"\n"
-	"Exit status: 1 degraded or fatal; 0 ok, transient, unknown or nothing checked;\n"
-	"2 a usage error or an unreadable --from-nvidia-smi file. docs/epilog.md.\n",
+	"Exit status: 1 degraded or fatal; 0 ok, transient, unknown or nothing checked,\n"
+	"and 0 on a configuration error (a broken policy, an unknown option, an\n"
+	"unreadable --from-nvidia-smi file): one \"CONFIGURATION ERROR\" line on\n"
+	"standard error instead. docs/epilog.md.\n",
 	.exec = health_main,
 };
 

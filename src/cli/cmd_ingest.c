@@ -8,6 +8,7 @@
 #include "cli/store_cli.h"
 #include "core/json.h"
 #include "core/metric.h"
+#include "core/record.h"
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv);
 
@@ -38,7 +39,10 @@ const struct ng_cmd_entry ng_cmd_ingest_entry = {
 	"\"software\" make baselines of their own, apart from those `nodegate admit`\n"
 	"uses for nodes whose records carry it (as `run` and `probe` records do).\n"
 	"Each file is stored in one transaction: a file with any bad record stores\n"
-	"nothing, and the other files are still read.\n"
+	"nothing, and the other files are still read. A record is bad when a sample\n"
+	"is not a finite number greater than 0 (\"240\", null, 1e400), \"wrong\" is\n"
+	"negative or not a whole number, its schema is not nodegate/record/1, or a\n"
+	"key is given twice; the message names the record and the field.\n"
 	"\n"
 	"Importing history to build a first baseline:\n"
 	"  nodegate ingest --accepted --at 2026-11-28 fleet-nccl.jsonl\n"
@@ -68,6 +72,11 @@ static int check_records(const cJSON *arr, const char *name, const size_t *lines
 			snprintf(at, sizeof at, "record %zu", i);
 		if (!cJSON_IsObject(r))
 			return ng_fail(err, "%s: %s is not a JSON object", name, at);
+		/* Refused, not stored changed: a dropped sample or a clamped count
+		 * would be a measurement nobody made. */
+		ng_err serr;
+		if (ng_record_check_strict(r, false, &serr) < 0)
+			return ng_fail(err, "%s: %s: %s", name, at, serr.msg);
 		const char *metric = str_member(r, "metric");
 		const char *missing = !str_member(r, "node")    ? "node"
 		                      : !str_member(r, "class") ? "class"

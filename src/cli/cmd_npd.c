@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/config_error.h"
 #include "cli/gpu_check.h"
 
 enum { NPD_OK = 0, NPD_PROBLEM = 1, NPD_UNKNOWN = 2 };
@@ -31,6 +32,8 @@ const struct ng_cmd_entry ng_cmd_npd_entry = {
 	"failing or hung, no GPUs listed, or no result); standard output is one line\n"
 	"under 80 characters. It keeps no record, drains nothing and runs no\n"
 	"--on-verdict program: NPD reports the condition, Kubernetes acts on it.\n"
+	"A configuration error (a broken policy, an unknown option) is 2, unknown,\n"
+	"never 1, with one \"CONFIGURATION ERROR\" line on standard error.\n"
 	"\n"
 	"Options (as for health):\n"
 	"      --deadline S        the whole check ends within S seconds (default 10)\n"
@@ -121,16 +124,22 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 		}
 		/* health's own options that make no sense for a plugin */
 		if (strncmp(argv[i], "--store", 7) == 0 || strcmp(argv[i], "--from-nvidia-smi") == 0 ||
-		    strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
-			return answer(NPD_UNKNOWN, "nodegate npd: %s is not an npd option", argv[i]);
+		    strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) {
+			ng_config_guard g;
+			ng_config_guard_for_check(cli, "npd", true, NULL, false, &g);
+			return ng_config_error(&g, NG_CONFIG_OPTION, "%s is not an npd option", argv[i]);
+		}
 	}
 	int rc = 0;
 	char *text = run_health(cli, argc, argv, &rc);
 	cJSON *doc = text ? cJSON_Parse(text) : NULL;
 	free(text);
+	/* A configuration error was told on standard error (and kept) by the
+	 * check; the plugin's answer is unknown, never a problem. */
 	if (!doc)
-		return answer(NPD_UNKNOWN, "nodegate: GPU health unknown: the check gave no result%s",
-		              rc == NG_EXIT_USAGE ? " (usage error)" : "");
+		return answer(NPD_UNKNOWN, "GPU health unknown: %s",
+		              rc == NPD_UNKNOWN ? "nodegate configuration error"
+		                                : "the check gave no result");
 	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(doc, "severity");
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "reason");
 	const cJSON *checked = cJSON_GetObjectItemCaseSensitive(doc, "checked");

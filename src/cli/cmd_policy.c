@@ -1,5 +1,7 @@
-/* nodegate policy: the effective policy, and where each value came from. */
+/* nodegate policy: the effective policy, and where each value came from;
+ * `policy check FILE` validates a policy before it is rolled out. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "core/policy_digest.h"
@@ -9,7 +11,8 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_policy_entry = {
 	.name = "policy",
-	.usage = "[--json]",
+	.usage = "[--json]\n"
+	         "       nodegate policy check FILE [--json]",
 	.summary = "Print the effective policy and where each value came from.",
 	.help =
 	"Options:\n"
@@ -29,12 +32,90 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"\n"
 	"The policy version printed last (pol- and 12 hex digits of a SHA-256 over every\n"
 	"value and floor) is recorded with every admission decision and quarantine\n"
-	"case; `nodegate report` counts false rejects per version.\n",
+	"case; `nodegate report` counts false rejects per version.\n"
+	"\n"
+	"policy check FILE reads FILE as this nodegate would (and nothing else: not\n"
+	"--policy, $NODEGATE_POLICY or /etc/nodegate/policy.json) and says whether\n"
+	"it is valid: a file that does not parse (a trailing comma), a value out of\n"
+	"range, a section or key given twice, or a key this version does not know\n"
+	"(one of a newer nodegate, or a misspelling) is refused, naming it. Run it\n"
+	"with the nodegate the fleet runs before rolling a policy out: a GPU check\n"
+	"that meets a broken policy checks nothing (it never drains for it).\n"
+	"Exit status 0 valid (warnings, such as gate.required_diag [], on standard\n"
+	"error), 2 invalid or unreadable.\n",
 	.exec = exec_policy,
 };
 
+#ifndef NODEGATE_VERSION
+#define NODEGATE_VERSION "dev"
+#endif
+
+static int policy_check(int argc, char **argv)
+{
+	const struct ng_cmd_entry *e = &ng_cmd_policy_entry;
+	const char *file = NULL;
+	bool json = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			json = true;
+		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			ng_cmd_print_help(e, stdout);
+			return NG_EXIT_OK;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return ng_cmd_usage_error(e, "policy check: unknown option %s", argv[i]);
+		else if (file)
+			return ng_cmd_usage_error(e, "policy check takes one FILE");
+		else
+			file = argv[i];
+	}
+	if (!file)
+		return ng_cmd_usage_error(e, "policy check: name the policy FILE to check");
+	ng_policy pol;
+	ng_policy_default(&pol);
+	ng_err err;
+	bool valid = ng_cli_load_policy(&pol, file, &err) == 0;
+	char digest[NG_POLICY_DIGEST_LEN] = "";
+	if (valid)
+		ng_policy_digest(&pol, digest);
+	size_t set = 0;
+	for (size_t i = 0; valid && i < ng_policy_param_count(); i++)
+		set += pol.from_file[i];
+	if (json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "file", file);
+		cJSON_AddBoolToObject(doc, "valid", valid);
+		cJSON_AddStringToObject(doc, "nodegate", NODEGATE_VERSION);
+		if (valid) {
+			cJSON_AddStringToObject(doc, "version", digest);
+			cJSON_AddNumberToObject(doc, "values_set", (double)set);
+			cJSON_AddNumberToObject(doc, "floors", (double)pol.n_floors);
+		} else {
+			cJSON_AddStringToObject(doc, "error", err.msg);
+		}
+		cJSON *w = cJSON_AddArrayToObject(doc, "warnings");
+		for (size_t k = 0; valid && ng_policy_warning(&pol, k); k++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(ng_policy_warning(&pol, k)));
+		char *text = cJSON_Print(doc);
+		printf("%s\n", text ? text : "{}");
+		free(text);
+		cJSON_Delete(doc);
+	} else if (valid) {
+		printf("%s: valid for nodegate %s: %zu value%s and %zu floor%s set; policy version %s\n",
+		       file, NODEGATE_VERSION, set, set == 1 ? "" : "s", pol.n_floors,
+		       pol.n_floors == 1 ? "" : "s", digest);
+	} else {
+		printf("INVALID for nodegate %s: %s\n", NODEGATE_VERSION, err.msg);
+	}
+	for (size_t k = 0; valid && ng_policy_warning(&pol, k); k++)
+		fprintf(stderr, "nodegate policy check: warning: %s: %s\n", file,
+		        ng_policy_warning(&pol, k));
+	return valid ? NG_EXIT_OK : NG_EXIT_USAGE;
+}
+
 static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "check") == 0)
+		return policy_check(argc - 1, argv + 1);
 	bool json;
 	int rc = ng_cmd_json_option(&ng_cmd_policy_entry, argc, argv, &json);
 	if (rc >= 0)
@@ -63,6 +144,9 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 		}
 	}
 	ng_strbuf_free(&val);
+	for (size_t k = 0; ng_policy_warning(&cli->policy, k); k++)
+		fprintf(stderr, "nodegate policy: warning: %s: %s\n", cli->policy.source_file,
+		        ng_policy_warning(&cli->policy, k));
 	/* Floors are per metric: their own section, and none by default. */
 	const ng_policy *p = &cli->policy;
 	cJSON *floors = json ? cJSON_AddObjectToObject(doc, "floors") : NULL;

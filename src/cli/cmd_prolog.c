@@ -18,8 +18,9 @@ const struct ng_cmd_entry ng_cmd_prolog_entry = {
 	"      --gpus LIST         the GPUs to check instead of SLURM_JOB_GPUS\n" NG_CHECK_COMMON_HELP
 	"\n"
 	"Exit status: 1 degraded or fatal (Slurm drains the node and requeues the job);\n"
-	"0 everything else. A usage error is status 2 by hand, 0 under Slurm\n"
-	"(SLURM_JOB_ID set). docs/epilog.md.\n",
+	"0 everything else, a configuration error (broken policy, unknown option)\n"
+	"included: one \"CONFIGURATION ERROR\" line on standard error instead.\n"
+	"docs/epilog.md.\n",
 	.exec = prolog_main,
 };
 

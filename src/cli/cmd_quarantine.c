@@ -257,14 +257,17 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	printf("  passes     %" PRId64 " of %ld needed, in %" PRId64 " run%s of the failed test "
 	       "since it opened\n",
 	       c.passes, needed, c.retries, c.retries == 1 ? "" : "s");
+	char word[NG_SHELL_WORD_MAX];
 	if (c.closed_at)
 		printf("  closed     %s by %s: %s\n", closed, c.closed_by[0] ? c.closed_by : "?",
 		       c.close_reason[0] ? c.close_reason : "-");
 	else if (c.passes >= needed)
-		printf("  next       the condition holds: `nodegate release %s` releases it\n", c.node);
+		printf("  next       the condition holds: `nodegate release %s` releases it\n",
+		       ng_cli_shell_word(c.node, word));
 	else
 		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
-		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric, c.node);
+		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric,
+		       ng_cli_shell_word(c.node, word));
 	printf("evidence:\n");
 	cJSON *ev = c.evidence ? cJSON_Parse(c.evidence) : NULL;
 	if (ev && (cJSON_IsObject(ev) || cJSON_IsArray(ev)) && !ev->child) {

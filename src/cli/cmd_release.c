@@ -168,6 +168,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		         c0.passes == 1 ? "" : "s", c0.metric, opened, reason ? "; " : "",
 		         reason ? reason : "");
 	} else {
+		char word[NG_SHELL_WORD_MAX];
 		fprintf(stderr,
 		        "nodegate release: case %" PRId64 " needs %ld passing run%s of %s %s since %s; "
 		        "it has %" PRId64 " (%" PRId64 " run%s). A reboot alone never releases a node.\n"
@@ -175,7 +176,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		        "diagnostic,\nrelease it by hand: nodegate release %s --manual --by NAME "
 		        "--reason TEXT\n",
 		        c0.id, needed, needed == 1 ? "" : "s", c0.domain, c0.metric, opened, c0.passes,
-		        c0.retries, c0.retries == 1 ? "" : "s", node);
+		        c0.retries, c0.retries == 1 ? "" : "s", ng_cli_shell_word(node, word));
 		ng_store_case_free(&c0);
 		ng_store_close(st);
 		return NG_EXIT_NOT_ADMISSIBLE;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/config_error.h"
 #include "cli/gpu_check_run.h"
 #include "cli/store_cli.h"
 #include "collect/nvml.h"
@@ -306,13 +307,13 @@ static int run_smi(struct check *c)
 	ng_err err;
 	char *text = ng_read_file(c->smi_file, &len, &err);
 	if (!text) {
-		fprintf(stderr, "nodegate %s: %s\n", c->e->name, err.msg);
+		snprintf(c->why, sizeof c->why, "--from-nvidia-smi: %.480s", err.msg);
 		return -1;
 	}
 	int rc = ng_nvidia_smi_parse(text, len, c->snap, &err);
 	free(text);
 	if (rc < 0) {
-		fprintf(stderr, "nodegate %s: %s: %s\n", c->e->name, c->smi_file, err.msg);
+		snprintf(c->why, sizeof c->why, "--from-nvidia-smi %.200s: %.280s", c->smi_file, err.msg);
 		return -1;
 	}
 	if (c->snap->nvml != NG_FIELD_OK && c->snap->n_gpus == 0)
@@ -330,8 +331,12 @@ static int run_check(struct check *c)
 	int rc = NG_EXIT_OK;
 	bool go = true;
 	if (c->smi_file) {
-		if (run_smi(c) < 0)
-			return NG_EXIT_USAGE;
+		if (run_smi(c) < 0) {
+			ng_config_guard g;
+			bool npd = c->e == &ng_cmd_npd_entry;
+			ng_config_guard_for_check(c->cli, c->e->name, npd, c->store, c->no_store && !npd, &g);
+			return ng_config_error(&g, NG_CONFIG_INPUT, "%s", c->why);
+		}
 		/* A dump is from some node at some time: its Xids only when a log is named. */
 		if (!c->kmsg_path)
 			c->no_kmsg = true;
@@ -366,7 +371,12 @@ static int run_check(struct check *c)
 	if (c->cli->on_verdict && !c->cli->no_land)
 		ng_cli_on_verdict_stderr(c->cli, c->e->name, ng_check_result_json(c));
 	rc = ng_check_exit_status(c);
-	fflush(stdout);
+	/* A reader that went away (SIGPIPE is ignored: src/cli/main.c) is an
+	 * output error, a note; the verdict's exit status stands. */
+	if (fflush(stdout) == EOF || ferror(stdout))
+		fprintf(stderr, "nodegate %s: note: the report could not be written to standard output "
+		                "(%s); the exit status is the verdict's\n",
+		        c->e->name, strerror(errno));
 	return rc;
 }
 
@@ -381,6 +391,18 @@ static int parse_seconds(const char *s, double max, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A mistake on the command line: kept in c->why for ng_gpu_check_main,
+ * which reports it as a configuration error (cli/config_error.h). */
+static int opt_error(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int opt_error(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof c->why, fmt, ap);
+	va_end(ap);
+	return NG_EXIT_USAGE;
 }
 
 static int parse_opts(struct check *c, int argc, char **argv)
@@ -406,33 +428,34 @@ static int parse_opts(struct check *c, int argc, char **argv)
 	};
 	const struct ng_cmd_entry *e = c->e;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "jh", all, NULL)) != -1) {
+	opterr = 0; /* one message, ours, not getopt's as well */
+	while ((ch = getopt_long(argc, argv, ":jh", all, NULL)) != -1) {
 		switch (ch) {
 		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 'j': c->json = true; break;
 		case O_GPUS:
 			if (c->mode == NG_CHECK_HEALTH)
-				return ng_cmd_usage_error(e, "--gpus is for epilog and prolog: health checks "
+				return opt_error(c, "--gpus is for epilog and prolog: health checks "
 				                             "the whole node");
 			c->gpus_opt = optarg;
 			break;
 		case O_DEADLINE:
 			if (parse_seconds(optarg, 3600, &c->deadline_s) < 0 || c->deadline_s <= 0)
-				return ng_cmd_usage_error(e, "--deadline takes seconds, more than 0 and at most "
+				return opt_error(c, "--deadline takes seconds, more than 0 and at most "
 				                             "3600");
 			break;
 		case O_KMSG: c->kmsg_path = optarg; break;
 		case O_NO_KMSG: c->no_kmsg = true; break;
 		case O_SINCE:
 			if (parse_seconds(optarg, 10 * 366 * 86400.0, &c->since_s) < 0)
-				return ng_cmd_usage_error(e, "--since takes seconds ago, 0 or more");
+				return opt_error(c, "--since takes seconds ago, 0 or more");
 			break;
 		case O_LIBRARY: c->library = optarg; break;
 		case O_STORE: c->store = optarg; break;
 		case O_NO_STORE: c->no_store = true; break;
 		case O_SMI:
 			if (c->mode != NG_CHECK_HEALTH)
-				return ng_cmd_usage_error(e, "--from-nvidia-smi is for health: a saved dump is "
+				return opt_error(c, "--from-nvidia-smi is for health: a saved dump is "
 				                             "not a job's GPUs");
 			c->smi_file = optarg;
 			break;
@@ -442,19 +465,25 @@ static int parse_opts(struct check *c, int argc, char **argv)
 			else if (strcmp(optarg, "none") == 0)
 				c->land_slurm = false;
 			else
-				return ng_cmd_usage_error(e, "--land takes slurm or none");
+				return opt_error(c, "--land takes slurm or none");
 			break;
 		case O_SLURM_CONF: c->slurm_conf = optarg; break;
 		case O_NODE: c->node_name = optarg; break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case ':': return opt_error(c, "%s needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return opt_error(c, "unknown option -%c (see nodegate %s --help)", optopt,
+				                 e->name);
+			return opt_error(c, "unknown option %s (see nodegate %s --help)", argv[optind - 1],
+			                 e->name);
 		}
 	}
 	if (optind < argc)
-		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+		return opt_error(c, "unexpected argument \"%s\"", argv[optind]);
 	if (c->no_kmsg && c->kmsg_path)
-		return ng_cmd_usage_error(e, "--kmsg and --no-kmsg: use one or the other");
+		return opt_error(c, "--kmsg and --no-kmsg: use one or the other");
 	if (c->land_slurm && c->smi_file)
-		return ng_cmd_usage_error(e, "--land slurm with --from-nvidia-smi: a saved dump is not "
+		return opt_error(c, "--land slurm with --from-nvidia-smi: a saved dump is not "
 		                             "this node's GPUs now; nothing would be drained");
 	return -1;
 }
@@ -465,17 +494,16 @@ int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check
 	struct check c = {.cli = cli, .e = e, .mode = mode, .since_s = -1};
 	c.deadline_s = policy_deadline_s(&cli->policy);
 	int rc = parse_opts(&c, argc, argv);
-	if (rc >= 0) {
+	if (rc == NG_EXIT_USAGE) {
 		/* Slurm drains the node on any non-zero Epilog or Prolog status: a
 		 * mistake in the hook's command line must not drain the fleet. */
-		if (rc == NG_EXIT_USAGE && mode != NG_CHECK_HEALTH && getenv("SLURM_JOB_ID")) {
-			fprintf(stderr, "nodegate %s: nothing checked, and not draining the node for a "
-			                "usage error (fix the %s command line)\n",
-			        e->name, mode == NG_CHECK_EPILOG ? "Epilog" : "Prolog");
-			return NG_EXIT_OK;
-		}
-		return rc;
+		ng_config_guard g;
+		bool npd = e == &ng_cmd_npd_entry; /* npd adds --no-store for the check, not for this */
+		ng_config_guard_for_check(cli, e->name, npd, c.store, c.no_store && !npd, &g);
+		return ng_config_error(&g, NG_CONFIG_OPTION, "%s", c.why);
 	}
+	if (rc >= 0)
+		return rc;
 	c.job = calloc(1, sizeof *c.job);
 	c.snap = calloc(1, sizeof *c.snap);
 	c.health = calloc(1, sizeof *c.health);

@@ -3,13 +3,16 @@
  * main parses the global options, loads the policy, and hands the rest of the
  * command line to the verb's entry in the table below. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/config_error.h"
 #include "core/json.h"
+#include "core/strbuf.h"
 
 #ifndef NODEGATE_VERSION
 #define NODEGATE_VERSION "dev"
@@ -74,32 +77,52 @@ static void usage(FILE *out)
 	        "3 the store could not be opened, read or written.\n");
 }
 
-/* An explicitly named policy file must exist; the default one may not. */
-static int load_policy(struct ng_cli *cli, const char *path, bool must_exist)
+/* An explicitly named policy file must exist; the default one may not.
+ * On failure err says what is wrong, naming the file. */
+static int load_policy(struct ng_cli *cli, const char *path, bool must_exist, ng_err *err)
 {
 	ng_policy_default(&cli->policy);
 	if (!path)
 		return 0;
 	if (!must_exist && access(path, F_OK) != 0 && errno == ENOENT)
 		return 0;
-	ng_err err;
-	char *text;
-	size_t len;
-	cJSON *doc = ng_load_json_file(path, &text, &len, &err);
-	if (!doc) {
-		fprintf(stderr, "nodegate: policy: %s\n", err.msg);
-		return -1;
+	return ng_cli_load_policy(&cli->policy, path, err);
+}
+
+static const char *command_names[N_COMMANDS];
+
+/* A mistake before the verb runs: for a GPU check (or anything Slurm runs
+ * as its Epilog or Prolog) one loud line and exit 0, never a drain
+ * (cli/config_error.h); otherwise the message, the usage when asked for,
+ * and exit 2. */
+static int early_error(int argc, char **argv, int verb_at, const char *kind, bool with_usage,
+                       const char *fmt, const char *what)
+{
+	for (size_t k = 0; k < N_COMMANDS; k++)
+		command_names[k] = commands[k]->name;
+	ng_config_guard g;
+	if (ng_config_guard_of(argc, argv, command_names, (int)N_COMMANDS, verb_at, &g))
+		return ng_config_error(&g, kind, fmt, what);
+	ng_strbuf s = {0};
+	ng_strbuf_add_printable(&s, what);
+	fprintf(stderr, "nodegate: ");
+	fprintf(stderr, fmt, s.s ? s.s : "");
+	fprintf(stderr, "\n");
+	ng_strbuf_free(&s);
+	if (with_usage) {
+		fprintf(stderr, "\n");
+		usage(stderr);
 	}
-	int rc = ng_policy_apply_json(&cli->policy, doc, path, &err);
-	if (rc < 0)
-		fprintf(stderr, "nodegate: policy %s: %s\n", path, err.msg);
-	cJSON_Delete(doc);
-	free(text);
-	return rc;
+	return NG_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
+	/* A reader that went away (an Epilog's output pipe, `| head`) makes a
+	 * write fail with EPIPE, which the verbs see as an output error; the
+	 * default SIGPIPE would end the process with signal 13 instead, which
+	 * Slurm takes for a failed Epilog and drains the node on. */
+	signal(SIGPIPE, SIG_IGN);
 	struct ng_cli cli = {.prog = argv[0]};
 	const char *policy_path = NULL;
 	int i = 1;
@@ -122,13 +145,21 @@ int main(int argc, char **argv)
 			policy_path = argv[++i];
 		} else if (strncmp(argv[i], "--policy=", 9) == 0) {
 			policy_path = argv[i] + 9;
+		} else if (strcmp(argv[i], "--store") == 0 || strcmp(argv[i], "--on-verdict") == 0 ||
+		           strcmp(argv[i], "--policy") == 0) {
+			return early_error(argc, argv, 0, NG_CONFIG_OPTION, true, "%s needs a value",
+			                   argv[i]);
 		} else {
-			fprintf(stderr, "nodegate: unknown option %s\n\n", argv[i]);
-			usage(stderr);
-			return NG_EXIT_USAGE;
+			return early_error(argc, argv, 0, NG_CONFIG_OPTION, true,
+			                   "unknown global option %s (they are --policy, --store and "
+			                   "--on-verdict, before the command)",
+			                   argv[i]);
 		}
 	}
 	if (i == argc) {
+		ng_config_guard g;
+		if (ng_config_guard_of(argc, argv, command_names, 0, 0, &g))
+			return ng_config_error(&g, NG_CONFIG_VERB, "no command given");
 		usage(stderr);
 		return NG_EXIT_USAGE;
 	}
@@ -136,11 +167,9 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < N_COMMANDS; k++)
 		if (strcmp(commands[k]->name, argv[i]) == 0)
 			cmd = commands[k];
-	if (!cmd) {
-		fprintf(stderr, "nodegate: unknown command \"%s\"\n\n", argv[i]);
-		usage(stderr);
-		return NG_EXIT_USAGE;
-	}
+	if (!cmd)
+		return early_error(argc, argv, i, NG_CONFIG_VERB, true,
+		                   "unknown command \"%s\" (nodegate --help lists them)", argv[i]);
 
 	bool explicit_policy = policy_path != NULL;
 	const char *env = getenv("NODEGATE_POLICY");
@@ -149,8 +178,27 @@ int main(int argc, char **argv)
 	explicit_policy = explicit_policy || policy_path != NULL;
 	if (!policy_path)
 		policy_path = NG_DEFAULT_POLICY;
-	if (load_policy(&cli, policy_path, explicit_policy) < 0)
-		return NG_EXIT_USAGE;
+	/* `policy check FILE` reads FILE alone: the policy in force may be the
+	 * broken one that is being replaced. */
+	if (cmd == &ng_cmd_policy_entry && i + 1 < argc && strcmp(argv[i + 1], "check") == 0)
+		policy_path = NULL;
+	ng_err err;
+	if (load_policy(&cli, policy_path, explicit_policy, &err) < 0)
+		return early_error(argc, argv, i, NG_CONFIG_POLICY, false,
+		                   "policy (nodegate " NODEGATE_VERSION "): %s; `nodegate policy "
+		                   "check FILE` checks a policy before it is rolled out",
+		                   err.msg);
+
+	/* A valid policy that is probably not what was meant says so, except to
+	 * the GPU checks, whose standard error is the hook's log (and which
+	 * read none of the gate's values), and to `policy`, which says it itself. */
+	bool check_verb = cmd == &ng_cmd_epilog_entry || cmd == &ng_cmd_prolog_entry ||
+	                  cmd == &ng_cmd_health_entry || cmd == &ng_cmd_npd_entry;
+	for (size_t k = 0; !check_verb && cmd != &ng_cmd_policy_entry &&
+	                   ng_policy_warning(&cli.policy, k);
+	     k++)
+		fprintf(stderr, "nodegate: policy %s: warning: %s\n", cli.policy.source_file,
+		        ng_policy_warning(&cli.policy, k));
 
 	/* Each verb parses its own options with getopt_long from a fresh start. */
 	optind = 0;

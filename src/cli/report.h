@@ -180,6 +180,10 @@ struct ng_report {
 	ng_gh_tally gh_total;
 	ng_gh_counts gh_counts;
 	size_t sacct_bad, jobs_unmatched_nodes;
+	/* GPU checks that checked nothing for a configuration error, per node,
+	 * verb and kind, in the report's window (cli/config_error.h) */
+	ng_store_config_error *config_errors;
+	size_t n_config_errors, config_error_nodes;
 	cJSON *notes; /* array of strings: what could not be read or shown */
 };
 

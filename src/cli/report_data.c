@@ -570,6 +570,15 @@ int ng_report_load(ng_store *st, const struct ng_cli *cli, struct ng_report *r, 
 		rc = ng_store_report_health_faults(st, r->since, health_row, r, err);
 	if (rc == 0)
 		rc = ng_report_false_rejects(st, r, err);
+	if (rc == 0)
+		rc = ng_store_config_errors_since(st, r->since, &r->config_errors, &r->n_config_errors,
+		                                  err);
+	for (size_t i = 0; rc == 0 && i < r->n_config_errors; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(r->config_errors[k].node, r->config_errors[i].node) == 0;
+		r->config_error_nodes += !seen;
+	}
 	ng_store_read_end(st);
 	if (rc > 0)
 		rc = ng_fail(err, "out of memory reading the store");
@@ -604,6 +613,7 @@ void ng_report_free(struct ng_report *r)
 	free(r->sw);
 	free(r->days);
 	free(r->fr);
+	free(r->config_errors);
 	free(r->dec);
 	free(r->find);
 	free(r->key_node);

@@ -89,6 +89,7 @@ static const char css[] =
 	"rect.admitted-warn{fill:#ecc94b}rect.held{fill:#718096}rect.suspect{fill:#805ad5}"
 	"rect.quarantined{fill:#e53e3e}rect.gpufault{fill:#dd6b20}"
 	"line.swchange{stroke:#3182ce;stroke-width:1.5;stroke-dasharray:4 3}"
+	".alarm{color:#c53030;font-weight:600}"
 	".fleetevent line{stroke:#c53030;stroke-width:2}.fleetevent polygon{fill:#c53030}"
 	".legend span{display:inline-block;margin-right:12px}.sw{display:inline-block;width:10px;"
 	"height:10px;margin-right:4px;vertical-align:middle}"
@@ -156,6 +157,39 @@ static void header(const struct ng_report *r, ng_strbuf *o)
 		                 "GPU-hours lost to job failures</div>",
 		                 r->gh_total.node_fault_hours, r->gh_total.job_failure_hours);
 	ng_strbuf_adds(o, "</div>\n");
+}
+
+/* A GPU check that met a broken configuration exits 0 and checks nothing:
+ * on many nodes at once that is a rollout gone wrong, and it goes first. */
+static void config_errors(const struct ng_report *r, ng_strbuf *o)
+{
+	if (r->n_config_errors == 0)
+		return;
+	ng_strbuf_printf(o, "<h2 id=\"config-errors\">Configuration errors</h2><p class=\"alarm\">"
+	                    "<b>%zu node%s</b> ran a GPU check that checked nothing because of a "
+	                    "configuration error (a broken policy, a misspelt option or command): "
+	                    "those checks drained nothing and caught nothing. Fix the configuration; "
+	                    "<code>nodegate policy check FILE</code> validates a policy.</p>"
+	                    "<table id=\"config-error-list\"><tr><th>node</th><th>command</th>"
+	                    "<th>kind</th><th>times</th><th>last</th><th>error</th></tr>",
+	                 r->config_error_nodes, r->config_error_nodes == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_config_errors; i++) {
+		const ng_store_config_error *e = &r->config_errors[i];
+		ng_strbuf_adds(o, "<tr data-config-error=\"");
+		esc(o, e->kind);
+		ng_strbuf_adds(o, "\"><td>");
+		esc(o, e->node);
+		ng_strbuf_adds(o, "</td><td>");
+		esc(o, e->verb);
+		ng_strbuf_adds(o, "</td><td>");
+		esc(o, e->kind);
+		ng_strbuf_printf(o, "</td><td class=\"n\">%lld</td><td>", (long long)e->count);
+		when(o, e->at);
+		ng_strbuf_adds(o, "</td><td>");
+		esc(o, e->message);
+		ng_strbuf_adds(o, "</td></tr>");
+	}
+	ng_strbuf_adds(o, "</table>\n");
 }
 
 static void breaker(const struct ng_report *r, ng_strbuf *o)
@@ -546,6 +580,7 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 int ng_report_html(const struct ng_report *r, ng_strbuf *o)
 {
 	header(r, o);
+	config_errors(r, o);
 	breaker(r, o);
 	timeline(r, o);
 	classes(r, o);

@@ -182,6 +182,20 @@ cJSON *ng_report_json(const struct ng_report *r)
 		ng_json_add_time(o, "last_seen", r->sw[i].last);
 		cJSON_AddItemToArray(sw, o);
 	}
+	cJSON *ce = cJSON_AddObjectToObject(doc, "config_errors");
+	cJSON_AddNumberToObject(ce, "nodes", (double)r->config_error_nodes);
+	cJSON *cel = cJSON_AddArrayToObject(ce, "by_node");
+	for (size_t i = 0; i < r->n_config_errors; i++) {
+		const ng_store_config_error *e = &r->config_errors[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "node", e->node);
+		cJSON_AddStringToObject(o, "verb", e->verb);
+		cJSON_AddStringToObject(o, "kind", e->kind);
+		cJSON_AddNumberToObject(o, "count", (double)e->count);
+		ng_json_add_time(o, "last", e->at);
+		cJSON_AddStringToObject(o, "message", e->message);
+		cJSON_AddItemToArray(cel, o);
+	}
 	cJSON *ev = cJSON_AddArrayToObject(doc, "fleet_events");
 	for (size_t k = 0; k < r->n_events; k++)
 		cJSON_AddItemToArray(ev, event_json(r, &r->events[k]));

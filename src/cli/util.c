@@ -1,5 +1,6 @@
 #include "cli/cmd.h"
 #include "core/json.h"
+#include "core/strbuf.h"
 #include "land/hook.h"
 
 #include <errno.h>
@@ -13,12 +14,14 @@
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "nodegate %s: ", e->name);
+	char msg[1024], prefix[64];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: nodegate %s %s\n(nodegate %s --help for more)\n", e->name,
-	        e->usage, e->name);
+	snprintf(prefix, sizeof prefix, "nodegate %s: ", e->name);
+	ng_cli_print_line(stderr, prefix, msg);
+	fprintf(stderr, "usage: nodegate %s %s\n(nodegate %s --help for more)\n", e->name, e->usage,
+	        e->name);
 	return NG_EXIT_USAGE;
 }
 
@@ -104,12 +107,44 @@ cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err
 		return NULL;
 	ng_err perr;
 	cJSON *doc = ng_json_parse(*text, *len, &perr);
+	ng_strbuf dup = {0};
 	if (!doc) {
 		ng_fail(err, "%s: %s", path, perr.msg);
+	} else if (ng_json_find_duplicate(doc, &dup)) {
+		ng_fail(err, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
+		        path, dup.s ? dup.s : "");
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	ng_strbuf_free(&dup);
+	if (!doc) {
 		free(*text);
 		*text = NULL;
 	}
 	return doc;
+}
+
+int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
+{
+	size_t len;
+	ng_err lerr;
+	char *text = ng_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	/* Parsed here rather than by ng_load_json_file so that a repeat is
+	 * named as the policy sees it ("policy section \"gate\" is given
+	 * twice"): ng_policy_apply_json refuses every repeated key. */
+	cJSON *doc = ng_json_parse(text, len, &lerr);
+	if (!doc) {
+		free(text);
+		return ng_fail(err, "%s: %s", path, lerr.msg);
+	}
+	int rc = ng_policy_apply_json(p, doc, path, &lerr);
+	if (rc < 0)
+		ng_fail(err, "%s: %s", path, lerr.msg);
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
 }
 
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)
@@ -185,8 +220,36 @@ char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
 void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc)
 {
 	char *note = ng_cli_on_verdict(cli, doc);
-	if (note)
-		fprintf(stderr, "nodegate %s: note: %s\n", verb, note);
+	if (note) {
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "nodegate %s: note: ", verb);
+		ng_cli_print_line(stderr, prefix, note);
+	}
 	free(note);
 	cJSON_Delete(doc);
+}
+
+const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])
+{
+	ng_strbuf q = {0}, p = {0};
+	ng_strbuf_add_shell_word(&q, s);
+	ng_strbuf_add_printable(&p, q.s ? q.s : "");
+	/* A word that does not fit is not cut (a cut quote would change what
+	 * the rest of the line means): it is named instead. */
+	if (!p.s || p.oom || q.oom || p.len >= NG_SHELL_WORD_MAX)
+		snprintf(out, NG_SHELL_WORD_MAX, "NAME");
+	else
+		memcpy(out, p.s, p.len + 1);
+	ng_strbuf_free(&q);
+	ng_strbuf_free(&p);
+	return out;
+}
+
+void ng_cli_print_line(FILE *out, const char *prefix, const char *s)
+{
+	ng_strbuf p = {0};
+	ng_strbuf_adds(&p, prefix ? prefix : "");
+	ng_strbuf_add_printable(&p, s);
+	fprintf(out, "%s\n", p.s ? p.s : "");
+	ng_strbuf_free(&p);
 }

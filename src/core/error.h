@@ -10,7 +10,8 @@ typedef struct {
 } ng_err;
 
 /* Formats into err (if not NULL) and returns -1, so callers can
- * `return ng_fail(err, "...")`. */
+ * `return ng_fail(err, "...")`. Control characters in the result are
+ * written as escapes (\n, \t, \xNN): a message is one line. */
 int ng_fail(ng_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

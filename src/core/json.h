@@ -56,4 +56,11 @@ bool ng_json_is_integer_literal(const char *text, size_t len, const cJSON *root,
  * obj: the members a Python dict built from this object would hold. */
 void ng_json_each_member(const cJSON *obj, void (*fn)(const cJSON *member, void *ctx), void *ctx);
 
+/* A key given twice in one object, anywhere in v: true, with its path
+ * ("gate.block", "samples[2].x") in path. The reference rule's reader keeps
+ * the last value; nodegate's own files (records, policies) refuse a repeat,
+ * which is a mistake whichever value was meant. Large objects are sorted,
+ * so a hostile object costs n log n. */
+bool ng_json_find_duplicate(const cJSON *v, ng_strbuf *path);
+
 #endif

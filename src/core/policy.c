@@ -357,11 +357,28 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 {
 	if (!cJSON_IsObject(doc))
 		return ng_fail(err, "a policy must be a JSON object with sections \"gate\", \"hysteresis\", \"identity\", \"admission\" and \"health\"");
+	/* A section or value given twice would be merged or overwritten
+	 * silently (a second "gate" once set gate.block to 0.9): whichever was
+	 * meant, the file is wrong. */
+	ng_strbuf dup = {0};
+	if (ng_json_find_duplicate(doc, &dup)) {
+		bool section = dup.s && !strchr(dup.s, '.') && !strchr(dup.s, '[');
+		int rc = section ? ng_fail(err, "policy section \"%.60s\" is given twice: write it once, "
+		                           "with every value in it", dup.s)
+		                 : ng_fail(err, "%.100s is given twice: remove one", dup.s ? dup.s : "a key");
+		ng_strbuf_free(&dup);
+		return rc;
+	}
+	ng_strbuf_free(&dup);
 	ng_policy next = *p;
 	snprintf(next.source_file, sizeof next.source_file, "%s", source);
 
 	for (const cJSON *sec = doc->child; sec; sec = sec->next) {
 		if (strcmp(sec->string, "schema") == 0) {
+			if (cJSON_IsString(sec) && strncmp(sec->valuestring, "nodegate/policy/", 16) == 0 &&
+			    strcmp(sec->valuestring, "nodegate/policy/1") != 0)
+				return ng_fail(err, "schema \"%.40s\" is written for a newer nodegate: this one "
+				               "reads \"nodegate/policy/1\"", sec->valuestring);
 			if (!cJSON_IsString(sec) || strcmp(sec->valuestring, "nodegate/policy/1") != 0)
 				return ng_fail(err, "schema must be \"nodegate/policy/1\"");
 			continue;
@@ -382,7 +399,9 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 			                           strcmp(params[i].key, kv->string) == 0))
 				i++;
 			if (i == NG_P_COUNT)
-				return ng_fail(err, "unknown policy value \"%s.%s\" (nodegate policy lists them)",
+				return ng_fail(err, "unknown policy value \"%s.%s\": not known to this "
+				               "nodegate (a value of a newer version, or a misspelling; "
+				               "`nodegate policy` lists the values it knows)",
 				               sec->string, kv->string);
 			if (set_param(&next, i, kv, err) < 0)
 				return -1;
@@ -394,4 +413,13 @@ int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_
 
 	*p = next;
 	return 0;
+}
+
+const char *ng_policy_warning(const ng_policy *p, size_t k)
+{
+	size_t seen = 0;
+	if (p->from_file[NG_P_REQUIRED_DIAG] && p->n_required_diag == 0 && seen++ == k)
+		return "gate.required_diag is []: no DCGM diagnostic is required, so a run whose "
+		       "diagnostics failed or never ran is judged on its numbers alone";
+	return NULL;
 }

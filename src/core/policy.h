@@ -148,6 +148,10 @@ void ng_policy_default(ng_policy *p);
  * nothing: on any error p is unchanged and err names the key and the rule it
  * broke. source is recorded as where the values came from. */
 int ng_policy_apply_json(ng_policy *p, const cJSON *doc, const char *source, ng_err *err);
+/* The k-th thing a valid policy sets that is probably not what was meant
+ * (gate.required_diag set to [] requires no DCGM diagnostic at all), or NULL
+ * when there are no more. */
+const char *ng_policy_warning(const ng_policy *p, size_t k);
 
 size_t ng_policy_param_count(void);
 const char *ng_policy_param_name(size_t i);        /* e.g. "gate.warn" */

@@ -2,6 +2,7 @@
 #include "core/json.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,4 +231,73 @@ void ng_gate_input_free(ng_gate_input *in)
 	ng_strbuf_free(&in->rec_class);
 	ng_strbuf_free(&in->base_class);
 	*in = (ng_gate_input){0};
+}
+
+static void describe(const cJSON *v, char *out, size_t cap)
+{
+	if (cJSON_IsString(v))
+		snprintf(out, cap, "the string \"%.40s\"", v->valuestring);
+	else if (cJSON_IsNull(v))
+		snprintf(out, cap, "null");
+	else if (cJSON_IsBool(v))
+		snprintf(out, cap, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else if (cJSON_IsArray(v))
+		snprintf(out, cap, "an array");
+	else if (cJSON_IsObject(v))
+		snprintf(out, cap, "an object");
+	else if (ng_json_big_integer(v))
+		snprintf(out, cap, "%.30s... (too large for a number)", ng_json_big_integer(v));
+	else if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+		snprintf(out, cap, "too large to be a number (1e400 and the like)");
+	else
+		snprintf(out, cap, "%g", cJSON_IsNumber(v) ? v->valuedouble : NAN);
+}
+
+int ng_record_check_strict(const cJSON *rec, bool zero_ok, ng_err *err)
+{
+	if (!cJSON_IsObject(rec))
+		return ng_fail(err, "not a JSON object");
+	ng_strbuf dup = {0};
+	if (ng_json_find_duplicate(rec, &dup)) {
+		int rc = ng_fail(err, "key \"%.100s\" is given twice: which value was meant?",
+		                 dup.s ? dup.s : "");
+		ng_strbuf_free(&dup);
+		return rc;
+	}
+	ng_strbuf_free(&dup);
+	char what[96];
+	const cJSON *schema = ng_json_get(rec, "schema");
+	if (schema && (!cJSON_IsString(schema) || strcmp(schema->valuestring, NG_RECORD_SCHEMA) != 0)) {
+		describe(schema, what, sizeof what);
+		return ng_fail(err, "schema is %s: this nodegate reads \"%s\" (a record of a newer "
+		               "version cannot be read as this one)", what, NG_RECORD_SCHEMA);
+	}
+	const cJSON *node = ng_json_get(rec, "node");
+	if (node && (!cJSON_IsString(node) || !node->valuestring[0])) {
+		describe(node, what, sizeof what);
+		return ng_fail(err, "node is %s: it must name the node", cJSON_IsString(node) ? "empty" : what);
+	}
+	const cJSON *samples = ng_json_get(rec, "samples");
+	if (samples && !cJSON_IsArray(samples)) {
+		describe(samples, what, sizeof what);
+		return ng_fail(err, "samples is %s, not an array of numbers", what);
+	}
+	size_t i = 0;
+	for (const cJSON *c = samples ? samples->child : NULL; c; c = c->next, i++) {
+		if (cJSON_IsNumber(c) && !ng_json_big_integer(c) && isfinite(c->valuedouble) &&
+		    (c->valuedouble > 0 || (zero_ok && c->valuedouble == 0)))
+			continue;
+		describe(c, what, sizeof what);
+		return ng_fail(err, "samples[%zu] is %s: every sample must be a finite number %s", i,
+		               what, zero_ok ? "of 0 or more" : "greater than 0");
+	}
+	const cJSON *wrong = ng_json_get(rec, "wrong");
+	if (wrong && !cJSON_IsNull(wrong) &&
+	    !(cJSON_IsNumber(wrong) && !ng_json_big_integer(wrong) && isfinite(wrong->valuedouble) &&
+	      wrong->valuedouble >= 0 && wrong->valuedouble == floor(wrong->valuedouble))) {
+		describe(wrong, what, sizeof what);
+		return ng_fail(err, "wrong is %s: it counts wrong elements, a whole number of 0 or more "
+		               "(null: not checked)", what);
+	}
+	return 0;
 }

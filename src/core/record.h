@@ -63,4 +63,16 @@ ng_verdict ng_gate_input_judge(ng_gate_input *in, const ng_policy *pol, ng_gate_
 
 void ng_gate_input_free(ng_gate_input *in);
 
+/* What nodegate requires of a record it is given to keep (ingest, admit
+ * --from), beyond what the gate reads: a known schema ("nodegate/record/1",
+ * when given), every sample a finite number greater than 0 (not a string
+ * such as "240", not null, not 1e400), "wrong" absent, null or a whole
+ * number of 0 or more, a node that is a non-empty string when given, and no
+ * key given twice anywhere. The gate's own reader stays the reference's;
+ * this refuses what would otherwise be stored silently changed. On failure
+ * err names the field ("samples[2] is ..."). zero_ok lets a sample be 0: a
+ * run being judged may have measured a dead path, which is evidence, where
+ * history being kept for baselines (ingest) has no use for it. */
+int ng_record_check_strict(const cJSON *record, bool zero_ok, ng_err *err);
+
 #endif

@@ -84,6 +84,44 @@ void ng_strbuf_add_json_string(ng_strbuf *b, const char *s)
 	ng_strbuf_addc(b, '"');
 }
 
+void ng_strbuf_add_printable(ng_strbuf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '\n': ng_strbuf_add(b, "\\n", 2); break;
+		case '\r': ng_strbuf_add(b, "\\r", 2); break;
+		case '\t': ng_strbuf_add(b, "\\t", 2); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				ng_strbuf_printf(b, "\\x%02x", *p);
+			else
+				ng_strbuf_addc(b, (char)*p);
+		}
+	}
+}
+
+void ng_strbuf_add_shell_word(ng_strbuf *b, const char *s)
+{
+	if (!s)
+		s = "";
+	/* Characters that mean nothing to sh, bash or zsh in a word. */
+	bool plain = s[0] != '\0' &&
+	             strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	                       "@+:,./_-") == strlen(s);
+	if (plain) {
+		ng_strbuf_adds(b, s);
+		return;
+	}
+	ng_strbuf_addc(b, '\'');
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			ng_strbuf_adds(b, "'\\''");
+		else
+			ng_strbuf_addc(b, *p);
+	}
+	ng_strbuf_addc(b, '\'');
+}
+
 void ng_strbuf_add_double(ng_strbuf *b, double v)
 {
 	char tmp[40];

@@ -21,5 +21,13 @@ void ng_strbuf_printf(ng_strbuf *b, const char *fmt, ...) __attribute__((format(
 void ng_strbuf_add_double(ng_strbuf *b, double v);
 /* Appends s as a JSON string literal, quotes included. */
 void ng_strbuf_add_json_string(ng_strbuf *b, const char *s);
+/* Appends s with every control character (and DEL) written as an escape
+ * (\n, \r, \t, \xNN), so a name or message from outside cannot end a
+ * line, move the cursor or fake another message on a terminal or in a log. */
+void ng_strbuf_add_printable(ng_strbuf *b, const char *s);
+/* Appends s as one POSIX shell word: as it is when it holds only characters
+ * no shell treats specially, else in single quotes (a quote inside written
+ * as '\''), so a command suggested in a message can be pasted safely. */
+void ng_strbuf_add_shell_word(ng_strbuf *b, const char *s);
 
 #endif

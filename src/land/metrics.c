@@ -418,6 +418,43 @@ static int render_audit(ng_strbuf *o, ng_store *st, ng_err *err)
 	return 0;
 }
 
+/* Configuration errors of the GPU checks over the last day: each one exited
+ * 0 instead of draining, so without this a fleet whose policy rollout broke
+ * would look healthy while checking nothing. */
+#define CONFIG_ERROR_WINDOW_S 86400
+static int render_config_errors(ng_strbuf *o, ng_store *st, int64_t now, ng_err *err)
+{
+	ng_store_config_error *e = NULL;
+	size_t n = 0;
+	if (ng_store_config_errors_since(st, now - CONFIG_ERROR_WINDOW_S, &e, &n, err) < 0)
+		return -1;
+	family(o, "nodegate_config_errors",
+	       "GPU checks (epilog, prolog, health, npd) in the last 24 hours that checked nothing "
+	       "because of a configuration error (a broken policy, a misspelt option or command), "
+	       "per node, command and kind.");
+	for (size_t i = 0; i < n; i++)
+		sample(o, "nodegate_config_errors", (double)e[i].count, "node", e[i].node, "verb",
+		       e[i].verb, "kind", e[i].kind, NULL);
+	family(o, "nodegate_config_error_nodes",
+	       "Nodes with a configuration error in the last 24 hours: more than a few is a "
+	       "fleet-wide configuration failure.");
+	size_t nodes = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(e[k].node, e[i].node) == 0;
+		nodes += !seen;
+	}
+	sample(o, "nodegate_config_error_nodes", (double)nodes, NULL);
+	family(o, "nodegate_config_error_last_timestamp_seconds",
+	       "When the node's newest configuration error happened (unix seconds).");
+	for (size_t i = 0; i < n; i++)
+		sample(o, "nodegate_config_error_last_timestamp_seconds", (double)e[i].at, "node",
+		       e[i].node, "verb", e[i].verb, "kind", e[i].kind, NULL);
+	free(e);
+	return 0;
+}
+
 int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 {
 	ng_sql *db = ng_store_sql(st);
@@ -439,6 +476,8 @@ int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 	}
 	if (rc == 0)
 		rc = render_audit(out, st, err);
+	if (rc == 0)
+		rc = render_config_errors(out, st, now, err);
 	if (rc == 0) {
 		family(out, "nodegate_metrics_generated_timestamp_seconds",
 		       "When nodegate last wrote this file (unix seconds): alert when it is old.");

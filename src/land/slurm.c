@@ -2,6 +2,8 @@
  * it back. See land/slurm.h for the promises. */
 #include "land/slurm.h"
 
+#include "core/strbuf.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -114,10 +116,19 @@ int ng_slurm_node_name(const ng_slurm_opts *o, char out[NG_SLURM_NODE_MAX + 1], 
 	bool ok = len > 0 && len <= NG_SLURM_NODE_MAX && name[0] != '-';
 	for (size_t i = 0; ok && i < len; i++)
 		ok = node_char(name[i]);
-	if (!ok)
-		return ng_fail(err, "%s \"%.80s\" is not a single Slurm node name (letters, digits, '.', "
-		                    "'-', '_'; at most %d; no lists or ranges): nothing landed",
-		               from, name, NG_SLURM_NODE_MAX);
+	if (!ok) {
+		/* The name came from outside: a newline in it must not forge a
+		 * line of the report or the log. */
+		char cut[81];
+		snprintf(cut, sizeof cut, "%.80s", name);
+		ng_strbuf shown = {0};
+		ng_strbuf_add_printable(&shown, cut);
+		int rc = ng_fail(err, "%s \"%s\" is not a single Slurm node name (letters, digits, '.', "
+		                      "'-', '_'; at most %d; no lists or ranges): nothing landed",
+		                 from, shown.s ? shown.s : "", NG_SLURM_NODE_MAX);
+		ng_strbuf_free(&shown);
+		return rc;
+	}
 	memcpy(out, name, len + 1);
 	return 0;
 }

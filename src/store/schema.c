@@ -99,6 +99,14 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS case_policies (case_id {INT} PRIMARY KEY, policy TEXT NOT NULL);"
 	/* A node's profile before and after a quarantine, read per case. */
 	"CREATE INDEX IF NOT EXISTS records_by_node ON records (node, taken_at);",
+	/* 5: configuration errors of the GPU checks (a broken policy, a misspelt
+	 * option or verb in an Epilog line), which exit 0 rather than drain: kept
+	 * so that `nodegate metrics` and `nodegate report` show a fleet-wide
+	 * configuration failure instead of a fleet that quietly checks nothing. */
+	"CREATE TABLE IF NOT EXISTS config_errors ("
+	" id {ID}, node TEXT NOT NULL, verb TEXT NOT NULL, kind TEXT NOT NULL,"
+	" message TEXT NOT NULL, at {INT} NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS config_errors_by_at ON config_errors (at);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

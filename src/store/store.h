@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 4
+#define NG_STORE_SCHEMA_VERSION 5
 
 typedef struct ng_store ng_store;
 
@@ -277,6 +277,20 @@ int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **ou
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,
                                const char *reason, ng_err *err);
+
+/* ---- configuration errors of the GPU checks (cli/config_error.h) ----------------- */
+
+typedef struct {
+	char node[256], verb[32], kind[16], message[512];
+	int64_t at;
+	int64_t count; /* ng_store_config_errors_since: errors of this node, verb and kind */
+} ng_store_config_error;
+
+int ng_store_put_config_error(ng_store *st, const ng_store_config_error *e, ng_err *err);
+/* Per node, verb and kind, the errors at or after `since`: how many, and the
+ * newest one's time and message; newest first. */
+int ng_store_config_errors_since(ng_store *st, int64_t since, ng_store_config_error **out,
+                                 size_t *n, ng_err *err);
 
 /* ---- GPU counters ------------------------------------------------------------------ */
 

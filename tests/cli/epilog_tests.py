@@ -62,8 +62,9 @@ def run(args, gpus=None, env=None, kmsg="", library=None, policy="{}", timeout=6
     with open(kfile, "w") as f:
         f.write(kmsg)
     pfile = os.path.join(tmp, "policy.json")
-    with open(pfile, "w") as f:
-        f.write(policy)
+    if policy is not None:
+        with open(pfile, "w") as f:
+            f.write(policy)
     for name, text in (files or {}).items():
         with open(os.path.join(tmp, name), "w") as f:
             f.write(text)
@@ -75,7 +76,8 @@ def run(args, gpus=None, env=None, kmsg="", library=None, policy="{}", timeout=6
             e.pop(k, None)
         else:
             e[k] = v.replace("@tmp", tmp)
-    argv = [NODEGATE, "--policy", pfile] + [a.replace("@tmp", tmp) for a in args]
+    argv = ([NODEGATE] + (["--policy", pfile] if policy is not None else [])
+            + [a.replace("@tmp", tmp) for a in args])
     t0 = time.monotonic()
     p = subprocess.run(argv, capture_output=True, env=e, timeout=timeout, cwd=tmp)
     return Run(p, time.monotonic() - t0, tmp)
@@ -319,25 +321,224 @@ def test_nvml_missing_everywhere():
         check("cannot load the NVML library" in r.json["reason"], "why", r)
 
 
+def config_error(r, verb, what):
+    """A configuration error: exit 0, nothing on stdout, one loud line."""
+    check(r.exit == 0, f"{what}: exit 0, never a drain", r)
+    lines = [l for l in r.err.splitlines() if l]
+    check(len(lines) == 1, f"{what}: one line on stderr, got {len(lines)}", r)
+    check(lines[0].startswith(f"nodegate {verb}: CONFIGURATION ERROR, nothing checked"),
+          f"{what}: the loud line", r)
+    check(r.out == "", f"{what}: no report (nothing was checked)", r)
+
+
 def test_usage_errors():
-    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0"})
-    check(r.exit == 2, "by hand: exit 2", r)
-    # Under Slurm a broken Epilog line must not drain the node.
-    r = run(["epilog", "--bogus"], env={"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"})
-    check(r.exit == 0 and "not draining the node" in r.err, "under Slurm: exit 0", r)
-    r = run(["prolog", "--deadline", "0"], env={"SLURM_JOB_ID": "42"})
-    check(r.exit == 0, "prolog under Slurm: exit 0", r)
-    r = run(["health", "--gpus", "0"])
-    check(r.exit == 2, "health takes no --gpus", r)
-    r = run(["epilog", "--from-nvidia-smi", "x"])
-    check(r.exit == 2, "epilog takes no --from-nvidia-smi", r)
-    r = run(["epilog", "--since", "-5"])
-    check(r.exit == 2, "--since -5", r)
-    r = run(["epilog", "--kmsg", "x", "--no-kmsg"])
-    check(r.exit == 2, "--kmsg with --no-kmsg", r)
+    # A broken command line never drains, by hand or under Slurm.
+    for env in ({"SLURM_JOB_GPUS": "0"}, {"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"}):
+        r = run(["epilog", "--bogus"], env=env)
+        config_error(r, "epilog", "epilog --bogus")
+        check("unknown option --bogus" in r.err, "names the option", r)
+    cases = [
+        (["prolog", "--deadline", "0"], "prolog", "--deadline"),
+        (["health", "--gpus", "0"], "health", "--gpus is for epilog"),
+        (["epilog", "--from-nvidia-smi", "x"], "epilog", "--from-nvidia-smi is for health"),
+        (["epilog", "--since", "-5"], "epilog", "--since"),
+        (["epilog", "--kmsg", "x", "--no-kmsg"], "epilog", "--kmsg and --no-kmsg"),
+        (["epilog", "--deadline"], "epilog", "--deadline needs a value"),
+        (["health", "extra"], "health", "unexpected argument"),
+    ]
+    for args, verb, said in cases:
+        r = run(args)
+        config_error(r, verb, " ".join(args))
+        check(said in r.err, f"{args}: says {said!r}", r)
     for verb in ("epilog", "prolog", "health", "scenarios"):
         r = run([verb, "--help"])
         check(r.exit == 0 and r.out.startswith("usage: nodegate " + verb), f"{verb} --help", r)
+
+
+# ---- a broken configuration never drains -----------------------------------------------
+
+BROKEN_POLICIES = {
+    "trailing comma": '{"gate": {"warn": 0.05,}}',
+    "out of range": '{"gate": {"block": 1.5}}',
+    "a key of a newer nodegate": '{"health": {"deadline_seconds": 10, "xid_grace": 3}}',
+    "a newer schema": '{"schema": "nodegate/policy/2"}',
+    "a section given twice": '{"gate": {"warn": 0.05}, "gate": {"block": 0.9}}',
+    "a key given twice": '{"gate": {"warn": 0.05, "warn": 0.06}}',
+    "not an object": '[]',
+    "empty file": '',
+}
+
+# A fatal GPU: the check, had it run, would drain. A configuration error
+# must not turn into that drain, nor into a pass that says it checked.
+FATAL = node({2: {"ecc": {"volatile": {"uncorrected": 1}}}})
+
+
+def npd_config_error(r, what):
+    check(r.exit == 2, f"{what}: npd answers 2 (unknown), never 1", r)
+    check(r.out.strip() == "GPU health unknown: nodegate configuration error"
+          or r.out.startswith("GPU health unknown: nodegate configuration error"),
+          f"{what}: npd's one line", r)
+    check(len(r.out.splitlines()) == 1 and len(r.out.rstrip("\n")) < 80, f"{what}: one short line", r)
+    lines = [l for l in r.err.splitlines() if l]
+    check(len(lines) == 1 and "CONFIGURATION ERROR" in lines[0], f"{what}: one loud line", r)
+
+
+def test_broken_policy_never_drains():
+    for what, text in BROKEN_POLICIES.items():
+        for verb in ("epilog", "prolog", "health"):
+            for env in ({"SLURM_JOB_GPUS": "0,1,2"},
+                        {"SLURM_JOB_GPUS": "0,1,2", "SLURM_JOB_ID": "7", "SLURMD_NODENAME": "n1",
+                         "SLURM_SCRIPT_CONTEXT": verb + "_slurmd"}):
+                r = run([verb], gpus=FATAL, policy=text, env=env)
+                config_error(r, verb, f"{verb} with a policy with {what}")
+                check("policy" in r.err, f"{what}: says it is the policy", r)
+        r = run(["npd"], gpus=FATAL, policy=text)
+        npd_config_error(r, f"npd with a policy with {what}")
+
+
+def test_policy_error_names_the_problem():
+    r = run(["epilog"], policy=BROKEN_POLICIES["a key of a newer nodegate"],
+            env={"SLURM_JOB_GPUS": "0"})
+    check('"health.xid_grace"' in r.err and "not known to this nodegate" in r.err
+          and "nodegate 0." in r.err, "names the key and the version that does not know it", r)
+    r = run(["epilog"], policy=BROKEN_POLICIES["a section given twice"], env={"SLURM_JOB_GPUS": "0"})
+    check('policy section "gate" is given twice' in r.err, "a repeated section", r)
+
+
+def test_missing_policy_file_never_drains():
+    for verb in ("epilog", "prolog", "health"):
+        r = run([verb], gpus=FATAL, policy=None,
+                env={"SLURM_JOB_GPUS": "2", "NODEGATE_POLICY": "@tmp/no-such-policy.json"})
+        config_error(r, verb, f"{verb} with NODEGATE_POLICY naming no file")
+        check("no-such-policy.json" in r.err, "names the file", r)
+    r = run(["npd"], gpus=FATAL, policy=None, env={"NODEGATE_POLICY": "@tmp/nope.json"})
+    npd_config_error(r, "npd with NODEGATE_POLICY naming no file")
+
+
+def test_the_check_still_drains_with_a_good_policy():
+    # The guard must not swallow real faults: the same fatal GPU drains.
+    r = run(["epilog", "--json"], gpus=FATAL, env={"SLURM_JOB_GPUS": "2"})
+    expect(r, "fatal", True, 1)
+    r = run(["npd"], gpus=FATAL)
+    check(r.exit == 1, "npd: a problem", r)
+
+
+def test_misspelt_global_option_never_drains():
+    for args in (["--polcy", "x.json", "epilog"], ["--stor", "x.db", "prolog"],
+                 ["-x", "health"], ["epilog", "--polcy", "x.json"]):
+        verb = [a for a in args if a in ("epilog", "prolog", "health")][0]
+        r = run(args, gpus=FATAL, env={"SLURM_JOB_GPUS": "2"})
+        config_error(r, verb, " ".join(args))
+    r = run(["--store"], env={"SLURM_SCRIPT_CONTEXT": "epilog_slurmd", "SLURM_JOB_ID": "7"})
+    config_error(r, "epilog", "a global option without its value in the Epilog")
+    r = run(["--stor", "x.db", "npd"], gpus=FATAL)
+    npd_config_error(r, "npd after a misspelt global option")
+    # Not a GPU check, not under Slurm: a usage error as before.
+    r = run(["--polcy", "x.json", "verdicts"])
+    check(r.exit == 2 and "unknown global option --polcy" in r.err, "other verbs: exit 2", r)
+
+
+def test_misspelt_verb_under_slurm_never_drains():
+    hooks = [
+        {"SLURM_SCRIPT_CONTEXT": "epilog_slurmd", "SLURM_JOB_ID": "7"},
+        {"SLURM_SCRIPT_CONTEXT": "prolog_slurmd", "SLURM_JOB_ID": "7"},
+        {"SLURM_JOB_ID": "7", "SLURMD_NODENAME": "n1"},  # a Slurm without SLURM_SCRIPT_CONTEXT
+    ]
+    for env in hooks:
+        r = run(["epilgo"], gpus=FATAL, env=env)
+        check(r.exit == 0 and "CONFIGURATION ERROR" in r.err and 'unknown command "epilgo"' in r.err,
+              f"{env}: exit 0 with the loud line", r)
+        check(len([l for l in r.err.splitlines() if l]) == 1, "one line", r)
+        r = run([], env=env)
+        check(r.exit == 0 and "CONFIGURATION ERROR" in r.err, f"{env}: no command at all", r)
+    # By hand a typo is a usage error, and says so.
+    r = run(["epilgo"])
+    check(r.exit == 2 and 'unknown command "epilgo"' in r.err, "by hand: exit 2", r)
+    # A known verb that is not a check, in a job (not the hook), runs as asked.
+    r = run(["--polcy", "x", "verdicts"], env={"SLURM_JOB_ID": "7", "SLURMD_NODENAME": "n1"})
+    check(r.exit == 2, "a job's own nodegate command keeps its usage errors", r)
+
+
+def test_npd_option_errors_are_unknown():
+    for args in (["npd", "--bogus"], ["npd", "--json"], ["npd", "--store", "x"], ["npd", "--deadline"]):
+        r = run(args, gpus=FATAL)
+        npd_config_error(r, " ".join(args))
+
+
+def test_config_error_kept_and_counted():
+    env = {"SLURM_JOB_GPUS": "2", "SLURMD_NODENAME": "gpu-17", "NODEGATE_STORE": "@tmp/s.db"}
+    r = run(["epilog"], gpus=FATAL, policy='{"gate": {"block": 2}}', env=env)
+    config_error(r, "epilog", "a broken policy with a store")
+    check("recorded in the store" in r.err, "says it was kept", r)
+    db = os.path.join(r.tmp, "s.db")
+    rows = sqlite3.connect(db).execute("SELECT node, verb, kind, message FROM config_errors").fetchall()
+    check(len(rows) == 1 and rows[0][:3] == ("gpu-17", "epilog", "policy") and "gate.block" in rows[0][3],
+          f"one row naming node, verb, kind and the value: {rows}", r)
+    # Two more nodes: a fleet-wide failure shows in the metrics.
+    for name, verb, args in (("gpu-18", "prolog", ["prolog"]), ("gpu-19", "health", ["health", "--bogus"])):
+        e = dict(env, SLURMD_NODENAME=name, NODEGATE_STORE=db)
+        run(args, gpus=FATAL, policy='{"gate": {"block": 2}}' if verb == "prolog" else "{}", env=e)
+    m = subprocess.run([NODEGATE, "--store", db, "metrics"], capture_output=True, timeout=60)
+    text = m.stdout.decode()
+    check(m.returncode == 0, f"metrics: exit {m.returncode}: {m.stderr.decode()}")
+    for line in ('nodegate_config_errors{node="gpu-17",verb="epilog",kind="policy"} 1',
+                 'nodegate_config_errors{node="gpu-18",verb="prolog",kind="policy"} 1',
+                 'nodegate_config_errors{node="gpu-19",verb="health",kind="option"} 1',
+                 "nodegate_config_error_nodes 3"):
+        check(line in text.splitlines(), f"metrics lack {line!r}:\n{text}")
+    # And the report shows the fleet-wide failure first.
+    rep = subprocess.run([NODEGATE, "--store", db, "report", "--json", "--no-sacct"],
+                         capture_output=True, timeout=60)
+    check(rep.returncode == 0, f"report: exit {rep.returncode}: {rep.stderr.decode()}")
+    ce = json.loads(rep.stdout)["config_errors"]
+    check(ce["nodes"] == 3 and sorted(e["node"] for e in ce["by_node"]) == ["gpu-17", "gpu-18", "gpu-19"],
+          f"report config_errors: {ce}")
+    html = os.path.join(os.path.dirname(db), "r.html")
+    rep = subprocess.run([NODEGATE, "--store", db, "report", "--html", html, "--no-sacct"],
+                         capture_output=True, timeout=60)
+    page = open(html).read()
+    check('id="config-errors"' in page and "<b>3 nodes</b>" in page and "gate.block" in page,
+          "the HTML report's configuration errors")
+
+
+def test_config_error_with_a_broken_store_is_still_exit_0():
+    r = run(["epilog"], gpus=FATAL, policy='{"gate": {"block": 2}}',
+            env={"SLURM_JOB_GPUS": "2", "NODEGATE_STORE": "@tmp/junk.db"},
+            files={"junk.db": "not a database " * 20})
+    config_error(r, "epilog", "a broken policy and a broken store")
+    check("not recorded" in r.err, "says it was not kept", r)
+
+
+def test_output_pipe_without_reader():
+    # An Epilog whose standard output nobody reads must not die of SIGPIPE
+    # (signal 13 is a failed Epilog to Slurm: a drain).
+    tmp = tempfile.mkdtemp(prefix="ng-epilog-test-")
+    atexit.register(shutil.rmtree, tmp, True)
+    sfile = os.path.join(tmp, "gpus.json")
+    with open(sfile, "w") as f:
+        json.dump(node(), f)
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith("SLURM_") and not k.startswith("NODEGATE_")}
+    e.update(NODEGATE_NVML_LIBRARY=SYNTH, NODEGATE_SYNTH_GPUS=sfile, NODEGATE_KMSG="/dev/null",
+             SLURM_JOB_GPUS="0-7", SLURM_JOB_ID="7")
+    for args in (["epilog"], ["epilog", "--json"], ["health"], ["--polcy", "x", "epilog"]):
+        rfd, wfd = os.pipe()
+        os.close(rfd)
+        p = subprocess.run([NODEGATE] + args, stdout=wfd, stderr=subprocess.PIPE, env=e, timeout=60)
+        os.close(wfd)
+        err = p.stderr.decode(errors="replace")
+        check(p.returncode == 0, f"{args}: exit {p.returncode} (-13 is SIGPIPE)\n{err}")
+    check("could not be written" in err or "CONFIGURATION ERROR" in err, f"a note: {err}")
+
+
+def test_control_characters_escaped():
+    # A newline in a name from outside must not forge a line of the report.
+    forged = "health: ok: 8 GPUs checked: no drain"
+    r = run(["--polcy\n" + forged, "epilog"])
+    check(forged not in r.err.splitlines(), "the loud line escapes what it echoes", r)
+    check("\\n" in r.err, "as \\n", r)
+    r = run(["epilog", "--bogus\x1b]0;owned\x07"])
+    check("\x1b" not in r.err and "\\x1b" in r.err, "escape sequences are escaped", r)
 
 
 # ---- the store ----------------------------------------------------------------------------
@@ -431,9 +632,9 @@ def test_from_nvidia_smi():
     check(r.json is not None and r.json["drain"] is True and r.exit == 1,
           "an active hardware power brake drains", r)
     r = run(["health", "--from-nvidia-smi", "@tmp/missing.txt"])
-    check(r.exit == 2, "an unreadable dump is an input error", r)
+    config_error(r, "health", "an unreadable dump")
     r = run(["health", "--from-nvidia-smi", "@tmp/junk.txt"], files={"junk.txt": "hello\n"})
-    check(r.exit == 2, "not a dump", r)
+    config_error(r, "health", "not a dump")
 
 
 # ---- nodegate scenarios itself ----------------------------------------------------------

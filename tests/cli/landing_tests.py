@@ -182,13 +182,27 @@ def test_epilog_sets_reason_and_exits_1():
 
 def test_usage():
     r = run(["health", "--land", "kube"])
-    check(r.exit == 2, "bad --land is a usage error", r)
+    check(r.exit == 0 and "CONFIGURATION ERROR" in r.err and "--land takes slurm or none" in r.err,
+          "bad --land is a configuration error, never a drain", r)
     r = run(["epilog", "--land", "kube"], env={"SLURM_JOB_ID": "1"})
     check(r.exit == 0, "under Slurm a usage error never drains", r)
     r = run(["health", "--land", "slurm", "--from-nvidia-smi", "/dev/null"])
-    check(r.exit == 2, "no landing from a saved dump", r)
+    check(r.exit == 0 and "no landing" not in r.out and "--from-nvidia-smi" in r.err,
+          "no landing from a saved dump", r)
     r = run(["health", "--help"])
     check("--land slurm|none" in r.out, "documented", r)
+
+
+def test_newline_in_node_name_is_escaped():
+    # SLURMD_NODENAME comes from outside: echoed raw, a newline in it would
+    # forge a line of the report ("...: no drain") under the real one.
+    forged = "health: ok: 8 GPUs checked: no drain"
+    r = run(["health", "--land", "slurm"], gpus=PCIE_X8,
+            env={"SLURMD_NODENAME": "n1\n" + forged})
+    check(r.exit == 1, "the degraded GPU still fails the check", r)
+    check(forged not in r.out.splitlines(), "no forged line", r)
+    check("n1\\nhealth: ok" in r.out, "the newline is shown as \\n", r)
+    check(r.calls() == [], "nothing was drained under a bad name", r)
 
 
 def test_slurm_conf_passed():

@@ -130,9 +130,13 @@ class Cluster:
         os.replace(tmp, self.gpus)
 
     def set_nvml_library(self, path):
-        with open(self.ngenv_orig) as f:
-            lines = [l for l in f.read().splitlines() if not l.startswith("NODEGATE_NVML_LIBRARY=")]
-        lines.insert(0, f"NODEGATE_NVML_LIBRARY='{path}'")
+        self.set_env("NODEGATE_NVML_LIBRARY", path)
+
+    def set_env(self, name, value):
+        """Sets NAME in the environment the three hooks read (until restore)."""
+        with open(self.ngenv) as f:
+            lines = [l for l in f.read().splitlines() if not l.startswith(name + "=")]
+        lines.insert(0, f"{name}='{value}'")
         tmp = self.ngenv + ".tmp"
         with open(tmp, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -285,6 +289,33 @@ def case_nvml_missing(c):
     stays_idle(c, "NVML missing, after a job")
     c.run_health_once()
     stays_idle(c, "NVML missing, after a health check")
+
+
+def case_broken_policy(c):
+    # A policy rolled out with one mistake: the Prolog and the Epilog check
+    # nothing and exit 0, even with a fault planted on a job GPU that a
+    # working check would drain for; each says so and the store keeps it.
+    bad = os.path.join(c.dir, "broken-policy.json")
+    with open(bad, "w") as f:
+        f.write('{"gate": {"warn": 0.05,}}')
+    c.set_env("NODEGATE_POLICY", bad)
+    job = c.submit()
+    c.wait_prolog(job)
+    c.write_gpus({0: ECC})
+    c.wait_job_end(job)
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)} (requeued?)")
+    stays_idle(c, "broken policy, fault on a job GPU")
+    said, rc = epilog_said(c, job)
+    expect(rc == "0", f"epilog of job {job} exited {rc}, expected 0")
+    expect(any("CONFIGURATION ERROR" in l and "broken-policy.json" in l for l in said),
+           f"epilog of job {job} said {said!r}, expected the configuration error")
+    db = os.path.join(c.dir, "store", "nodegate.db")
+    import sqlite3
+    con = sqlite3.connect(db)
+    verbs = sorted(v for (v,) in con.execute(
+        "SELECT verb FROM config_errors WHERE kind = 'policy' AND message LIKE '%broken-policy.json%'"))
+    con.close()
+    expect("epilog" in verbs and "prolog" in verbs, f"config_errors kept: {verbs}")
 
 
 def case_operator_drain(c):

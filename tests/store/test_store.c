@@ -1129,6 +1129,49 @@ static void fleet_events_open_once_and_clear(void **state)
 	done(st, spec);
 }
 
+/* The configuration errors of GPU checks (schema 5): kept, then counted
+ * per node, verb and kind within a window, the newest message with them. */
+static void config_errors_are_kept_and_grouped(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_store *st = fresh_store("config_errors", spec, sizeof spec);
+	ng_err err = {{0}};
+	struct { const char *node, *verb, *kind, *msg; int64_t at; } in[] = {
+		{"n1", "epilog", "policy", "old message", 100},
+		{"n1", "epilog", "policy", "new message", 300},
+		{"n1", "epilog", "option", "unknown option --bogus", 200},
+		{"n2", "prolog", "policy", "gate.block = 2", 250},
+		{"n3", "health", "policy", "too old", 10},
+	};
+	for (size_t k = 0; k < sizeof in / sizeof in[0]; k++) {
+		ng_store_config_error e = {.at = in[k].at};
+		ng_copy(e.node, sizeof e.node, in[k].node);
+		ng_copy(e.verb, sizeof e.verb, in[k].verb);
+		ng_copy(e.kind, sizeof e.kind, in[k].kind);
+		ng_copy(e.message, sizeof e.message, in[k].msg);
+		assert_int_equal(ng_store_put_config_error(st, &e, &err), 0);
+	}
+	ng_store_config_error *got = NULL;
+	size_t n = 0;
+	assert_int_equal(ng_store_config_errors_since(st, 50, &got, &n, &err), 0);
+	assert_int_equal(n, 3); /* n3's is before the window */
+	assert_string_equal(got[0].node, "n1"); /* newest first */
+	assert_string_equal(got[0].kind, "policy");
+	assert_int_equal(got[0].count, 2);
+	assert_int_equal(got[0].at, 300);
+	assert_string_equal(got[0].message, "new message");
+	assert_string_equal(got[1].node, "n2");
+	assert_int_equal(got[1].count, 1);
+	assert_string_equal(got[2].kind, "option");
+	free(got);
+	assert_int_equal(ng_store_config_errors_since(st, 1000, &got, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(got);
+	ng_store_close(st);
+	ng_test_store_cleanup(spec);
+}
+
 static void node_state_is_upserted(void **state)
 {
 	(void)state;
@@ -1440,6 +1483,7 @@ int main(void)
 		cmocka_unit_test(overrides_are_active_from_created_until_expiry),
 		cmocka_unit_test(fleet_events_open_once_and_clear),
 		cmocka_unit_test(node_state_is_upserted),
+		cmocka_unit_test(config_errors_are_kept_and_grouped),
 		cmocka_unit_test(hysteresis_round_trips),
 		cmocka_unit_test(audit_chain_of_everything_verifies),
 		cmocka_unit_test(audit_finds_an_edited_field),

@@ -683,6 +683,92 @@ static void test_integer_literal(void **state)
 	cJSON_Delete(root);
 }
 
+static void expect_duplicate(const char *text, const char *path)
+{
+	cJSON *v = must_parse(text);
+	ng_strbuf b = {0};
+	bool found = ng_json_find_duplicate(v, &b);
+	if (path) {
+		assert_true(found);
+		assert_string_equal(b.s, path);
+	} else {
+		assert_false(found);
+	}
+	ng_strbuf_free(&b);
+	cJSON_Delete(v);
+}
+
+static void test_find_duplicate(void **state)
+{
+	(void)state;
+	expect_duplicate("{\"a\":1,\"b\":2}", NULL);
+	expect_duplicate("[1,{\"a\":1},{\"a\":2}]", NULL); /* one per object */
+	expect_duplicate("{\"a\":1,\"a\":2}", "a");
+	expect_duplicate("{\"gate\":{\"warn\":1},\"gate\":{\"block\":2}}", "gate");
+	expect_duplicate("{\"x\":{\"y\":[0,{\"k\":1,\"k\":1}]}}", "x.y[1].k");
+	expect_duplicate("{\"a\":1,\"A\":2}", NULL); /* keys are case sensitive */
+	/* more than 32 members: the sorted path */
+	ng_strbuf t = {0};
+	ng_strbuf_adds(&t, "{");
+	for (int i = 0; i < 100; i++)
+		ng_strbuf_printf(&t, "\"k%d\":%d,", i, i);
+	ng_strbuf_adds(&t, "\"k57\":0}");
+	expect_duplicate(t.s, "k57");
+	ng_strbuf_free(&t);
+}
+
+static void expect_word(const char *s, const char *want)
+{
+	ng_strbuf b = {0};
+	ng_strbuf_add_shell_word(&b, s);
+	assert_string_equal(b.s, want);
+	ng_strbuf_free(&b);
+}
+
+static void expect_printable(const char *s, const char *want)
+{
+	ng_strbuf b = {0};
+	ng_strbuf_add_printable(&b, s);
+	assert_string_equal(b.s ? b.s : "", want);
+	ng_strbuf_free(&b);
+}
+
+/* core/strbuf.h: what messages use for names from outside. */
+static void test_shell_word_and_printable(void **state)
+{
+	(void)state;
+	expect_word("gpu-node-013", "gpu-node-013");
+	expect_word("n1.example.com", "n1.example.com");
+	expect_word("x;touch pwned", "'x;touch pwned'");
+	expect_word("$(id)", "'$(id)'");
+	expect_word("it's", "'it'\\''s'");
+	expect_word("", "''");
+	expect_word("a b", "'a b'");
+	expect_word("=cmd", "'=cmd'"); /* zsh expands a leading = */
+	expect_word("~root", "'~root'");
+	expect_printable("plain", "plain");
+	expect_printable("a\nb\rc\td", "a\\nb\\rc\\td");
+	expect_printable("\x1b]0;x\x07\x7f", "\\x1b]0;x\\x07\\x7f");
+	expect_printable("\xc3\xa9", "\xc3\xa9"); /* UTF-8 is kept */
+}
+
+/* core/error.h: a message is one line whatever it quotes. */
+static void test_error_message_is_one_line(void **state)
+{
+	(void)state;
+	ng_err err;
+	assert_int_equal(ng_fail(&err, "node \"%s\" is bad", "n1\nhealth: ok\x1b[2J"), -1);
+	assert_string_equal(err.msg, "node \"n1\\nhealth: ok\\x1b[2J\" is bad");
+	ng_fail(&err, "plain %d", 7);
+	assert_string_equal(err.msg, "plain 7");
+	char long_name[600];
+	memset(long_name, '\n', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	ng_fail(&err, "%s", long_name); /* grows past the buffer: cut, never overrun */
+	assert_true(strlen(err.msg) < sizeof err.msg);
+	assert_null(strchr(err.msg, '\n'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,6 +794,9 @@ int main(void)
 		cmocka_unit_test(test_canonical_text),
 		cmocka_unit_test(test_each_member_dict_semantics),
 		cmocka_unit_test(test_integer_literal),
+		cmocka_unit_test(test_find_duplicate),
+		cmocka_unit_test(test_shell_word_and_printable),
+		cmocka_unit_test(test_error_message_is_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

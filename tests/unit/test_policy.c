@@ -332,9 +332,11 @@ static void test_floors_refused(void **state)
 	assert_int_equal(apply(&p, "{\"floors\":[270]}", "f", &err), -1);
 	assert_int_equal(apply(&p, "{\"floors\":{\"a\":1},\"gate\":{\"nope\":1}}", "f", &err), -1);
 	assert_true(isnan(ng_policy_floor(&p, "a"))); /* all or nothing */
-	assert_int_equal(apply(&p, "{\"floors\":{\"a\":1,\"a\":2}}", "f", &err), 0);
-	assert_true(ng_policy_floor(&p, "a") == 2); /* the last of a repeated key */
-	assert_int_equal(p.n_floors, 1);
+	/* a repeated floor is refused, not the last one taken */
+	assert_int_equal(apply(&p, "{\"floors\":{\"a\":1,\"a\":2}}", "f", &err), -1);
+	assert_non_null(strstr(err.msg, "floors.a is given twice"));
+	assert_true(isnan(ng_policy_floor(&p, "a")));
+	assert_int_equal(p.n_floors, 0);
 }
 
 static void test_apply_partial_keeps_other_sources(void **state)
@@ -365,8 +367,17 @@ static void test_apply_partial_keeps_other_sources(void **state)
 	                 0);
 	assert_int_equal(p.escalate_after, 3);
 	assert_int_equal(p.clear_after, 1);
-	/* a repeated key is applied in order, so the last one wins */
-	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.3,\"warn\":0.06}}", "d.json", &err), 0);
+	/* a repeated key is refused (it once took the last value), and so is a
+	 * repeated section (a second "gate" once merged into the first) */
+	double warn = p.warn, block = p.block;
+	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.3,\"warn\":0.06}}", "d.json", &err), -1);
+	assert_non_null(strstr(err.msg, "gate.warn is given twice"));
+	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.06},\"gate\":{\"block\":0.9}}", "d.json",
+	                       &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "policy section \"gate\" is given twice"));
+	assert_true(p.warn == warn && p.block == block);
+	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.06}}", "d.json", &err), 0);
 	assert_true(p.warn == 0.06);
 	/* warn may equal block */
 	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.2}}", "e.json", &err), 0);
@@ -606,6 +617,33 @@ static void test_all_or_nothing(void **state)
 	assert_true(p.warn == 0.04);
 }
 
+static void test_required_diag_empty_warns(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	ng_err err = {{0}};
+	assert_null(ng_policy_warning(&p, 0)); /* the defaults need no word */
+	assert_int_equal(apply(&p, "{\"gate\":{\"required_diag\":[\"pcie\"]}}", "a.json", &err), 0);
+	assert_null(ng_policy_warning(&p, 0));
+	assert_int_equal(apply(&p, "{\"gate\":{\"required_diag\":[]}}", "a.json", &err), 0);
+	const char *w = ng_policy_warning(&p, 0);
+	assert_non_null(w);
+	assert_non_null(strstr(w, "gate.required_diag is []"));
+	assert_null(ng_policy_warning(&p, 1));
+}
+
+static void test_schema_of_a_newer_nodegate(void **state)
+{
+	(void)state;
+	ng_policy p;
+	ng_policy_default(&p);
+	ng_err err = {{0}};
+	assert_int_equal(apply(&p, "{\"schema\":\"nodegate/policy/2\"}", "a.json", &err), -1);
+	assert_non_null(strstr(err.msg, "newer nodegate"));
+	assert_int_equal(apply(&p, "{\"schema\":\"nodegate/policy/1\"}", "a.json", &err), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +660,8 @@ int main(void)
 		cmocka_unit_test(test_refuse_non_integer_counts),
 		cmocka_unit_test(test_refuse_diag_names),
 		cmocka_unit_test(test_all_or_nothing),
+		cmocka_unit_test(test_required_diag_empty_warns),
+		cmocka_unit_test(test_schema_of_a_newer_nodegate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

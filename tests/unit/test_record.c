@@ -628,10 +628,56 @@ static void test_input_free(void **state)
 	free(text);
 }
 
+static void expect_strict(const char *text, bool zero_ok, const char *said)
+{
+	cJSON *r = must_parse(text);
+	ng_err err = {{0}};
+	int rc = ng_record_check_strict(r, zero_ok, &err);
+	if (said) {
+		assert_int_equal(rc, -1);
+		if (!strstr(err.msg, said))
+			fail_msg("%s: \"%s\" does not say \"%s\"", text, err.msg, said);
+	} else {
+		if (rc != 0)
+			fail_msg("%s refused: %s", text, err.msg);
+	}
+	cJSON_Delete(r);
+}
+
+static void test_strict_input(void **state)
+{
+	(void)state;
+	expect_strict("{\"node\":\"a\",\"samples\":[1,2.5],\"wrong\":0}", false, NULL);
+	expect_strict("{\"schema\":\"nodegate/record/1\",\"samples\":[],\"wrong\":null}", false, NULL);
+	expect_strict("{\"samples\":[1,1e400]}", false, "samples[1] is too large");
+	expect_strict("{\"samples\":[1,100000000000000000000000000000000000000000000000000]}", false,
+	              "samples[1] is 1000");
+	expect_strict("{\"samples\":[\"240\"]}", false, "samples[0] is the string \"240\"");
+	expect_strict("{\"samples\":[null]}", false, "samples[0] is null");
+	expect_strict("{\"samples\":[true]}", false, "samples[0] is true");
+	expect_strict("{\"samples\":[-1]}", false, "samples[0] is -1");
+	expect_strict("{\"samples\":[0]}", false, "greater than 0");
+	expect_strict("{\"samples\":[0]}", true, NULL); /* a dead path measured, in admission */
+	expect_strict("{\"samples\":[-0.5]}", true, "of 0 or more");
+	expect_strict("{\"samples\":\"240\"}", false, "not an array");
+	expect_strict("{\"wrong\":-1}", false, "wrong is -1");
+	expect_strict("{\"wrong\":1.5}", false, "whole number");
+	expect_strict("{\"wrong\":\"0\"}", false, "wrong is the string");
+	expect_strict("{\"schema\":\"nodegate/record/99\"}", false, "nodegate/record/99");
+	expect_strict("{\"schema\":1}", false, "schema is 1");
+	expect_strict("{\"node\":\"\"}", false, "node is empty");
+	expect_strict("{\"node\":7}", false, "node is 7");
+	expect_strict("{\"wrong\":0,\"wrong\":5}", false, "key \"wrong\" is given twice");
+	expect_strict("{\"diag\":{\"pcie\":\"fail\",\"pcie\":\"pass\"}}", false,
+	              "key \"diag.pcie\" is given twice");
+	expect_strict("[]", false, "not a JSON object");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_must_be_object),
+		cmocka_unit_test(test_strict_input),
 		cmocka_unit_test(test_wrong_kinds),
 		cmocka_unit_test(test_wrong_huge_integer),
 		cmocka_unit_test(test_samples_mapping),
