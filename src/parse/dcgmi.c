@@ -28,6 +28,7 @@
 #include "core/json.h"
 #include "core/record_build.h"
 #include "core/strbuf.h"
+#include "parse/launcher.h"
 #include "parse/text.h"
 
 /* dcgmi wraps warning and info text at this many characters per table row
@@ -1640,7 +1641,7 @@ static cJSON *build(const char *text, size_t len, ng_run_status st)
 	return rec;
 }
 
-cJSON *ng_parse_dcgmi(const char *text, size_t len, ng_run_status st, ng_err *err)
+static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err *err)
 {
 	cJSON *arr = cJSON_CreateArray();
 	cJSON *rec = arr ? build(text ? text : "", text ? len : 0, st) : NULL;
@@ -1651,4 +1652,10 @@ cJSON *ng_parse_dcgmi(const char *text, size_t len, ng_run_status st, ng_err *er
 	}
 	cJSON_AddItemToArray(arr, rec);
 	return arr;
+}
+
+/* Launcher prefixes and noise are gone before the dcgmi reader sees a line. */
+cJSON *ng_parse_dcgmi(const char *text, size_t len, ng_run_status st, ng_err *err)
+{
+	return ng_launch_parse(text, len, st, err, parse_bare);
 }

@@ -27,15 +27,15 @@
 #include <strings.h>
 
 #include "core/record_build.h"
+#include "parse/launcher.h"
 #include "parse/text.h"
 
 #define NT_MAX_FIELDS 64
-#define NT_MAX_STREAMS 256
 #define NT_MAX_MESSAGES 32
 #define NT_MAX_NOTES 16
 #define NT_MAX_TABLE 4096
 #define NT_MAX_STR 240
-#define NT_TAG 32
+#define NT_TAG NG_LAUNCH_TAG
 
 /* What a run has seen so far; deciding whether a line starts a new run. */
 enum {
@@ -1189,117 +1189,30 @@ static void json_report(nt_ctx *c, const cJSON *doc, const char *tag, nt_pending
 	    push_capped(r->messages, cspan(e->valuestring), NT_MAX_MESSAGES);
 }
 
-/* ---- launcher labels and streams -------------------------------------- */
+/* ---- launcher streams -------------------------------------------------- */
 
-/* Strips "0: " (srun -l) and "[1,0]<stdout>:" (mpirun --tag-output) and
- * writes the label into tag; lines of one label form one stream. */
-static ng_span strip_label(ng_span s, char *tag, size_t cap)
+/* One stream's lines, its launcher prefixes already gone. */
+static void read_stream(nt_ctx *c, const char *tag, const char *text, size_t len)
 {
-	tag[0] = '\0';
-	size_t used = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		size_t i = 0;
-		while (i < s.len && s.s[i] == ' ')
-			i++;
-		size_t j = i;
-		while (j < s.len && isdigit((unsigned char)s.s[j]))
-			j++;
-		if (j > i && j - i <= 6 && j < s.len && s.s[j] == ':' &&
-		    (j + 1 == s.len || s.s[j + 1] == ' ' || s.s[j + 1] == '\t')) {
-			used += (size_t)snprintf(tag + used, cap - used, "%.*s:", (int)(j - i), s.s + i);
-			s = ng_span_skip(s, j + 1 < s.len ? j + 2 : j + 1);
-			continue;
-		}
-		if (s.len && s.s[0] == '[') {
-			const char *rb = memchr(s.s, ']', s.len < 32 ? s.len : 32);
-			if (rb) {
-				ng_span id = {s.s + 1, (size_t)(rb - s.s - 1)};
-				ng_span rest = {rb + 1, s.len - (size_t)(rb + 1 - s.s)};
-				size_t k = 0;
-				bool ok = id.len > 0;
-				for (k = 0; k < id.len; k++)
-					ok = ok && (isdigit((unsigned char)id.s[k]) || id.s[k] == ',');
-				size_t skip = 0;
-				if (ng_span_starts_with(rest, "<stdout>:") || ng_span_starts_with(rest, "<stderr>:"))
-					skip = 9;
-				if (ok && skip) {
-					used += (size_t)snprintf(tag + used, cap - used, "[%.*s]", (int)id.len, id.s);
-					s = ng_span_skip(rest, skip);
-					if (s.len && s.s[0] == ' ')
-						s = ng_span_skip(s, 1);
-					continue;
-				}
-			}
-		}
-		break;
-	}
-	if (used >= cap)
-		tag[cap - 1] = '\0';
-	return s;
-}
-
-typedef struct {
-	char tag[NT_TAG];
-	size_t first, last;
-} nt_stream;
-
-static void read_text(nt_ctx *c, const char *text, size_t len)
-{
-	size_t nlines = 0;
+	nt_reader rd = {.c = c, .tag = tag};
 	ng_lines it;
 	ng_span line;
 	ng_lines_init(&it, text, len);
 	while (ng_lines_next(&it, &line))
-		nlines++;
-	if (!nlines)
-		return;
-	ng_span *content = malloc(nlines * sizeof *content);
-	size_t *next = malloc(nlines * sizeof *next);
-	/* One slot more than the labels allowed, for the unlabelled stream. */
-	nt_stream *streams = malloc((NT_MAX_STREAMS + 1) * sizeof *streams);
-	if (!content || !next || !streams) {
-		c->oom = true;
-		goto out;
+		read_line(&rd, line);
+	if (rd.pend.messages) {
+		cJSON *m;
+		cJSON_ArrayForEach(m, rd.pend.messages) push_capped(c->orphans, cspan(m->valuestring), NT_MAX_MESSAGES);
+		cJSON_Delete(rd.pend.messages);
 	}
-	size_t nstreams = 0;
-	ng_lines_init(&it, text, len);
-	for (size_t i = 0; ng_lines_next(&it, &line); i++) {
-		char tag[NT_TAG];
-		content[i] = strip_label(line, tag, sizeof tag);
-		next[i] = SIZE_MAX;
-		size_t k = 0;
-		while (k < nstreams && strcmp(streams[k].tag, tag) != 0)
-			k++;
-		if (k == nstreams && nstreams >= NT_MAX_STREAMS) {
-			/* Too many labels to be launcher output: read the line whole. */
-			content[i] = line;
-			for (k = 0; k < nstreams && streams[k].tag[0]; k++)
-				;
-			tag[0] = '\0';
-		}
-		if (k == nstreams) {
-			snprintf(streams[k].tag, NT_TAG, "%s", tag);
-			streams[k].first = i;
-			nstreams++;
-		} else {
-			next[streams[k].last] = i;
-		}
-		streams[k].last = i;
-	}
-	for (size_t k = 0; k < nstreams && !c->oom; k++) {
-		nt_reader rd = {.c = c, .tag = streams[k].tag};
-		for (size_t i = streams[k].first; i != SIZE_MAX; i = next[i])
-			read_line(&rd, content[i]);
-		if (rd.pend.messages) {
-			cJSON *m;
-			cJSON_ArrayForEach(m, rd.pend.messages) push_capped(c->orphans, cspan(m->valuestring), NT_MAX_MESSAGES);
-			cJSON_Delete(rd.pend.messages);
-		}
-	}
-out:
-	free(content);
-	free(next);
-	free(streams);
+}
+
+/* Each launcher stream (one rank or task: parse/launcher.h) is read on its
+ * own, so lines of different ranks never mix into one table. */
+static void read_text(nt_ctx *c, const ng_launch *l)
+{
+	for (size_t k = 0; k < l->nstreams && !c->oom; k++)
+		read_stream(c, l->streams[k].tag, l->streams[k].text, l->streams[k].len);
 }
 
 /* ---- from runs to records --------------------------------------------- */
@@ -1889,7 +1802,7 @@ static void read_json(nt_ctx *c, const char *text, size_t len, cJSON *out)
 		if (p == end)
 			break;
 		if (*p != '{') {
-			read_text(c, p, (size_t)(end - p));
+			read_stream(c, "", p, (size_t)(end - p));
 			break;
 		}
 		const char *stop = NULL;
@@ -1922,19 +1835,25 @@ static void read_json(nt_ctx *c, const char *text, size_t len, cJSON *out)
 cJSON *ng_parse_nccl_tests(const char *text, size_t len, ng_run_status st, ng_err *err)
 {
 	nt_ctx c = {.st = st};
+	ng_launch l;
+	bool launched = ng_launch_read(text, len, &l);
+	/* With prefixes or noise taken off, the streams one after another are
+	 * what the tool printed; otherwise the text is read as it came. */
+	const char *t = launched && ng_launch_changed(&l) ? l.joined : text;
+	size_t tlen = t == text ? len : l.joined_len;
 	cJSON *out = cJSON_CreateArray();
 	c.orphans = cJSON_CreateArray();
-	if (!out || !c.orphans)
+	if (!out || !c.orphans || !launched)
 		c.oom = true;
-	else if (looks_like_json(text, len))
-		read_json(&c, text, len, out);
+	else if (looks_like_json(t, tlen))
+		read_json(&c, t, tlen, out);
 	else {
-		read_text(&c, text, len);
+		read_text(&c, &l);
 		/* A -J report behind warning lines: read it only when the text held
 		 * no run, so a report catted after its own log is not counted twice. */
-		const char *brace = c.nruns ? NULL : json_start(text, len);
+		const char *brace = c.nruns ? NULL : json_start(t, tlen);
 		if (brace)
-			read_json(&c, brace, len - (size_t)(brace - text), out);
+			read_json(&c, brace, tlen - (size_t)(brace - t), out);
 	}
 	if (c.nruns && !(c.usage_rec = calloc(c.nruns, sizeof *c.usage_rec)))
 		c.oom = true;
@@ -1945,8 +1864,8 @@ cJSON *ng_parse_nccl_tests(const char *text, size_t len, ng_run_status st, ng_er
 		cJSON *rec = record_start(&c, NULL, NULL, 0);
 		if (rec) {
 			bool blank = true;
-			for (size_t i = 0; i < len && blank; i++)
-				blank = isspace((unsigned char)text[i]) != 0;
+			for (size_t i = 0; i < tlen && blank; i++)
+				blank = isspace((unsigned char)t[i]) != 0;
 			if (cJSON_GetArraySize(c.orphans))
 				put(ng_record_detail(rec), "messages", cJSON_Duplicate(c.orphans, true));
 			finish_reason(&c, rec,
@@ -1960,6 +1879,9 @@ cJSON *ng_parse_nccl_tests(const char *text, size_t len, ng_run_status st, ng_er
 		run_free(&c.runs[i]);
 	free(c.runs);
 	cJSON_Delete(c.orphans);
+	if (!c.oom && !ng_launch_annotate(out, &l))
+		c.oom = true;
+	ng_launch_free(&l);
 	if (c.oom) {
 		cJSON_Delete(out);
 		ng_fail(err, "nccl-tests parser: out of memory reading %zu bytes of output", len);

@@ -26,6 +26,7 @@
 #include "core/json.h"
 #include "core/metric.h"
 #include "core/record_build.h"
+#include "parse/launcher.h"
 #include "parse/text.h"
 
 #define NVB_NAME_MAX 96     /* longest testcase name we accept (the longest known has 56) */
@@ -1665,7 +1666,7 @@ static void ctx_free(struct ctx *c)
 	free(c->fields);
 }
 
-cJSON *ng_parse_nvbandwidth(const char *text, size_t len, ng_run_status st, ng_err *err)
+static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err *err)
 {
 	struct ctx c = {.text = text, .len = len, .st = st};
 	struct doc *docs = NULL;
@@ -1712,4 +1713,10 @@ cJSON *ng_parse_nvbandwidth(const char *text, size_t len, ng_run_status st, ng_e
 		return NULL;
 	}
 	return out;
+}
+
+/* Launcher prefixes and noise are gone before the nvbandwidth reader sees a line. */
+cJSON *ng_parse_nvbandwidth(const char *text, size_t len, ng_run_status st, ng_err *err)
+{
+	return ng_launch_parse(text, len, st, err, parse_bare);
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -129,6 +130,7 @@ static const cJSON *parse_st(const char *text, ng_run_status st)
 	g_arr = ng_parse_dcgmi(text, strlen(text), st, &err);
 	if (!g_arr)
 		fail_msg("parser failed: %s", err.msg);
+	assert_launcher_transparent(ng_parse_dcgmi, text, strlen(text), st, "a test input");
 	assert_int_equal(cJSON_GetArraySize(g_arr), 1);
 	const cJSON *r = cJSON_GetArrayItem(g_arr, 0);
 	expect_shape(r);
@@ -919,6 +921,7 @@ static void published_fixtures(void **state)
 		release();
 		ng_err err;
 		g_arr = ng_parse_dcgmi(buf, len, NG_RUN_STATUS_UNKNOWN, &err);
+		assert_launcher_transparent(ng_parse_dcgmi, buf, len, NG_RUN_STATUS_UNKNOWN, n);
 		free(buf);
 		assert_non_null(g_arr);
 		const cJSON *r = cJSON_GetArrayItem(g_arr, 0);

@@ -16,6 +16,7 @@
 
 #include "core/record_build.h"
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 static const ng_run_status unknown_status = {-1, 0};
@@ -26,6 +27,7 @@ static cJSON *parse_st(const char *text, ng_run_status st)
 	cJSON *a = ng_parse_nccl_tests(text, strlen(text), st, &err);
 	if (!a)
 		fail_msg("parser returned NULL: %s", err.msg);
+	assert_launcher_transparent(ng_parse_nccl_tests, text, strlen(text), st, "a test input");
 	assert_true(cJSON_IsArray(a));
 	assert_true(cJSON_GetArraySize(a) >= 1);
 	return a;
@@ -1212,6 +1214,7 @@ static void test_fixtures(void **state)
 		ng_err err;
 		cJSON *a = ng_parse_nccl_tests(text, len, unknown_status, &err);
 		assert_non_null(a);
+		assert_launcher_transparent(ng_parse_nccl_tests, text, len, unknown_status, e->d_name);
 		assert_sane(a);
 		const struct fx *fx = NULL;
 		for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 #define RULE "---------------------------------------------------------------------------------------\n"
@@ -78,6 +79,7 @@ static cJSON *parse(const char *text, ng_run_status st)
 	cJSON *arr = ng_parse_perftest(text, strlen(text), st, &err);
 	if (!arr)
 		fail_msg("parser failed: %s", err.msg);
+	assert_launcher_transparent(ng_parse_perftest, text, strlen(text), st, "a test input");
 	assert_true(cJSON_GetArraySize(arr) > 0);
 	for (const cJSON *r = arr->child; r; r = r->next)
 		check_record(r);
@@ -626,6 +628,7 @@ static cJSON *parse_fixture(const char *name)
 		fail_msg("cannot read %s", path);
 	ng_err err;
 	cJSON *arr = ng_parse_perftest(text, len, (ng_run_status){-1, 0}, &err);
+	assert_launcher_transparent(ng_parse_perftest, text, len, (ng_run_status){-1, 0}, name);
 	free(text);
 	if (!arr)
 		fail_msg("%s: %s", name, err.msg);
