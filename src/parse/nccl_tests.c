@@ -1457,14 +1457,68 @@ static bool merge_usage(nt_ctx *c, const nt_run *r, size_t ri)
 	return false;
 }
 
-/* A run that printed no results measured nothing and so found nothing wrong.
- * wrong is 0, not null, so that the gate answers no-measurement ("fix the
- * harness"), as the runbook's "exit 0, nothing parsed" row does, rather than
- * correctness-unverified ("re-run with checking on"), which would send the
- * operator after the wrong fix. */
+/* A run that printed no results validated nothing: wrong is null (not
+ * checked). The harness settles such records to no-measurement before the
+ * gate (ng_records_settle_unmeasured), so the operator is told to fix the
+ * harness, while the record itself never claims a check that did not run. */
 static void nothing_measured(cJSON *rec)
 {
-	ng_record_set_wrong(rec, 0);
+	ng_record_set_wrong_null(rec);
+}
+
+/* nccl-tests' own trace of a failure: ".. host pid 7: Test failure common.cu:1072",
+ * one per frame it unwinds, each naming no cause. */
+static bool trace_line(const char *m) { return strstr(m, "Test failure") && !strchr(m, '\''); }
+
+/* The line that says why a run died: nccl-tests' own "Test CUDA failure
+ * common.cu:941 'system not yet initialized'" (or "Test NCCL failure"),
+ * else another CUDA or NCCL failure line, else NCCL's own warning. NULL when
+ * the capture holds none. */
+static const char *cause_line(const cJSON *messages)
+{
+	static const char *const tiers[][4] = {
+	    {"Test CUDA failure", "Test NCCL failure", NULL, NULL},
+	    {"CUDA failure", "Cuda failure", "NCCL failure", "NCCL error"},
+	    {"NCCL WARN", NULL, NULL, NULL},
+	};
+	for (size_t t = 0; t < sizeof tiers / sizeof tiers[0]; t++) {
+		const cJSON *m;
+		cJSON_ArrayForEach(m, messages)
+		{
+			for (size_t i = 0; i < 4 && tiers[t][i]; i++)
+				if (cJSON_IsString(m) && strstr(m->valuestring, tiers[t][i]) && !trace_line(m->valuestring))
+					return m->valuestring;
+		}
+	}
+	return NULL;
+}
+
+/* The first NCCL warning other than the cause: NCCL's account of what the
+ * failing call hit ("Cuda failure 'out of memory'"). */
+static const char *first_warning(const cJSON *messages, const char *cause)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, messages) if (cJSON_IsString(m) && m->valuestring != cause &&
+	                                    strstr(m->valuestring, "NCCL WARN")) return m->valuestring;
+	return NULL;
+}
+
+/* The first message that is not a trace frame, when no cause was printed. */
+static const char *first_message(const cJSON *messages)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, messages) if (cJSON_IsString(m) && !trace_line(m->valuestring)) return m->valuestring;
+	return NULL;
+}
+
+/* "<cause>; first NCCL warning: <warning>" into buf. */
+static void cause_words(const cJSON *messages, const char *cause, char *buf, size_t cap)
+{
+	const char *warn = first_warning(messages, cause);
+	if (warn)
+		snprintf(buf, cap, "%s; first NCCL warning: %s", cause, warn);
+	else
+		snprintf(buf, cap, "%s", cause);
 }
 
 static void emit_usage(nt_ctx *c, cJSON *out, const nt_run *r, size_t ri)
@@ -1502,14 +1556,24 @@ static void emit_empty(nt_ctx *c, cJSON *out, const nt_run *r, size_t ri)
 	cJSON *d = ng_record_detail(rec);
 	if (r->collective_source)
 		put(d, "collective_source", cJSON_CreateString(r->collective_source));
-	char why[400];
-	const cJSON *last = cJSON_GetArrayItem(r->messages, cJSON_GetArraySize(r->messages) - 1);
+	char why[640], words[560];
+	const char *cause = cause_line(r->messages);
+	const char *other = cause ? NULL : first_message(r->messages);
+	/* Only a column header is a table; a run that died in its preamble
+	 * printed none. */
+	const char *what = (r->seen & F_LAYOUT) ? "printed a table with no rows" : "ended before printing its result table";
+	if (cause)
+		cause_words(r->messages, cause, words, sizeof words);
 	if (r->json_meta && cJSON_GetObjectItemCaseSensitive(r->json_meta, "not_a_report"))
 		snprintf(why, sizeof why, "JSON that is not an nccl-tests -J report (no results or config)");
-	else if (last)
-		snprintf(why, sizeof why, "nccl-tests printed a table with no rows; last error: %s", last->valuestring);
+	else if (cause)
+		snprintf(why, sizeof why, "nccl-tests %s: %s", what, words);
+	else if (other)
+		snprintf(why, sizeof why, "nccl-tests %s; last error: %s", what, other);
 	else
-		snprintf(why, sizeof why, "nccl-tests printed a table with no rows: nothing was measured");
+		snprintf(why, sizeof why, "nccl-tests %s: nothing was measured", what);
+	if (cause)
+		put(d, "cause", cJSON_CreateString(cause));
 	finish_reason(c, rec, why);
 	nothing_measured(rec);
 	if (!r->collective[0])
@@ -1706,14 +1770,30 @@ static void emit_group(nt_ctx *c, cJSON *out, nt_run *r, size_t ri, const size_t
 
 	/* A sweep cut short gives no sample: its largest row is a smaller size
 	 * than the baseline measured. */
-	char why[320] = "";
+	char why[640] = "";
 	double expected = 0;
-	if (table_cut_short(r, maxsize, &expected)) {
+	bool cut = table_cut_short(r, maxsize, &expected);
+	/* The summary prints only once the sweep is over: a table that stops
+	 * below maxBytes and is followed by it was capped (nccl-tests lowers
+	 * maxBytes to fit GPU memory, not always saying so), not cut. */
+	if (cut && (r->seen & (F_OOB | F_AVG))) {
+		cJSON *cap = cJSON_CreateObject();
+		put(cap, "requested_largest_size", cJSON_CreateNumber(expected));
+		put(cap, "largest_size", cJSON_CreateNumber(maxsize));
+		put(cap, "evidence", cJSON_CreateString(r->seen & F_OOB ? "'Out of bounds values' summary after the table"
+		                                                         : "'Avg bus bandwidth' summary after the table"));
+		put(d, "sweep_capped", cap);
+		cut = false;
+	}
+	if (cut) {
 		put(d, "expected_largest_size", cJSON_CreateNumber(expected));
+		const char *cause = cause_line(r->messages);
 		snprintf(why, sizeof why,
 		         "the table stops at %.0f bytes, short of the largest size the run asked for (%.0f bytes): the run "
-		         "ended mid-sweep",
-		         maxsize, expected);
+		         "ended mid-sweep%s%s",
+		         maxsize, expected, cause ? ": " : "", cause ? cause : "");
+		if (cause)
+			put(d, "cause", cJSON_CreateString(cause));
 	} else {
 		nt_cycles cy = take_samples(rec, r, idx, n, maxsize);
 		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "samples")) == 0)
@@ -1868,9 +1948,17 @@ cJSON *ng_parse_nccl_tests(const char *text, size_t len, ng_run_status st, ng_er
 				blank = isspace((unsigned char)t[i]) != 0;
 			if (cJSON_GetArraySize(c.orphans))
 				put(ng_record_detail(rec), "messages", cJSON_Duplicate(c.orphans, true));
+			const char *cause = cause_line(c.orphans);
+			char why[640], words[560];
+			if (cause) {
+				cause_words(c.orphans, cause, words, sizeof words);
+				snprintf(why, sizeof why, "nccl-tests failed before printing a result table: %s", words);
+				put(ng_record_detail(rec), "cause", cJSON_CreateString(cause));
+			}
 			finish_reason(&c, rec,
-			              blank ? "the output is empty: nccl-tests printed nothing"
-			                    : "no nccl-tests output found (no result table, usage text or -J report)");
+			              blank   ? "the output is empty: nccl-tests printed nothing"
+			              : cause ? why
+			                      : "no nccl-tests output found (no result table, usage text or -J report)");
 			nothing_measured(rec);
 			add_record(&c, out, rec);
 		}
