@@ -1273,10 +1273,122 @@ static int read_text(struct dcgm *c, const char *text, size_t len, int *closed)
 struct summary {
 	cJSON *map; /* test name -> worst status */
 	int n_tests, n_fail;
+	int n_harness;    /* Fail results that are DCGM's own fault */
 	bool isolate;     /* a failing result carries severity ISOLATE */
-	bool config_only; /* every coded failure is severity CONFIG */
-	ng_strbuf failed, skipped, passed;
+	bool config_only; /* every failure is the node's configuration */
+	bool config_coded; /* ... and DCGM coded every one severity CONFIG */
+	const char *config_what; /* the configuration a failure names, or NULL */
+	ng_strbuf failed, skipped, passed, harness;
 };
+
+/* DCGM's words for a fault of its own harness, not of the GPU: DCGM's
+ * documentation and the runbook warn these come from host software,
+ * permissions and other processes on the node. */
+static bool harness_words(const char *t)
+{
+	return strstr(t, "There was an internal error during the test") || strstr(t, "internal error") ||
+	       strstr(t, "couldn't be parsed") || strstr(t, "could not be parsed") ||
+	       (strstr(t, "child process") && strstr(t, "exited with non-zero status"));
+}
+
+/* The node-side configuration a failure names (not its hardware), or NULL. */
+static const char *config_words(const char *t)
+{
+	if (strcasestr(t, "persistence mode") &&
+	    (strcasestr(t, "disabled") || strcasestr(t, "not enabled") || strcasestr(t, " off")))
+		return "persistence mode is off";
+	if (strcasestr(t, "fabric manager") || strcasestr(t, "fabricmanager"))
+		return "the fabric manager is not running";
+	if (strstr(t, "cuInit"))
+		return "cuInit fails (on NVSwitch systems, the fabric manager is not running)";
+	return NULL;
+}
+
+/* The first warning of obj whose text matches, or NULL. */
+static const char *warning_matching(const cJSON *obj, bool harness, const char **what)
+{
+	const cJSON *ws = ng_json_get(obj, "warnings");
+	for (const cJSON *w = cJSON_IsArray(ws) ? ws->child : NULL; w; w = w->next) {
+		const cJSON *t = ng_json_get(w, "text");
+		if (!cJSON_IsString(t))
+			continue;
+		if (harness && harness_words(t->valuestring))
+			return t->valuestring;
+		if (!harness && (*what = config_words(t->valuestring)))
+			return t->valuestring;
+	}
+	return NULL;
+}
+
+/* How one Fail result reads: DCGM's own fault, the node's configuration,
+ * or neither (a failure of the GPU). */
+enum fault { FAULT_NONE, FAULT_GPU, FAULT_HARNESS, FAULT_CONFIG };
+
+static void note_harness(struct summary *s, const cJSON *test, const char *h)
+{
+	const char *name = label_of(test, "name");
+	if (s->n_harness++ && s->harness.s && strstr(s->harness.s, name))
+		return;
+	if (s->harness.len)
+		ng_strbuf_adds(&s->harness, ", ");
+	ng_strbuf_printf(&s->harness, "%s (\"%.120s\")", name, h);
+}
+
+/* A Fail whose words are DCGM's internal error did not test the GPU: it
+ * becomes skip (not completed), keeping DCGM's status and words beside it.
+ * A Fail naming a configuration stays fail and is given its cause. inherit
+ * is how the result's own entities read, for a test-wide Fail with no words
+ * of its own. */
+static enum fault classify_one(cJSON *obj, const cJSON *test, struct summary *s, enum fault inherit)
+{
+	if (rank_of(ng_json_get(obj, "status")) != R_FAIL)
+		return FAULT_NONE;
+	const char *what = NULL;
+	const char *h = warning_matching(obj, true, &what);
+	const char *cfg = h ? NULL : warning_matching(obj, false, &what);
+	bool own_words = cJSON_GetArraySize(ng_json_get(obj, "warnings")) > 0;
+	enum fault f = h ? FAULT_HARNESS : cfg ? FAULT_CONFIG : own_words ? FAULT_GPU : inherit;
+	if (f == FAULT_HARNESS) {
+		ng_json_set(obj, "status", cJSON_CreateString("skip"));
+		ng_json_set(obj, "cause", cJSON_CreateString("harness"));
+		if (h) {
+			ng_json_set(obj, "harness_fault", json_str(h, strlen(h)));
+			note_harness(s, test, h);
+		}
+	} else if (f == FAULT_CONFIG) {
+		ng_json_set(obj, "cause", cJSON_CreateString("configuration"));
+		if (what && !s->config_what)
+			s->config_what = what;
+	}
+	return f == FAULT_NONE ? FAULT_GPU : f;
+}
+
+/* Entities first: a test-wide Fail without words of its own reads as its
+ * entities do when they all agree (a GPU's failure whenever one is). */
+static void classify_faults(struct dcgm *c, struct summary *s, int *config_fails, int *fails)
+{
+	for (cJSON *t = c->tests ? c->tests->child : NULL; t; t = t->next) {
+		enum fault agreed = FAULT_NONE;
+		bool mixed = false;
+		cJSON *ents = cJSON_GetObjectItemCaseSensitive(t, "entities");
+		for (cJSON *e = cJSON_IsArray(ents) ? ents->child : NULL; e; e = e->next) {
+			enum fault f = classify_one(e, t, s, FAULT_GPU);
+			if (f == FAULT_NONE)
+				continue;
+			if (f == FAULT_GPU || f == FAULT_CONFIG)
+				(*fails)++, *config_fails += f == FAULT_CONFIG;
+			if (agreed != FAULT_NONE && agreed != f)
+				mixed = true;
+			agreed = f;
+		}
+		enum fault f = classify_one(t, t, s, mixed || agreed == FAULT_NONE ? FAULT_GPU : agreed);
+		/* A test-wide Fail echoing its entities is not a failure more. */
+		if ((f == FAULT_GPU || f == FAULT_CONFIG) && agreed == FAULT_NONE)
+			(*fails)++, *config_fails += f == FAULT_CONFIG;
+		else if (f == FAULT_GPU && mixed)
+			(*fails)++;
+	}
+}
 
 static int entity_worst(const cJSON *test, int worst)
 {
@@ -1331,7 +1443,8 @@ static void describe_failure(const cJSON *test, struct summary *s, int *coded, i
  * (the diag the record gets when the run may be judged on it). */
 static void summarise(struct dcgm *c, struct summary *s)
 {
-	int coded = 0, config = 0;
+	int coded = 0, config = 0, config_fails = 0, fails = 0;
+	classify_faults(c, s, &config_fails, &fails);
 	s->map = cJSON_CreateObject();
 	for (cJSON *t = c->tests ? c->tests->child : NULL; t; t = t->next) {
 		int worst = entity_worst(t, rank_of(ng_json_get(t, "status")));
@@ -1347,7 +1460,12 @@ static void summarise(struct dcgm *c, struct summary *s)
 		if (rank_of(ng_json_get(s->map, name)) < worst)
 			ng_json_set(s->map, name, cJSON_CreateString(rank_names[worst]));
 	}
-	s->config_only = coded > 0 && coded == config;
+	s->config_coded = coded > 0 && coded == config;
+	s->config_only = s->config_coded || (fails > 0 && fails == config_fails);
+	if (s->config_only)
+		ng_json_set(c->detail, "cause", cJSON_CreateString("configuration"));
+	else
+		s->config_what = NULL;
 	for (const cJSON *d = s->map ? s->map->child : NULL; d; d = d->next) {
 		int r = rank_of(d);
 		if (r == R_FAIL)
@@ -1371,7 +1489,20 @@ static bool diag_allowed(ng_run_status st, const struct summary *s)
 	int x = st.exit_status;
 	if (st.signal > 0)
 		return false;
-	return x <= 0 || ((x == 205 || x == 226) && s->n_fail > 0);
+	/* DCGM's own fault explains a 226: the diag then says which tests did
+	 * not complete. */
+	return x <= 0 || ((x == 205 || x == 226) && s->n_fail > 0) || (x == 226 && s->n_harness > 0);
+}
+
+/* "; DCGM's own harness failed in ...": the tests counted as not completed. */
+static void harness_note(const struct summary *s, ng_strbuf *b, bool lead)
+{
+	if (!s->n_harness)
+		return;
+	ng_strbuf_printf(b, "%sDCGM's own harness failed in %s, so %s not completed, not failed; fix the "
+	                    "harness (host software, permissions, other processes on the GPUs: run it with the "
+	                    "node to itself) and rerun",
+	                 lead ? "" : "; ", s->harness.s, s->n_harness > 1 ? "those tests are" : "that test is");
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -1404,6 +1535,10 @@ static void from_results(struct dcgm *c, const struct summary *s, bool readable,
 		                 s->failed.s);
 		if (s->isolate)
 			ng_strbuf_adds(&v->reason, " and drain it (DCGM rates a failure ISOLATE)");
+		harness_note(s, &v->reason, false);
+	} else if (s->n_harness) {
+		v->outcome = "harness";
+		harness_note(s, &v->reason, true);
 	} else if (c->n_problems || c->runtime_error) {
 		v->outcome = "harness";
 		ng_strbuf_printf(&v->reason,
@@ -1447,6 +1582,11 @@ static void decide(struct dcgm *c, ng_run_status st, const struct summary *s, bo
 		                 s->failed.s);
 		if (!readable)
 			ng_strbuf_printf(&v->reason, " (%s)", unreadable);
+		harness_note(s, &v->reason, false);
+	} else if (x == 226 && s->n_harness) {
+		v->outcome = "harness";
+		ng_strbuf_adds(&v->reason, "dcgmi exited 226: ");
+		harness_note(s, &v->reason, true);
 	} else if (x == 226) {
 		v->outcome = "harness";
 		ng_strbuf_printf(&v->reason, "dcgmi exited 226 but no test failed in its output (%s): DCGM "
@@ -1481,7 +1621,11 @@ static void decide(struct dcgm *c, ng_run_status st, const struct summary *s, bo
 		if (x == 0 && s->n_fail && readable)
 			ng_strbuf_adds(&v->reason, ", although dcgmi exited 0");
 	}
-	if (!strcmp(v->outcome, "node") && s->config_only)
+	if (!strcmp(v->outcome, "node") && s->config_only && s->config_what)
+		ng_strbuf_printf(&v->reason, "; the failure is the node's configuration, not its hardware (%s%s): "
+		                             "fix the configuration and rerun",
+		                 s->config_what, s->config_coded ? "; DCGM rates it severity CONFIG" : "");
+	else if (!strcmp(v->outcome, "node") && s->config_only)
 		ng_strbuf_adds(&v->reason, "; DCGM classes every coded failure as a configuration problem "
 		                           "(severity CONFIG), so fix the node's configuration, not its hardware");
 	if (x < 0 && st.signal <= 0)
@@ -1589,6 +1733,27 @@ static void set_reason(cJSON *rec, const char *reason)
 	free(clean);
 }
 
+/* What a cut capture showed before the cut ("pcie: Fail, memory: Pass"), as
+ * DCGM printed it: withheld from the gate, but a person must see it. */
+static void add_read_before(const struct dcgm *c, char *why, size_t cap)
+{
+	size_t n = strlen(why);
+	const char *sep = " (read before that: ";
+	for (const cJSON *t = c->tests ? c->tests->child : NULL; t && n + 1 < cap; t = t->next) {
+		const cJSON *st = ng_json_get(t, "dcgm_status");
+		int w = snprintf(why + n, cap - n, "%s%s: %s", sep, label_of(t, "name"),
+		                 cJSON_IsString(st) && st->valuestring[0] ? st->valuestring : label_of(t, "status"));
+		if (w < 0 || (size_t)w >= cap - n) {
+			why[n] = '\0';
+			break;
+		}
+		n += (size_t)w;
+		sep = ", ";
+	}
+	if (strcmp(sep, ", ") == 0 && n + 2 < cap)
+		snprintf(why + n, cap - n, ")");
+}
+
 static cJSON *build(const char *text, size_t len, ng_run_status st)
 {
 	cJSON *rec = ng_record_new("dcgm.diag", NULL, NULL);
@@ -1605,10 +1770,12 @@ static cJSON *build(const char *text, size_t len, ng_run_status st)
 	if (st.signal > 0)
 		ng_json_set(c.detail, "signal", cJSON_CreateNumber(st.signal));
 
-	char why[512] = "";
+	char why[1024] = "";
 	bool readable = read_output(&c, text, len, why, sizeof why);
 	struct summary s = {0};
 	summarise(&c, &s);
+	if (!readable && s.n_tests)
+		add_read_before(&c, why, sizeof why);
 	ng_json_set(c.detail, "complete", cJSON_CreateBool(readable));
 	struct verdict v = {0};
 	decide(&c, st, &s, readable, why, &v);
@@ -1629,10 +1796,11 @@ static cJSON *build(const char *text, size_t len, ng_run_status st)
 	ng_json_set(c.detail, "messages", c.messages);
 	ng_json_set(c.detail, "problems", c.problems);
 	finish_detail(&c);
-	bool oom = s.failed.oom || s.skipped.oom || s.passed.oom || v.reason.oom;
+	bool oom = s.failed.oom || s.skipped.oom || s.passed.oom || s.harness.oom || v.reason.oom;
 	ng_strbuf_free(&s.failed);
 	ng_strbuf_free(&s.skipped);
 	ng_strbuf_free(&s.passed);
+	ng_strbuf_free(&s.harness);
 	ng_strbuf_free(&v.reason);
 	if (oom || !cJSON_IsString(ng_json_get(rec, "reason")) || !cJSON_IsString(ng_json_get(rec, "outcome"))) {
 		cJSON_Delete(rec);
