@@ -913,6 +913,8 @@ static bool pairs(const pt_block *a, const pt_block *b)
 		return true;
 	bool addresses = cJSON_GetArraySize(a->local) > 0 && cJSON_GetArraySize(b->local) > 0;
 	enum pt_side sa = block_side(a), sb = block_side(b);
+	if (!addresses && a->bidir && (sa == SIDE_SERVER) != (sb == SIDE_SERVER))
+		return true; /* -b: the banner tells the server; the other is its client */
 	return !addresses && sa != SIDE_UNKNOWN && sb != SIDE_UNKNOWN && sa != sb;
 }
 
@@ -1021,6 +1023,20 @@ static const char *run_config(const pt_ctx *c, const pt_run *r, const pt_view *v
 	return s;
 }
 
+/* A table's side within its run: as its block says, or, for a block that
+ * cannot say (under -b both sides print both depths), the client when the
+ * run's other block is the server's (its banner said so). */
+static enum pt_side run_table_side(const pt_ctx *c, const pt_run *r, const pt_table *t)
+{
+	enum pt_side side = table_side(c, t);
+	if (side != SIDE_UNKNOWN || r->n != 2 || c->b[t->block].group >= 0 || c->b[t->block].two_tables)
+		return side;
+	int other = r->blocks[0] == t->block ? r->blocks[1] : r->blocks[0];
+	const pt_block *o = &c->b[other];
+	bool other_server = o->group < 0 && !o->two_tables && block_side(o) == SIDE_SERVER;
+	return other_server && !c->b[t->block].banner && !c->b[t->block].cm_wait ? SIDE_CLIENT : SIDE_UNKNOWN;
+}
+
 /* The table the samples come from: the client's when the sides can be told
  * apart, else the first complete one. */
 static void view_choose(const pt_ctx *c, const pt_run *r, pt_view *v)
@@ -1043,13 +1059,13 @@ static void view_choose(const pt_ctx *c, const pt_run *r, pt_view *v)
 		}
 		if (!first)
 			first = t;
-		if (!client && table_side(c, t) == SIDE_CLIENT)
+		if (!client && run_table_side(c, r, t) == SIDE_CLIENT)
 			client = t;
 	}
 	v->chosen = client ? client : first ? first : first_bad;
 	if (!v->chosen)
 		return;
-	v->chosen_side = table_side(c, v->chosen);
+	v->chosen_side = run_table_side(c, r, v->chosen);
 	v->head = &c->b[v->chosen->block];
 	v->rule = client ? "the client's table"
 	          : !first ? "the first complete table, which cannot be read"
