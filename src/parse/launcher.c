@@ -127,13 +127,14 @@ static size_t journald_source(ng_span s, size_t at)
 /* A timestamp and the space after it; 0 when none. */
 static size_t timestamp(ng_span s, unsigned *styles)
 {
-	size_t n = 0;
 	bool bracket = s.len && s.s[0] == '[';
 	size_t at = bracket ? 1 : 0;
-	bool sys = false;
-	if ((n = syslog_time(s, at)))
-		sys = true;
-	else if (!(n = iso_time(s, at)) && !bracket)
+	size_t n = syslog_time(s, at);
+	if (!n)
+		n = iso_time(s, at);
+	/* A bare clock ("00:00:05", ts -s) only unbracketed: "[12:00:01]" is
+	 * too often a tool's own. */
+	if (!n && !bracket)
 		n = clock_time(s, at);
 	if (!n)
 		return 0;
@@ -148,7 +149,6 @@ static size_t timestamp(ng_span s, unsigned *styles)
 		*styles |= NG_LAUNCH_JOURNALD;
 		return n + src;
 	}
-	(void)sys;
 	/* A timestamp is followed by a space (or is the whole of a blank line). */
 	if (n < s.len && s.s[n] != ' ' && s.s[n] != '\t')
 		return 0;
