@@ -1000,6 +1000,28 @@ static void internal_error_is_not_completed(void **state)
 	free(in);
 }
 
+/* The same in 4.x JSON: a child process that exited, DCGM's words kept. */
+static void json_internal_error_is_not_completed(void **state)
+{
+	(void)state;
+	static const char in[] =
+	    "{\"DCGM Diagnostic\": {\"test_categories\": [\n"
+	    " {\"category\": \"Stress\", \"tests\": [{\"name\": \"targeted_stress\", \"results\": [\n"
+	    "   {\"entity_group\": \"GPU\", \"entity_id\": 0, \"status\": \"Fail\", \"warnings\": [\n"
+	    "     {\"error_category\": 16, \"error_id\": 95, \"error_severity\": 1,\n"
+	    "      \"warning\": \"A child process (pid 4242) exited with non-zero status 134.\"}]},\n"
+	    "   {\"entity_group\": \"GPU\", \"entity_id\": 1, \"status\": \"Pass\"}],\n"
+	    "   \"test_summary\": {\"status\": \"Fail\"}}]}]},\n"
+	    " \"metadata\": {\"version\": \"4.2.3\"}}\n";
+	const cJSON *r = parse_exit(in, 226);
+	expect_diag(r, "targeted_stress=skip");
+	expect_str(r, "outcome", "harness");
+	expect_contains(r, "reason", "DCGM's own harness failed in targeted_stress");
+	expect_contains(r, "reason", "exited with non-zero status 134");
+	expect_str(r, "detail.tests.0.entities.0.dcgm_status", "Fail");
+	expect_str(r, "detail.tests.0.entities.0.cause", "harness");
+}
+
 /* The GPU's own failure beside DCGM's: the node's failure decides. */
 static void internal_error_beside_a_real_failure(void **state)
 {
@@ -1132,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(run_level_from_an_echoed_command),
 		cmocka_unit_test(nul_bytes_and_bad_utf8_stay_valid_json),
 		cmocka_unit_test(internal_error_is_not_completed),
+		cmocka_unit_test(json_internal_error_is_not_completed),
 		cmocka_unit_test(internal_error_beside_a_real_failure),
 		cmocka_unit_test(persistence_mode_is_configuration),
 		cmocka_unit_test(cuinit_failure_is_configuration),
