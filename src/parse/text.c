@@ -63,6 +63,10 @@ ng_span ng_span_skip(ng_span s, size_t n)
 	return (ng_span){s.s + n, s.len - n};
 }
 
+ng_span ng_span_cstr(const char *s) { return (ng_span){s, strlen(s)}; }
+
+bool ng_span_same(ng_span a, ng_span b) { return a.len == b.len && (a.len == 0 || memcmp(a.s, b.s, a.len) == 0); }
+
 size_t ng_split_ws(ng_span s, ng_span *fields, size_t max)
 {
 	size_t n = 0, i = 0;

@@ -26,6 +26,10 @@ bool ng_span_eq(ng_span s, const char *lit);
 /* Whether lit occurs anywhere in s. */
 bool ng_span_contains(ng_span s, const char *lit);
 ng_span ng_span_skip(ng_span s, size_t n);
+/* A NUL-terminated string as a span. */
+ng_span ng_span_cstr(const char *s);
+/* Whether two spans hold the same bytes. */
+bool ng_span_same(ng_span a, ng_span b);
 
 /* Splits s on spaces and tabs into at most max fields; returns how many
  * fields there were (which may exceed max: only max are stored). */

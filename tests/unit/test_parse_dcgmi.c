@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -129,6 +130,7 @@ static const cJSON *parse_st(const char *text, ng_run_status st)
 	g_arr = ng_parse_dcgmi(text, strlen(text), st, &err);
 	if (!g_arr)
 		fail_msg("parser failed: %s", err.msg);
+	assert_launcher_transparent(ng_parse_dcgmi, text, strlen(text), st, "a test input");
 	assert_int_equal(cJSON_GetArraySize(g_arr), 1);
 	const cJSON *r = cJSON_GetArrayItem(g_arr, 0);
 	expect_shape(r);
@@ -919,6 +921,7 @@ static void published_fixtures(void **state)
 		release();
 		ng_err err;
 		g_arr = ng_parse_dcgmi(buf, len, NG_RUN_STATUS_UNKNOWN, &err);
+		assert_launcher_transparent(ng_parse_dcgmi, buf, len, NG_RUN_STATUS_UNKNOWN, n);
 		free(buf);
 		assert_non_null(g_arr);
 		const cJSON *r = cJSON_GetArrayItem(g_arr, 0);
@@ -930,6 +933,197 @@ static void published_fixtures(void **state)
 	closedir(d);
 	release();
 	assert_true(checked >= 7);
+}
+
+/* ------------------------------------------------ DCGM's own faults */
+
+/* A 4.x table from {name, cell} rows, padded as dcgmi pads them; closed
+ * unless cut. */
+static char *table4(const char *const rows[][2], size_t n, bool cut)
+{
+	size_t cap = 4096 + n * 96, len = 0;
+	char *b = malloc(cap);
+	assert_non_null(b);
+	len += (size_t)snprintf(b + len, cap - len, "%s", HEAD);
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(rows[i][0]) > 40) /* a border or section rule */
+			len += (size_t)snprintf(b + len, cap - len, "%s\n", rows[i][0]);
+		else
+			len += (size_t)snprintf(b + len, cap - len, "| %-25s | %-46s |\n", rows[i][0], rows[i][1]);
+	}
+	if (!cut)
+		snprintf(b + len, cap - len, "%s", FOOT);
+	return b;
+}
+
+#define SECTION_HW "+-----  Hardware  ----------+------------------------------------------------+"
+#define SECTION_INT "+-----  Integration  -------+------------------------------------------------+"
+#define SECTION_DEP "|-----  Deployment  --------+------------------------------------------------|"
+
+static const char *const internal_error_rows[][2] = {
+    {SECTION_HW, ""},
+    {"memory", "Fail"},
+    {"", "GPU0: Fail"},
+    {"Warning: GPU0", "There was an internal error during the test:"},
+    {"", " 'A child process (pid 8812) exited with non-ze"},
+    {"", "ro status 1'"},
+    {SECTION_INT, ""},
+    {"pcie", "Pass"},
+    {"", "GPU0: Pass"},
+};
+
+/* DCGM's internal error is no verdict on the GPU: not completed, kept with
+ * its words, and the harness is told. */
+static void internal_error_is_not_completed(void **state)
+{
+	(void)state;
+	char *in = table4(internal_error_rows, sizeof internal_error_rows / sizeof internal_error_rows[0], false);
+	const cJSON *r = parse_unknown(in);
+	expect_diag(r, "memory=skip,pcie=pass");
+	expect_str(r, "outcome", "harness");
+	expect_contains(r, "reason", "DCGM's own harness failed in memory");
+	expect_contains(r, "reason", "There was an internal error during the test");
+	expect_contains(r, "reason", "not completed");
+	expect_lacks(r, "reason", "route the node to its owner");
+	expect_str(r, "detail.tests.0.name", "memory");
+	expect_str(r, "detail.tests.0.dcgm_status", "Fail");
+	expect_str(r, "detail.tests.0.entities.0.dcgm_status", "Fail");
+	expect_str(r, "detail.tests.0.entities.0.status", "skip");
+	expect_str(r, "detail.tests.0.entities.0.cause", "harness");
+	expect_contains(r, "detail.tests.0.entities.0.harness_fault", "exited with non-zero status 1");
+
+	/* dcgmi's 226 for it: the results explain the status, so the diag stands. */
+	r = parse_exit(in, 226);
+	expect_diag(r, "memory=skip,pcie=pass");
+	expect_str(r, "outcome", "harness");
+	expect_contains(r, "reason", "dcgmi exited 226: DCGM's own harness failed in memory");
+	free(in);
+}
+
+/* The same in 4.x JSON: a child process that exited, DCGM's words kept. */
+static void json_internal_error_is_not_completed(void **state)
+{
+	(void)state;
+	static const char in[] =
+	    "{\"DCGM Diagnostic\": {\"test_categories\": [\n"
+	    " {\"category\": \"Stress\", \"tests\": [{\"name\": \"targeted_stress\", \"results\": [\n"
+	    "   {\"entity_group\": \"GPU\", \"entity_id\": 0, \"status\": \"Fail\", \"warnings\": [\n"
+	    "     {\"error_category\": 16, \"error_id\": 95, \"error_severity\": 1,\n"
+	    "      \"warning\": \"A child process (pid 4242) exited with non-zero status 134.\"}]},\n"
+	    "   {\"entity_group\": \"GPU\", \"entity_id\": 1, \"status\": \"Pass\"}],\n"
+	    "   \"test_summary\": {\"status\": \"Fail\"}}]}]},\n"
+	    " \"metadata\": {\"version\": \"4.2.3\"}}\n";
+	const cJSON *r = parse_exit(in, 226);
+	expect_diag(r, "targeted_stress=skip");
+	expect_str(r, "outcome", "harness");
+	expect_contains(r, "reason", "DCGM's own harness failed in targeted_stress");
+	expect_contains(r, "reason", "exited with non-zero status 134");
+	expect_str(r, "detail.tests.0.entities.0.dcgm_status", "Fail");
+	expect_str(r, "detail.tests.0.entities.0.cause", "harness");
+}
+
+/* The GPU's own failure beside DCGM's: the node's failure decides. */
+static void internal_error_beside_a_real_failure(void **state)
+{
+	(void)state;
+	static const char *const rows[][2] = {
+	    {SECTION_HW, ""},
+	    {"memory", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "The results of the test couldn't be parsed."},
+	    {SECTION_INT, ""},
+	    {"pcie", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "GPU 0 PCIe link width is x8, expected x16."},
+	};
+	char *in = table4(rows, sizeof rows / sizeof rows[0], false);
+	const cJSON *r = parse_exit(in, 226);
+	expect_diag(r, "memory=skip,pcie=fail");
+	expect_str(r, "outcome", "node");
+	expect_contains(r, "reason", "failing tests: pcie");
+	expect_contains(r, "reason", "DCGM's own harness failed in memory");
+	free(in);
+}
+
+/* Persistence mode off: a failure of the node, of its configuration. */
+static void persistence_mode_is_configuration(void **state)
+{
+	(void)state;
+	static const char *const rows[][2] = {
+	    {SECTION_DEP, ""},
+	    {"software", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "Persistence mode for GPU 0 is disabled. Enabl"},
+	    {"", "e it with nvidia-smi -pm 1."},
+	    {SECTION_HW, ""},
+	    {"memory", "Pass"},
+	    {"", "GPU0: Pass"},
+	};
+	char *in = table4(rows, sizeof rows / sizeof rows[0], false);
+	const cJSON *r = parse_exit(in, 226);
+	expect_diag(r, "software=fail,memory=pass");
+	expect_str(r, "outcome", "node");
+	expect_str(r, "detail.cause", "configuration");
+	expect_str(r, "detail.tests.0.entities.0.cause", "configuration");
+	expect_contains(r, "reason", "configuration, not its hardware (persistence mode is off)");
+	free(in);
+}
+
+/* cuInit failing on an NVSwitch system: the fabric manager is down. */
+static void cuinit_failure_is_configuration(void **state)
+{
+	(void)state;
+	static const char *const rows[][2] = {
+	    {SECTION_HW, ""},
+	    {"memory", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "cuInit failed: system not yet initialized (802"},
+	    {"", ")"},
+	};
+	char *in = table4(rows, sizeof rows / sizeof rows[0], false);
+	const cJSON *r = parse_unknown(in);
+	expect_str(r, "outcome", "node");
+	expect_str(r, "detail.cause", "configuration");
+	expect_contains(r, "reason", "fabric manager is not running");
+	free(in);
+
+	/* A hardware failure beside it: not only configuration. */
+	static const char *const mixed[][2] = {
+	    {SECTION_HW, ""},
+	    {"memory", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "cuInit failed: system not yet initialized (802"},
+	    {"", ")"},
+	    {SECTION_INT, ""},
+	    {"pcie", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {"Warning: GPU0", "GPU 0 PCIe link width is x8, expected x16."},
+	};
+	in = table4(mixed, sizeof mixed / sizeof mixed[0], false);
+	r = parse_unknown(in);
+	assert_null(at(r, "detail.cause"));
+	expect_lacks(r, "reason", "not its hardware");
+	free(in);
+}
+
+/* A table cut short gives the gate nothing, but says what it read. */
+static void cut_table_lists_what_it_read(void **state)
+{
+	(void)state;
+	static const char *const rows[][2] = {
+	    {SECTION_INT, ""},
+	    {"pcie", "Fail"},
+	    {"", "GPU0: Fail"},
+	    {SECTION_HW, ""},
+	    {"memory", "Pass"},
+	};
+	char *in = table4(rows, sizeof rows / sizeof rows[0], true);
+	const cJSON *r = parse_unknown(in);
+	expect_diag(r, NULL);
+	expect_str(r, "outcome", "harness");
+	expect_contains(r, "reason", "cut short (read before that: pcie: Fail, memory: Pass)");
+	expect_contains(r, "detail.unreadable", "pcie: Fail");
+	free(in);
 }
 
 int main(void)
@@ -959,6 +1153,12 @@ int main(void)
 		cmocka_unit_test(table_without_tests_is_harness),
 		cmocka_unit_test(run_level_from_an_echoed_command),
 		cmocka_unit_test(nul_bytes_and_bad_utf8_stay_valid_json),
+		cmocka_unit_test(internal_error_is_not_completed),
+		cmocka_unit_test(json_internal_error_is_not_completed),
+		cmocka_unit_test(internal_error_beside_a_real_failure),
+		cmocka_unit_test(persistence_mode_is_configuration),
+		cmocka_unit_test(cuinit_failure_is_configuration),
+		cmocka_unit_test(cut_table_lists_what_it_read),
 		cmocka_unit_test(published_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

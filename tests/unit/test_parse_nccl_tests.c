@@ -16,6 +16,7 @@
 
 #include "core/record_build.h"
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 static const ng_run_status unknown_status = {-1, 0};
@@ -26,6 +27,7 @@ static cJSON *parse_st(const char *text, ng_run_status st)
 	cJSON *a = ng_parse_nccl_tests(text, strlen(text), st, &err);
 	if (!a)
 		fail_msg("parser returned NULL: %s", err.msg);
+	assert_launcher_transparent(ng_parse_nccl_tests, text, strlen(text), st, "a test input");
 	assert_true(cJSON_IsArray(a));
 	assert_true(cJSON_GetArraySize(a) >= 1);
 	return a;
@@ -605,7 +607,9 @@ static void test_table_cut_short(void **state)
 	assert_metric(r, "nccl.all_reduce.busbw");
 	assert_no_samples(r);
 	assert_string_equal(reason(r), "the table stops at 2097152 bytes, short of the largest size the run asked for "
-	                               "(4194304 bytes): the run ended mid-sweep; nccl-tests exited with status 1");
+	                               "(4194304 bytes): the run ended mid-sweep: node-a01: Test NCCL failure "
+	                               "common.cu:1279 'remote process exited or there was a network error'; nccl-tests "
+	                               "exited with status 1");
 	assert_det_num(r, "expected_largest_size", 4194304);
 	assert_at_str(r, "detail.messages.0",
 	              "node-a01:11111:11200 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion with error 12, opcode 0");
@@ -633,6 +637,73 @@ static void test_rounded_sizes_are_not_cut_short(void **state)
 	cJSON_Delete(a);
 }
 
+/* Died in its preamble: no table, so not "a table with no rows"; the cause
+ * is the failing call, not the trace frames after it; nothing validated. */
+static void test_crash_before_table(void **state)
+{
+	(void)state;
+	char *in = concat("# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902\n"
+	                  "# Collective test starting: all_reduce_perf\n"
+	                  "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 "
+	                  "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n",
+	                  "gpu-c03: Test CUDA failure common.cu:941 'system not yet initialized'\n",
+	                  " .. gpu-c03 pid 5150: Test failure common.cu:1072\n"
+	                  " .. gpu-c03 pid 5150: Test failure common.cu:1184\n");
+	cJSON *a = parse_st(in, (ng_run_status){2, 0});
+	assert_sane(a);
+	cJSON *r = rec_at(a, 0);
+	assert_no_samples(r);
+	assert_wrong_null(r);
+	assert_string_equal(reason(r), "nccl-tests ended before printing its result table: gpu-c03: Test CUDA failure "
+	                               "common.cu:941 'system not yet initialized'; nccl-tests exited with status 2");
+	assert_det_str(r, "cause", "gpu-c03: Test CUDA failure common.cu:941 'system not yet initialized'");
+	free(in);
+	cJSON_Delete(a);
+
+	/* Nothing but the failure: no run began, and the reason still quotes it. */
+	a = parse("gpu-c03: Test NCCL failure common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'\n"
+	          " .. gpu-c03 pid 5150: Test failure common.cu:1184\n");
+	r = rec_at(a, 0);
+	assert_no_samples(r);
+	assert_wrong_null(r);
+	assert_string_equal(reason(r), "nccl-tests failed before printing a result table: gpu-c03: Test NCCL failure "
+	                               "common.cu:1005 'unhandled cuda error (run with NCCL_DEBUG=INFO for details)'");
+	cJSON_Delete(a);
+}
+
+/* nccl-tests lowers maxBytes to fit GPU memory; the summary after the table
+ * shows the sweep completed: a sample, and the cap in detail. */
+static void test_capped_sweep_with_summary(void **state)
+{
+	(void)state;
+	char *head = concat("# nThread 1 nGpus 1 minBytes 1048576 maxBytes 17179869184 step: 2(factor) warmup iters: 5 "
+	                    "iters: 20 agg iters: 1 validation: 1 graph: 0\n",
+	                    "#       size         count      type   redop    root     time   algbw   busbw  #wrong     "
+	                    "time   algbw   busbw  #wrong \n",
+	                    rows_all_reduce);
+	char *in = concat(head, "# Out of bounds values : 0 OK\n", "# Avg bus bandwidth    : 41.16 \n");
+	cJSON *a = parse(in);
+	assert_sane(a);
+	cJSON *r = rec_at(a, 0);
+	assert_samples(r, (double[]){46.60}, 1);
+	assert_wrong(r, 0);
+	assert_no_reason(r);
+	assert_at_num(r, "detail.sweep_capped.requested_largest_size", 17179869184.0);
+	assert_at_num(r, "detail.sweep_capped.largest_size", 4194304);
+	assert_null(det(r, "expected_largest_size"));
+	cJSON_Delete(a);
+	free(in);
+
+	/* Without the summary the same table was cut short. */
+	a = parse(head);
+	r = rec_at(a, 0);
+	assert_no_samples(r);
+	assert_non_null(strstr(reason(r), "ended mid-sweep"));
+	assert_null(det(r, "sweep_capped"));
+	cJSON_Delete(a);
+	free(head);
+}
+
 /* A header and then an error: a table with no rows. */
 static void test_header_without_rows(void **state)
 {
@@ -645,9 +716,13 @@ static void test_header_without_rows(void **state)
 	cJSON *r = rec_at(a, 0);
 	assert_metric(r, "nccl.alltoall.busbw");
 	assert_no_samples(r);
-	assert_string_equal(reason(r), "nccl-tests printed a table with no rows; last error: node-a01: Test NCCL failure "
-	                               "common.cu:1005 'unhandled cuda error'");
-	assert_wrong(r, 0); /* nothing measured: the gate says no-measurement */
+	/* The cause is nccl-tests' failing call, with NCCL's own account beside it. */
+	assert_string_equal(reason(r), "nccl-tests printed a table with no rows: node-a01: Test NCCL failure "
+	                               "common.cu:1005 'unhandled cuda error'; first NCCL warning: node-a01:11111:11111 "
+	                               "[0] init.cc:1460 NCCL WARN Cuda failure 'out of memory'");
+	assert_det_str(r, "cause", "node-a01: Test NCCL failure common.cu:1005 'unhandled cuda error'");
+	/* nothing validated: not checked (the harness settles it to no-measurement) */
+	assert_wrong_null(r);
 	free(in);
 	cJSON_Delete(a);
 }
@@ -687,7 +762,7 @@ static void test_usage_invalid_option(void **state)
 	cJSON *r = rec_at(a, 0);
 	assert_metric(r, "nccl.all_reduce.busbw");
 	assert_no_samples(r);
-	assert_wrong(r, 0); /* nothing measured: the gate says no-measurement */
+	assert_wrong_null(r); /* nothing validated: the harness settles it to no-measurement */
 	assert_string_equal(reason(r), "nccl-tests printed its usage text: an option was not recognised (invalid option '-I')");
 	assert_int_equal((int)tool(r, "exit_status")->valuedouble, 0);
 	free(in);
@@ -1129,7 +1204,7 @@ static const struct fx fixtures[] = {
      {{"nccl.all_reduce.busbw", 1, {487.09}, 0, NULL, NULL, NULL, 32}}},
     {"v2.14-2.15_all_reduce_perf_help_usage.txt",
      1,
-     {{"nccl.all_reduce.busbw", 0, {0}, 0, NULL, NULL, "usage text", 0}}},
+     {{"nccl.all_reduce.busbw", 0, {0}, -1, NULL, NULL, "usage text", 0}}},
     {"v2.14-2.15_allreduce_v100_single_rank_busbw0_algbw_overflow.txt",
      1,
      {{"nccl.unknown.busbw", 0, {0}, 0, NULL, NULL, "busbw is 0 at the largest size (134217728 bytes)", 25}}},
@@ -1212,6 +1287,7 @@ static void test_fixtures(void **state)
 		ng_err err;
 		cJSON *a = ng_parse_nccl_tests(text, len, unknown_status, &err);
 		assert_non_null(a);
+		assert_launcher_transparent(ng_parse_nccl_tests, text, len, unknown_status, e->d_name);
 		assert_sane(a);
 		const struct fx *fx = NULL;
 		for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
@@ -1304,6 +1380,8 @@ int main(void)
 	    cmocka_unit_test(test_table_cut_short),
 	    cmocka_unit_test(test_rounded_sizes_are_not_cut_short),
 	    cmocka_unit_test(test_header_without_rows),
+	    cmocka_unit_test(test_crash_before_table),
+	    cmocka_unit_test(test_capped_sweep_with_summary),
 	    cmocka_unit_test(test_no_out_of_place_half),
 	    cmocka_unit_test(test_usage_invalid_option),
 	    cmocka_unit_test(test_usage_help),

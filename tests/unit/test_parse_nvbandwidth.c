@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/metric.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -68,6 +69,7 @@ static cJSON *parse_st(const char *text, ng_run_status st)
 	cJSON *a = ng_parse_nvbandwidth(text, strlen(text), st, &err);
 	if (!a)
 		fail_msg("parser failed: %s", err.msg);
+	assert_launcher_transparent(ng_parse_nvbandwidth, text, strlen(text), st, "a test input");
 	check_invariants(a);
 	return a;
 }
@@ -1053,6 +1055,7 @@ static cJSON *parse_file(const char *name)
 	fclose(f);
 	ng_err err;
 	cJSON *a = ng_parse_nvbandwidth(buf, (size_t)n, NG_RUN_STATUS_UNKNOWN, &err);
+	assert_launcher_transparent(ng_parse_nvbandwidth, buf, (size_t)n, NG_RUN_STATUS_UNKNOWN, name);
 	free(buf);
 	if (!a)
 		fail_msg("%s: %s", name, err.msg);

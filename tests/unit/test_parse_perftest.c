@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fixture_file.h"
+#include "launcher_property.h"
 #include "parse/parse.h"
 
 #define RULE "---------------------------------------------------------------------------------------\n"
@@ -78,6 +79,7 @@ static cJSON *parse(const char *text, ng_run_status st)
 	cJSON *arr = ng_parse_perftest(text, strlen(text), st, &err);
 	if (!arr)
 		fail_msg("parser failed: %s", err.msg);
+	assert_launcher_transparent(ng_parse_perftest, text, strlen(text), st, "a test input");
 	assert_true(cJSON_GetArraySize(arr) > 0);
 	for (const cJSON *r = arr->child; r; r = r->next)
 		check_record(r);
@@ -555,6 +557,33 @@ static void test_bidirectional_has_its_own_metric(void **state)
 	cJSON_Delete(arr);
 }
 
+/* -b, server then client: both print both depths, but the server's banner
+ * says which is which, so the client's table gives the sample
+ * (docs/parsers.md), in either order. */
+static void test_bidirectional_takes_the_client_table(void **state)
+{
+	(void)state;
+#define BIDIR_HEAD HEAD("RDMA_Write Bidirectional BW Test", "IB", "IB", TX RX)
+#define BIDIR_SERVER                                                                               	BANNER BIDIR_HEAD ADDR_S TH("MiB/sec") " 65536      5000             23010.00            23000.00\t\t   0.368000\n" RULE
+#define BIDIR_CLIENT BIDIR_HEAD ADDR_C TH("MiB/sec") " 65536      5000             24010.00            24000.00\t\t   0.384000\n" RULE
+	static const char *const inputs[] = {BIDIR_SERVER BIDIR_CLIENT, BIDIR_CLIENT BIDIR_SERVER};
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *arr = parse(inputs[i], status(0, 0));
+		cJSON *avg = rec(arr, "rdma.ib_write_bw_bidir.bw_avg");
+		assert_one_sample(avg, 2 * GBPS_12000);
+		assert_string_equal(dstr(avg, "sample_side"), "client");
+		assert_string_equal(dstr(avg, "sample_rule"), "the client's table");
+		cJSON_Delete(arr);
+	}
+	/* Without address lines the banner alone pairs them. */
+	cJSON *arr = parse(BANNER BIDIR_HEAD TH("MiB/sec") " 65536      5000             23010.00            23000.00\t\t   0.368000\n" RULE
+	                   BIDIR_HEAD TH("MiB/sec") " 65536      5000             24010.00            24000.00\t\t   0.384000\n" RULE,
+	                   status(0, 0));
+	assert_int_equal(cJSON_GetArraySize(arr), 2);
+	assert_one_sample(rec(arr, "rdma.ib_write_bw_bidir.bw_avg"), 2 * GBPS_12000);
+	cJSON_Delete(arr);
+}
+
 /* A pasted session: each command starts a run, so the failed second
  * command is its own record named after it, not an error on the first. */
 static void test_session_commands_split_runs(void **state)
@@ -626,6 +655,7 @@ static cJSON *parse_fixture(const char *name)
 		fail_msg("cannot read %s", path);
 	ng_err err;
 	cJSON *arr = ng_parse_perftest(text, len, (ng_run_status){-1, 0}, &err);
+	assert_launcher_transparent(ng_parse_perftest, text, len, (ng_run_status){-1, 0}, name);
 	free(text);
 	if (!arr)
 		fail_msg("%s: %s", name, err.msg);
@@ -795,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_interleaved_sides_use_first_table),
 		cmocka_unit_test(test_two_client_runs_stay_apart),
 		cmocka_unit_test(test_bidirectional_has_its_own_metric),
+		cmocka_unit_test(test_bidirectional_takes_the_client_table),
 		cmocka_unit_test(test_session_commands_split_runs),
 		cmocka_unit_test(test_latency_is_detail_only),
 		cmocka_unit_test(test_header_fields_and_version_are_kept),

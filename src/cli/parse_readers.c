@@ -1,0 +1,193 @@
+/* nodegate parse for the readers whose output is not a measurement record:
+ * a saved `nvidia-smi -q` (a GPU snapshot, as epilog and health judge it),
+ * kernel Xid lines (the events epilog and health attach to GPUs) and sacct
+ * job accounting (what the fleet report counts GPU-hours from). Each reads
+ * with the same parser the rest of nodegate uses, and prints its JSON. */
+#include "cli/parse_readers.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpu.h"
+#include "parse/nvidia_smi.h"
+#include "parse/sacct.h"
+#include "parse/xid.h"
+
+/* A saved nvidia-smi -q: the snapshot, or an input error when the text is
+ * no dump (and not nvidia-smi's own report that NVML failed). */
+static int read_nvidia_smi(const char *text, size_t len, cJSON **out, ng_err *err)
+{
+	ng_gpu_snapshot *s = calloc(1, sizeof *s);
+	if (!s)
+		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
+	int rc = ng_nvidia_smi_parse(text, len, s, err);
+	*out = rc == 0 ? ng_gpu_snapshot_to_json(s) : NULL;
+	free(s);
+	if (rc != 0)
+		return NG_EXIT_USAGE;
+	if (!*out)
+		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
+	/* nvidia-smi's report that it could not reach NVML is read, but holds
+	 * no GPU: nothing was measured. */
+	const cJSON *nvml = cJSON_GetObjectItemCaseSensitive(*out, "nvml");
+	return cJSON_IsString(nvml) && strcmp(nvml->valuestring, "ok") != 0 ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+}
+
+static void add_xid(const ng_xid_event *e, void *arg)
+{
+	cJSON *arr = arg, *o = cJSON_CreateObject();
+	if (!o || !cJSON_AddItemToArray(arr, o)) {
+		cJSON_Delete(o);
+		return;
+	}
+	cJSON_AddStringToObject(o, "bus", e->bus);
+	cJSON_AddNumberToObject(o, "code", e->code);
+	if (e->gpu_instance >= 0)
+		cJSON_AddNumberToObject(o, "gpu_instance", e->gpu_instance);
+	if (e->compute_instance >= 0)
+		cJSON_AddNumberToObject(o, "compute_instance", e->compute_instance);
+	if (e->pid >= 0)
+		cJSON_AddNumberToObject(o, "pid", (double)e->pid);
+	if (e->name[0])
+		cJSON_AddStringToObject(o, "name", e->name);
+	if (e->at_usec >= 0)
+		cJSON_AddNumberToObject(o, "at_usec", (double)e->at_usec);
+	cJSON_AddStringToObject(o, "message", e->message);
+}
+
+/* Kernel log text: every Xid line, in order. No Xid is an answer too. */
+static int read_xid(const char *text, size_t len, cJSON **out, ng_err *err)
+{
+	cJSON *arr = cJSON_CreateArray();
+	if (!arr)
+		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
+	size_t n = ng_xid_scan(text, len, -1, add_xid, arr);
+	if ((size_t)cJSON_GetArraySize(arr) != n) {
+		cJSON_Delete(arr);
+		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
+	}
+	*out = arr;
+	return NG_EXIT_OK;
+}
+
+/* sacct --parsable2 lines: the jobs, and the lines it refused (exit 1). */
+static int read_sacct(const char *text, size_t len, cJSON **out, ng_err *err)
+{
+	ng_sacct s = {0};
+	if (ng_sacct_parse(text, len, &s, err) < 0) {
+		ng_sacct_free(&s);
+		return NG_EXIT_USAGE;
+	}
+	cJSON *o = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(o, "jobs");
+	for (size_t i = 0; jobs && i < s.n; i++) {
+		const ng_sacct_job *j = &s.jobs[i];
+		cJSON *jo = cJSON_CreateObject();
+		cJSON_AddItemToArray(jobs, jo);
+		cJSON_AddStringToObject(jo, "id", j->id);
+		cJSON *nodes = cJSON_AddArrayToObject(jo, "nodes");
+		for (size_t k = 0; nodes && k < j->n_nodes; k++)
+			cJSON_AddItemToArray(nodes, cJSON_CreateString(ng_sacct_node(&s, j, k)));
+		cJSON_AddNumberToObject(jo, "gpus", (double)j->gpus);
+		if (j->start)
+			cJSON_AddNumberToObject(jo, "start", (double)j->start);
+		else
+			cJSON_AddNullToObject(jo, "start");
+		if (j->end)
+			cJSON_AddNumberToObject(jo, "end", (double)j->end);
+		else
+			cJSON_AddNullToObject(jo, "end");
+		cJSON_AddStringToObject(jo, "state", j->state);
+		if (j->exit_code >= 0)
+			cJSON_AddNumberToObject(jo, "exit_code", j->exit_code);
+		if (j->exit_signal >= 0)
+			cJSON_AddNumberToObject(jo, "exit_signal", j->exit_signal);
+	}
+	cJSON_AddNumberToObject(o, "lines", (double)s.lines);
+	cJSON_AddNumberToObject(o, "steps_skipped", (double)s.steps);
+	cJSON_AddNumberToObject(o, "lines_refused", (double)s.bad);
+	if (s.bad) {
+		cJSON_AddNumberToObject(o, "first_refused_line", (double)s.first_bad);
+		cJSON_AddStringToObject(o, "refused_why", s.bad_why);
+	}
+	size_t bad = s.bad;
+	ng_sacct_free(&s);
+	if (!jobs) {
+		cJSON_Delete(o);
+		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
+	}
+	*out = o;
+	return bad ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+}
+
+static void table_nvidia_smi(FILE *f, const cJSON *doc)
+{
+	const cJSON *nvml = cJSON_GetObjectItemCaseSensitive(doc, "nvml");
+	const cJSON *drv = cJSON_GetObjectItemCaseSensitive(doc, "driver");
+	fprintf(f, "nvml     %s\n", cJSON_IsString(nvml) ? nvml->valuestring : "?");
+	if (cJSON_IsString(drv) && drv->valuestring[0])
+		fprintf(f, "driver   %s\n", drv->valuestring);
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(doc, "nvml_error");
+	if (cJSON_IsString(err) && err->valuestring[0])
+		fprintf(f, "error    %s\n", err->valuestring);
+	const cJSON *g, *gpus = cJSON_GetObjectItemCaseSensitive(doc, "gpus");
+	cJSON_ArrayForEach(g, gpus)
+	{
+		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(g, "index");
+		const cJSON *bus = cJSON_GetObjectItemCaseSensitive(g, "bus");
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(g, "name");
+		fprintf(f, "gpu %-3d  %-12s %s\n", cJSON_IsNumber(idx) ? idx->valueint : -1,
+		        cJSON_IsString(bus) ? bus->valuestring : "?", cJSON_IsString(name) ? name->valuestring : "?");
+	}
+}
+
+static void table_xid(FILE *f, const cJSON *doc)
+{
+	if (!cJSON_GetArraySize(doc))
+		fprintf(f, "no Xid lines\n");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, doc)
+	{
+		fprintf(f, "Xid %-3d  %-12s %s\n", cJSON_GetObjectItemCaseSensitive(e, "code")->valueint,
+		        cJSON_GetObjectItemCaseSensitive(e, "bus")->valuestring,
+		        cJSON_GetObjectItemCaseSensitive(e, "message")->valuestring);
+	}
+}
+
+static void table_sacct(FILE *f, const cJSON *doc)
+{
+	const cJSON *j, *jobs = cJSON_GetObjectItemCaseSensitive(doc, "jobs");
+	cJSON_ArrayForEach(j, jobs)
+	{
+		fprintf(f, "job %-14s %-12s gpus %-4.0f nodes %d\n", cJSON_GetObjectItemCaseSensitive(j, "id")->valuestring,
+		        cJSON_GetObjectItemCaseSensitive(j, "state")->valuestring,
+		        cJSON_GetObjectItemCaseSensitive(j, "gpus")->valuedouble,
+		        cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "nodes")));
+	}
+	const cJSON *bad = cJSON_GetObjectItemCaseSensitive(doc, "lines_refused");
+	if (cJSON_IsNumber(bad) && bad->valuedouble > 0)
+		fprintf(f, "refused  %.0f line(s), the first at line %.0f: %s\n", bad->valuedouble,
+		        cJSON_GetObjectItemCaseSensitive(doc, "first_refused_line")->valuedouble,
+		        cJSON_GetObjectItemCaseSensitive(doc, "refused_why")->valuestring);
+}
+
+static const struct ng_parse_reader readers[] = {
+    {"nvidia-smi", read_nvidia_smi, table_nvidia_smi,
+     "a saved nvidia-smi -q: the GPU snapshot epilog and health judge (JSON nodegate/gpus/1)"},
+    {"xid", read_xid, table_xid, "kernel log text (dmesg, journalctl, /dev/kmsg): every Xid line"},
+    {"sacct", read_sacct, table_sacct, "sacct --parsable2 job accounting: jobs, nodes, GPUs, times"},
+};
+
+const struct ng_parse_reader *ng_parse_reader_find(const char *tool)
+{
+	for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++)
+		if (strcmp(readers[i].tool, tool) == 0)
+			return &readers[i];
+	return NULL;
+}
+
+const struct ng_parse_reader *ng_parse_reader_table(size_t *n)
+{
+	*n = sizeof readers / sizeof readers[0];
+	return readers;
+}
