@@ -155,6 +155,7 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	bool wrong = wj && wj->line.status == NG_MS_INTEGRITY;
 	ng_store_case c = {.opened_at = r->now};
 	ng_copy(c.node, sizeof c.node, r->node);
+	ng_copy(c.node_name, sizeof c.node_name, r->node_name);
 	ng_copy(c.class_key, sizeof c.class_key, r->class_key);
 	ng_copy(c.software, sizeof c.software, r->software);
 	ng_copy(c.domain, sizeof c.domain, what ? what->domain : "");
@@ -175,7 +176,8 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	              "case %lld opened: %s %s %s; release needs %ld passing runs of it "
 	              "(`nodegate quarantine show %s`)",
 	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
-	              wrong ? "returned wrong results" : "failed twice", pol->release_passes, r->node);
+	              wrong ? "returned wrong results" : "failed twice", pol->release_passes,
+	              r->node_name[0] ? r->node_name : r->node);
 	return 0;
 }
 
@@ -290,12 +292,15 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 	ng_store_node_state s = {.updated_at = r->now, .recheck_at = r->recheck_at,
 	                         .duration_ms = r->started > 0 && took > 0 ? (int64_t)(took * 1000) + 1 : 0};
 	ng_copy(s.node, sizeof s.node, r->node);
+	ng_copy(s.node_name, sizeof s.node_name, r->node_name);
 	ng_copy(s.class_key, sizeof s.class_key, r->class_key);
 	ng_copy(s.software, sizeof s.software, r->software);
 	ng_copy(s.outcome, sizeof s.outcome, r->outcome);
 	ng_copy(s.run_id, sizeof s.run_id, r->run_id);
 	cJSON *detail = cJSON_CreateObject();
 	cJSON_AddStringToObject(detail, "run", r->run_id);
+	if (r->node_name[0])
+		cJSON_AddStringToObject(detail, "node_name", r->node_name);
 	cJSON_AddStringToObject(detail, "judged", ng_admit_outcome_name(r->d.outcome));
 	cJSON_AddItemToObject(detail, "notes", cJSON_Duplicate(r->notes, true));
 	if (r->case_id)
@@ -338,10 +343,19 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 	snprintf(reason, sizeof reason, "nodegate: quarantined case %lld: %s %s%s",
 	         (long long)c.id, c.domain, c.metric, how);
 	ng_store_case_free(&c);
-	ng_slurm_opts o = {.node = node ? node : r->node};
+	/* Slurm knows the node by its scheduler name; the stable id is the
+	 * store's key and names no Slurm node. */
+	ng_slurm_opts o = {.node = node ? node : r->node_name};
 	ng_slurm_result res;
+	memset(&res, 0, sizeof res);
 	ng_err lerr = {{0}};
-	int rc = ng_slurm_drain(&o, reason, &res, &lerr);
+	int rc = -1;
+	if (o.node && *o.node)
+		rc = ng_slurm_drain(&o, reason, &res, &lerr);
+	else
+		ng_fail(&lerr, "the records and the store give no scheduler name for node %s (only its "
+		               "stable id): name it with --node",
+		        r->node);
 	if (rc == 0)
 		ng_admit_note(r, "slurm: %s", res.message);
 	else if (rc == 1)

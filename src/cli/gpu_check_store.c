@@ -6,6 +6,7 @@
 
 #include "cli/gpu_check_run.h"
 #include "cli/store_cli.h"
+#include "collect/identity.h"
 #include "core/json.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
@@ -24,13 +25,12 @@ static const char *named_store(const struct check *c)
 
 #define STORE_MIN_S 0.1 /* less of the deadline left than this: the store is skipped */
 
-/* The node as the store knows it between checks. */
-static void store_node(char host[256])
+/* The node as the store knows it between checks: its stable id, as
+ * admission's records key it, and its scheduler name beside it
+ * (docs/naming.md). */
+static void store_node(char host[256], char name[128])
 {
-	host[0] = '\0';
-	if (gethostname(host, 255) != 0 || !host[0])
-		snprintf(host, 256, "localhost");
-	host[255] = '\0';
+	ng_node_names(host, 256, name, 128);
 }
 
 /* A sum of counters the way the rules take it: -1 when one failed or none
@@ -79,8 +79,8 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 	ng_store *st;
 	if (ng_store_open(arg, &st, &err) < 0)
 		return; /* no history: no rates, and keep_records will say why */
-	char host[256];
-	store_node(host);
+	char host[256], name[128];
+	store_node(host, name);
 	int64_t now = ng_cli_now();
 	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
 	for (size_t i = 0; i < c->snap->n_gpus; i++) {
@@ -153,8 +153,8 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		ng_check_write_all(wfd, msg, strlen(msg));
 		return;
 	}
-	char host[256];
-	store_node(host);
+	char host[256], name[128];
+	store_node(host, name);
 	int64_t now = ng_cli_now();
 	char run_id[80];
 	ng_cli_run_id(run_id, host, now);
@@ -167,6 +167,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		cJSON *b = ng_check_gpu_json(c, i);
 		cJSON_AddStringToObject(b, "schema", "nodegate/record/1");
 		cJSON_AddStringToObject(b, "node", host);
+		cJSON_AddStringToObject(b, "node_name", name);
 		cJSON_AddStringToObject(b, "domain", "health");
 		cJSON_AddStringToObject(b, "metric", "gpu.health");
 		cJSON_AddStringToObject(b, "mode", ng_check_mode_name(c->mode));
@@ -179,7 +180,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 			break;
 		}
 		recs[i] = (ng_store_record){
-			.node = host, .class_key = "", .domain = "health", .metric = "gpu.health",
+			.node = host, .node_name = name, .class_key = "", .domain = "health", .metric = "gpu.health",
 			.unit = "", .run_id = run_id, .taken_at = now, .body = bodies[i],
 		};
 	}

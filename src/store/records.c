@@ -116,6 +116,13 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 			;
 		if (s < 0)
 			rc = -1;
+		/* A record that knows its node's scheduler name keeps the pair (a
+		 * batch is one node's, so this is one upsert in practice). */
+		const ng_store_record *prev = i ? &p->recs[i - 1] : NULL;
+		if (rc == 0 && r->node_name && *r->node_name &&
+		    (!prev || !prev->node_name || strcmp(prev->node_name, r->node_name) != 0 ||
+		     strcmp(prev->node, r->node) != 0))
+			rc = ng_store_put_node_name(st, r->node, r->node_name, r->taken_at, err);
 	}
 	ng_sql_finalize(ins);
 	ng_sql_finalize(prof);
@@ -204,6 +211,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 			break;
 		}
 		r->node = str_field(rec, "node");
+		r->node_name = str_field(rec, "node_name");
 		r->class_key = str_field(rec, "class");
 		r->metric = str_field(rec, "metric");
 		r->domain = str_field(rec, "domain");

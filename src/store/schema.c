@@ -99,6 +99,16 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS case_policies (case_id {INT} PRIMARY KEY, policy TEXT NOT NULL);"
 	/* A node's profile before and after a quarantine, read per case. */
 	"CREATE INDEX IF NOT EXISTS records_by_node ON records (node, taken_at);",
+	/* 5: a node's scheduler name beside its stable id (docs/naming.md):
+	 * node_names resolves either to the node; cases, decisions and node
+	 * states keep the name they were made under. Rows from before read ''
+	 * and are found by their id. */
+	"CREATE TABLE IF NOT EXISTS node_names (node TEXT PRIMARY KEY, name TEXT NOT NULL,"
+	" seen_at {INT} NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS node_names_by_name ON node_names (name);"
+	"ALTER TABLE cases ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE decisions ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE node_states ADD COLUMN node_name TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

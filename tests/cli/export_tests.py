@@ -80,7 +80,9 @@ def build_store(tmp):
     env.ingest_history(af.class_history(rng))
     out = {}
     at = af.NOW
-    out["node41"] = env.admit(af.node_run(rng, "node41", [m[3] for m in af.METRICS]), at=at)["outcome"]
+    # node41's records give its scheduler name: the metrics carry both names.
+    out["node41"] = env.admit(af.named(af.node_run(rng, "node41", [m[3] for m in af.METRICS]),
+                                       "gpu-041"), at=at)["outcome"]
     held = af.node_run(rng, "node40", [m[3] for m in af.METRICS])
     held[2]["samples"] = []
     out["node40"] = env.admit(held, at=at)["outcome"]
@@ -119,22 +121,22 @@ def test_metrics_textfile(tmp):
     check(os.listdir(prom) == ["nodegate.prom"], f"left behind: {os.listdir(prom)}")
     cls = af.CLASS
     for want in (
-        f'nodegate_node_outcome{{node="node41",class="{cls}",outcome="admitted"}} 1',
-        f'nodegate_node_outcome{{node="node41",class="{cls}",outcome="held"}} 0',
+        f'nodegate_node_outcome{{node="node41",node_name="gpu-041",class="{cls}",outcome="admitted"}} 1',
+        f'nodegate_node_outcome{{node="node41",node_name="gpu-041",class="{cls}",outcome="held"}} 0',
         f'nodegate_node_outcome{{node="node40",class="{cls}",outcome="held"}} 1',
         f'nodegate_node_outcome{{node="node28",class="{cls}",outcome="suspect"}} 1',
         f'nodegate_node_outcome{{node="node80",class="{cls}",outcome="quarantined"}} 1',
         f'nodegate_node_outcome{{node="node82",class="{cls}",outcome="admitted-warn"}} 1',
         'nodegate_nodes{outcome="quarantined"} 2',
-        f'nodegate_last_run_timestamp_seconds{{node="node41"}} {af.NOW}',
-        'nodegate_last_run_duration_seconds{node="node41"} ',
+        f'nodegate_last_run_timestamp_seconds{{node="node41",node_name="gpu-041"}} {af.NOW}',
+        'nodegate_last_run_duration_seconds{node="node41",node_name="gpu-041"} ',
         f'nodegate_recheck_timestamp_seconds{{node="node82"}} {af.NOW + 720 + 24 * 3600}',
         f'nodegate_quarantine_cases_open{{class="{cls}"}} 2',
         f'nodegate_quarantine_case_opened_timestamp_seconds{{node="node80",class="{cls}",'
         f'domain="fabric",metric="nccl.all_reduce.busbw"',
         f'nodegate_fleet_regression_open{{class="{cls}",software="{af.SOFTWARE}"',
         "nodegate_fleet_regression_events_open 1",
-        'nodegate_metric_value{node="node41",domain="fabric",metric="nccl.all_reduce.busbw",'
+        'nodegate_metric_value{node="node41",node_name="gpu-041",domain="fabric",metric="nccl.all_reduce.busbw",'
         'unit="GB/s"} 300',
         'nodegate_metric_percent_of_median{node="node28",domain="fabric",'
         'metric="nccl.all_reduce.busbw"} 86',

@@ -330,10 +330,13 @@ def case_health_drain(c):
     print(f"health check drained after {dt:.2f} s; reason {r!r}")
 
 
-def admission_records(node, busbw, software="sw-slurm-ci"):
-    """One fabric run of NODE: nine samples around busbw, checked and clean."""
+def admission_records(node, busbw, software="sw-slurm-ci", name=None):
+    """One fabric run of NODE: nine samples around busbw, checked and clean;
+    name: the scheduler name the records give beside the stable id."""
     spread = [busbw * (1 + 0.004 * k) for k in (-4, -3, -2, -1, 0, 1, 2, 3, 4)]
-    return [{"schema": "nodegate/record/1", "node": node, "class": "slurm-ci", "software": software,
+    extra = {"node_name": name} if name else {}
+    return [{"schema": "nodegate/record/1", "node": node, **extra, "class": "slurm-ci",
+             "software": software,
              "domain": "fabric", "metric": "nccl.all_reduce.busbw", "unit": "GB/s",
              "samples": spread, "wrong": 0,
              "diag": {"pcie": "pass", "memory": "pass", "nccl_tests": "pass"}}]
@@ -364,10 +367,12 @@ def case_release_after_two_passes(c):
     for i in range(12):
         history += admission_records(f"peer{i:02d}", 300.0 * (1 + 0.001 * (i - 6)))
     nodegate("ingest", "--accepted", write("history.json", history), want=0)
-    slow, healthy = write("slow.json", admission_records(NODE, 250.0)), \
-        write("healthy.json", admission_records(NODE, 300.0))
-    out = nodegate("admit", "--land", "slurm", "--node", NODE, "--from", slow,
-                   "--confirm-from", slow, want=1)
+    # As on a real node: records keyed by the machine id, naming the node as
+    # Slurm does; admit lands on that name without being told it.
+    node_id = "5e1f0000000000000000000000c1c1c1"
+    slow, healthy = write("slow.json", admission_records(node_id, 250.0, name=NODE)), \
+        write("healthy.json", admission_records(node_id, 300.0, name=NODE))
+    out = nodegate("admit", "--land", "slurm", "--from", slow, "--confirm-from", slow, want=1)
     expect("outcome: quarantined" in out, f"admit said:\n{out}")
     c.wait("the quarantine drain", lambda: drained(c), 15, step=0.02)
     r = c.reason()
