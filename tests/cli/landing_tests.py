@@ -82,6 +82,7 @@ def run(args, gpus=None, env=None, library=None, node_state=("IDLE", "")):
     with open(state, "w") as f:
         f.write(f"name=node1\nstate={node_state[0]}\nreason={node_state[1]}\nstar=0\n")
     e["NODEGATE_NVML_LIBRARY"] = library or SYNTH
+    e["NODEGATE_STATE_DIR"] = tmp  # health's run lock: each run its own
     e["NODEGATE_SYNTH_GPUS"] = sfile
     e["NODEGATE_KMSG"] = kfile
     e["NODEGATE_SCONTROL"] = FAKE

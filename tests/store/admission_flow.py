@@ -362,6 +362,17 @@ def bad_stores_are_clear_errors(env, rng):
     p = env.run("--store", "postgresql:///nodegate?host=/nonexistent-dir&connect_timeout=2",
                 "quarantine", "list", expect=3)
     check("PostgreSQL" in p.stderr, f"unreachable: {p.stderr}")
+    # libpq is loaded only for a postgresql:// store; without it, that store
+    # says so (exit 3) and a SQLite store does not notice.
+    nolib = {"NODEGATE_LIBPQ": os.path.join(env.tmp, "no-libpq.so.5")}
+    p = env.run("--store", "postgresql:///nodegate?host=/nonexistent-dir", "quarantine", "list",
+                expect=3, env=nolib)
+    check("PostgreSQL client library cannot be loaded" in p.stderr and "libpq5" in p.stderr,
+          f"no libpq: {p.stderr}")
+    fresh = os.path.join(env.tmp, "fresh.db")
+    env.run("--store", fresh, "override", "n1", "--reason", "r", "--expires", "1d", "--by", "a",
+            expect=0, env=nolib)
+    env.run("--store", fresh, "quarantine", "list", expect=0, env=nolib)
 
 
 def quarantine_lands_on_slurm(env, rng):
