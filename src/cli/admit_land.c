@@ -329,8 +329,9 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 		ng_admit_note(r, "slurm: no open case to land");
 		return 0;
 	}
-	/* "nodegate: quarantined case N: memory hostmem.bw 61.2 GB/s, 48% of
-	 * median (bar 80)": what failed, how badly, and the case to read. */
+	/* "ng:quarantine memory hostmem.bw case N: 61.2 GB/s, 48% of median
+	 * (bar 80) [nodegate]": what failed first (sinfo -R shows 20
+	 * characters), how badly, and the case to read. */
 	char how[160] = "";
 	const struct ng_admit_judged *j = latest_of(r, c.metric);
 	if (j && isfinite(j->res.value)) {
@@ -340,8 +341,8 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 			         j->line.flag.percent, j->line.flag.bar);
 	}
 	char reason[NG_SLURM_REASON_MAX * 2];
-	snprintf(reason, sizeof reason, "nodegate: quarantined case %lld: %s %s%s",
-	         (long long)c.id, c.domain, c.metric, how);
+	snprintf(reason, sizeof reason, "ng:quarantine %s %s case %lld:%s", c.domain, c.metric,
+	         (long long)c.id, how);
 	ng_store_case_free(&c);
 	/* Slurm knows the node by its scheduler name; the stable id is the
 	 * store's key and names no Slurm node. */

@@ -70,7 +70,7 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"      --confirm-from F   with --from: the confirmation's records; without it a\n"
 	"                         flagged run ends `suspect` and names what to re-run\n"
 	"      --land slurm|none  slurm: drain a quarantined node through scontrol\n"
-	"                         (State=DRAIN, \"nodegate: quarantined case N: ...\"; never\n"
+	"                         (State=DRAIN, \"ng:quarantine DOMAIN METRIC case N: ...\"; never\n"
 	"                         over an operator's drain; audited as land.drain);\n"
 	"                         default none. NODEGATE_SCONTROL names scontrol\n"
 	"      --node NAME        the Slurm node name (default: the scheduler name the\n"

@@ -37,7 +37,7 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"  -r, --reason TEXT  why, kept with the case\n"
 	"      --land slurm|none  slurm: once the case is closed, resume the node through\n"
 	"                     scontrol, only if nodegate drained it for this case (its\n"
-	"                     reason starts \"nodegate: quarantined case N:\"); an\n"
+	"                     reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
 	"                     operator's drain or another check's is left alone. Audited\n"
 	"                     as land.resume. Default none\n"
 	"      --node NAME    the Slurm node name, when not the case's scheduler name\n"
@@ -58,9 +58,7 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node, const char *by,
                           int64_t now, int *rc)
 {
-	char prefix[64];
-	snprintf(prefix, sizeof prefix, "nodegate: quarantined case %" PRId64 ":", c->id);
-	ng_slurm_opts o = {.node = node, .resume_prefix = prefix};
+	ng_slurm_opts o = {.node = node, .resume_case = c->id};
 	ng_slurm_result res;
 	ng_err lerr = {{0}}, err;
 	int lrc = ng_slurm_resume(&o, &res, &lerr);

@@ -258,9 +258,9 @@ struct gpu_case {
 static const struct gpu_case gpu_cases[] = {
 	{"gpu-healthy", "{" SCHEMA ",\"gpus\":[{},{},{},{}]}", NULL, "ok", false, 0, {0}, 0},
 	{"gpu-ecc", "{" SCHEMA ",\"gpus\":[" ECC_FAULT ",{},{},{}]}", NULL, "fatal", true, 1,
-	 {"GPU 0", "ecc"}, 0},
+	 {"GPU0", "ecc"}, 0},
 	{"gpu-pcie-x8", "{" SCHEMA ",\"gpus\":[{},{\"pcie\":{\"width\":8}},{},{}]}", NULL, "degraded",
-	 true, 1, {"GPU 1", "pcie"}, 0},
+	 true, 1, {"GPU1", "pcie"}, 0},
 	{"gpu-not-the-jobs", "{" SCHEMA ",\"gpus\":[{},{},{}," ECC_FAULT "]}", NULL, "ok", false, 0,
 	 {0}, 0},
 	{"gpu-no-nvml", NULL, NULL, "n/a", false, 0, {0}, 0},

@@ -39,7 +39,9 @@ static void nap(double s)
 void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 {
 	size_t n = 0;
-	const size_t cap = NG_SLURM_REASON_MAX;
+	const size_t prefix = sizeof NG_SLURM_REASON_PREFIX - 1, mark = sizeof NG_SLURM_REASON_MARK - 1;
+	/* The mark goes last, after any cut, so a cut reason is still ours. */
+	const size_t cap = NG_SLURM_REASON_MAX - mark;
 	if (!in)
 		in = "";
 	while (*in == ' ' || (unsigned char)*in < 0x20 || *in == 0x7f) {
@@ -47,29 +49,33 @@ void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 			break;
 		in++;
 	}
-	bool have_prefix = strncmp(in, "nodegate:", 9) == 0;
-	if (have_prefix) {
-		in += 9;
-		while (*in == ' ' || (*in && ((unsigned char)*in < 0x20 || *in == 0x7f)))
-			in++;
-	}
-	memcpy(out, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1);
-	n = sizeof NG_SLURM_REASON_PREFIX - 1;
-	bool space = true, cut = false;
-	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-		unsigned char ch = *p;
+	/* A reason given already marked (either spelling) is not marked twice. */
+	if (strncmp(in, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0)
+		in += sizeof NG_SLURM_LEGACY_PREFIX - 1;
+	else if (strncmp(in, NG_SLURM_REASON_PREFIX, prefix) == 0)
+		in += prefix;
+	while (*in == ' ' || (*in && ((unsigned char)*in < 0x20 || *in == 0x7f)))
+		in++;
+	memcpy(out, NG_SLURM_REASON_PREFIX, prefix);
+	n = prefix;
+	bool space = false, cut = false;
+	size_t body_len = strlen(in);
+	if (body_len >= mark && strcmp(in + body_len - mark, NG_SLURM_REASON_MARK) == 0)
+		body_len -= mark;
+	for (size_t i = 0; i < body_len; i++) {
+		unsigned char ch = (unsigned char)in[i];
 		if (ch < 0x20 || ch == 0x7f || ch == ' ') {
 			space = true;
 			continue;
 		}
 		if (ch >= 0x80)
 			ch = '?';
-		size_t need = (space && n > sizeof NG_SLURM_REASON_PREFIX - 1 ? 1 : 0) + 1;
+		size_t need = (space && n > prefix ? 1 : 0) + 1;
 		if (n + need > cap) {
 			cut = true;
 			break;
 		}
-		if (space && n > sizeof NG_SLURM_REASON_PREFIX - 1)
+		if (space && n > prefix)
 			out[n++] = ' ';
 		space = false;
 		out[n++] = (char)ch;
@@ -79,10 +85,14 @@ void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 		memcpy(out + n, "...", 3);
 		n += 3;
 	}
-	while (n > 0 && out[n - 1] == ' ')
+	while (n > prefix && out[n - 1] == ' ')
 		n--;
-	if (n == sizeof NG_SLURM_REASON_PREFIX - 2) /* nothing after "nodegate:" */
-		n = (size_t)snprintf(out, cap + 1, "%sno reason given", NG_SLURM_REASON_PREFIX);
+	if (n == prefix) {
+		memcpy(out + n, "no reason given", 15);
+		n += 15;
+	}
+	memcpy(out + n, NG_SLURM_REASON_MARK, mark);
+	n += mark;
 	out[n] = '\0';
 }
 
@@ -231,7 +241,32 @@ bool ng_slurm_state_not_responding(const char *state)
 
 bool ng_slurm_reason_ours(const char *reason)
 {
-	return reason && strncmp(reason, "nodegate:", 9) == 0;
+	if (!reason)
+		return false;
+	/* Before reasons were made to read in sinfo's 20 columns. */
+	if (strncmp(reason, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0)
+		return true;
+	/* Both ends: "ng:" alone an operator could write; with the mark at the
+	 * end, no one writes it by accident. */
+	size_t n = strlen(reason), mark = sizeof NG_SLURM_REASON_MARK - 1;
+	return strncmp(reason, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1) == 0 &&
+	       n >= mark && strcmp(reason + n - mark, NG_SLURM_REASON_MARK) == 0;
+}
+
+bool ng_slurm_reason_of_case(const char *reason, long long case_id)
+{
+	char tag[48];
+	snprintf(tag, sizeof tag, " case %lld:", case_id);
+	if (!ng_slurm_reason_ours(reason))
+		return false;
+	if (strncmp(reason, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0) {
+		char legacy[64];
+		snprintf(legacy, sizeof legacy, "nodegate: quarantined case %lld:", case_id);
+		return strncmp(reason, legacy, strlen(legacy)) == 0;
+	}
+	return strncmp(reason, NG_SLURM_REASON_PREFIX "quarantine ",
+	               sizeof NG_SLURM_REASON_PREFIX "quarantine " - 1) == 0 &&
+	       strstr(reason, tag) != NULL;
 }
 
 /* ---- calling scontrol ------------------------------------------------------------------ */
@@ -519,7 +554,10 @@ int ng_slurm_resume(const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
 		return 1;
 	}
 	const char *own = k.o->resume_prefix;
-	if (drained && own && *own && strncmp(out->reason_before, own, strlen(own)) != 0) {
+	bool other = (own && *own && strncmp(out->reason_before, own, strlen(own)) != 0) ||
+	             (k.o->resume_case > 0 &&
+	              !ng_slurm_reason_of_case(out->reason_before, k.o->resume_case));
+	if (drained && other) {
 		out->left_alone = true;
 		snprintf(out->message, sizeof out->message,
 		         "drained by nodegate for another reason (\"%.200s\"): not resumed",

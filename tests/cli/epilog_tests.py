@@ -292,7 +292,7 @@ def test_text_one_line_per_gpu():
     gpu_lines = [l for l in lines if l.startswith("GPU ")]
     check(len(gpu_lines) == 8, "eight GPU lines", r)
     check("degraded" in gpu_lines[3] and "0000:5d:00" in gpu_lines[3], "GPU 3's line", r)
-    check(lines[-1].startswith("epilog: degraded: drain: nodegate: GPU 3 0000:5d:00 degraded"),
+    check(lines[-1].startswith("epilog: degraded: drain: ng:degraded pcie GPU3 0000:5d:00: "),
           "the last line names the drain", r)
 
 
@@ -307,10 +307,11 @@ def test_health_whole_node_and_reason():
     r = run(["health"], env={"SLURM_JOB_GPUS": "0"}, gpus=g)
     check(r.exit == 1, "exit 1", r)
     check(sum(1 for l in r.out.splitlines() if l.startswith("GPU ")) == 8, "every GPU", r)
-    check("drain: nodegate: GPU 6 0000:ba:00 fatal" in r.out, "the drain reason", r)
+    check("drain: ng:fatal remap GPU6 0000:ba:00: " in r.out, "the drain reason", r)
     r = run(["health", "--json"], gpus=g)
     expect(r, "fatal", True, 1)
-    check(r.json["reason"].startswith("nodegate: GPU 6 0000:ba:00 fatal"), "reason", r)
+    check(r.json["reason"].startswith("ng:fatal remap GPU6 0000:ba:00: ")
+          and r.json["reason"].endswith(" [nodegate]"), "reason", r)
 
 
 def test_one_health_check_at_a_time():

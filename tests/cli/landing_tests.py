@@ -104,7 +104,7 @@ def test_health_drains_with_the_reason():
     check(r.exit == 1, "exit 1 on degraded", r)
     check(r.json and r.json["drain"] is True, "drain", r)
     want = r.json["reason"]
-    check(want.startswith("nodegate: GPU 1 ") and "degraded" in want and "pcie" in want,
+    check(want.startswith("ng:degraded pcie GPU1 ") and "degraded" in want and "pcie" in want,
           "a specific reason", r)
     st = r.state()
     check(st["state"] == "IDLE+DRAIN", "the node is drained", r)
@@ -173,7 +173,7 @@ def test_epilog_sets_reason_and_exits_1():
     r = run(["epilog", "--land", "slurm", "--json"], gpus=PCIE_X8,
             env={"SLURM_JOB_GPUS": "0,1", "SLURM_JOB_ID": "42"})
     check(r.exit == 1, "exit 1: Slurm drains the node", r)
-    check(r.state()["reason"].startswith("nodegate: GPU 1 "), "nodegate's reason set first", r)
+    check(r.state()["reason"].startswith("ng:degraded pcie GPU1 "), "nodegate's reason set first", r)
     check(r.json["drain_by"].startswith("exit status"), "drain_by", r)
     # the job's GPUs only: GPU 1 not in the job, nothing happens
     r = run(["epilog", "--land", "slurm", "--json"], gpus=PCIE_X8,

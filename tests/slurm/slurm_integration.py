@@ -213,7 +213,8 @@ def drained(c):
 def check_nodegate_reason(c, what):
     r = c.reason()
     if c.land == "slurm":
-        expect(r.startswith("nodegate:"), f"{what}: reason {r!r} does not start with 'nodegate:'")
+        expect(r.startswith("ng:") and r.endswith(" [nodegate]"),
+               f"{what}: reason {r!r} is not nodegate's ('ng:... [nodegate]')")
     else:
         # The Epilog exit-status contract: Slurm writes its own reason.
         expect(r == "Epilog error", f"{what}: reason {r!r}, expected 'Epilog error'")
@@ -235,8 +236,8 @@ def epilog_said(c, job):
 
 def check_epilog_drained(c, job, gpu):
     said, rc = epilog_said(c, job)
-    want = f"epilog: fatal: drain: nodegate: GPU {gpu} "
-    expect(any(l.startswith(want) for l in said),
+    want = "epilog: fatal: drain: ng:fatal "
+    expect(any(l.startswith(want) and f" GPU{gpu} " in l for l in said),
            f"epilog of job {job} said {said!r}, expected a line {want!r}...")
     if c.land == "slurm":
         expect(any(l.startswith("epilog: landing: slurm: drained ") for l in said),
@@ -325,7 +326,8 @@ def case_health_drain(c):
     finally:
         c.pause_health()
     r = c.reason()
-    expect(r.startswith("nodegate: GPU 3 "), f"reason {r!r}, expected 'nodegate: GPU 3 ...'")
+    expect(r.startswith("ng:") and " GPU3 " in r[:24],
+           f"reason {r!r}, expected 'ng:SEVERITY WHAT GPU3 ...'")
     expect(c.health_runs() > n, "drained, but no health check logged its run")
     print(f"health check drained after {dt:.2f} s; reason {r!r}")
 
@@ -376,7 +378,7 @@ def case_release_after_two_passes(c):
     expect("outcome: quarantined" in out, f"admit said:\n{out}")
     c.wait("the quarantine drain", lambda: drained(c), 15, step=0.02)
     r = c.reason()
-    expect(r.startswith("nodegate: quarantined case 1: fabric nccl.all_reduce.busbw"),
+    expect(r.startswith("ng:quarantine fabric nccl.all_reduce.busbw case 1: "),
            f"reason {r!r}")
     # One pass is not enough; a reboot alone never is.
     nodegate("admit", "--from", healthy, want=1)

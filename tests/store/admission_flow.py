@@ -407,7 +407,7 @@ def quarantine_lands_on_slurm(env, rng):
     for name in ("node05x", node_id):
         q = json.loads(env.run("quarantine", "show", name, "--json", expect=0).stdout)
         check(q["node"] == node_id and q["node_name"] == "node05x", f"show {name}: {q}")
-    want = f"nodegate: quarantined case {d['case']}: memory gpumem.copy.gbps"
+    want = f"ng:quarantine memory gpumem.copy.gbps case {d['case']}: "
     check(n["reason"].startswith(want), f"reason {n['reason']!r}, wanted {want!r}...")
     audit = json.loads(env.run("audit", "show", "--subject", "node:node05x", "--json",
                                expect=0).stdout)["entries"]
