@@ -110,7 +110,7 @@ class Cluster:
         def seen():
             try:
                 with open(self.prolog_log) as f:
-                    return f"prolog.sh: job={job} " in f.read()
+                    return f"nodegate-prolog: job={job} " in f.read()
             except FileNotFoundError:
                 return False
         self.wait(f"the prolog of job {job}", seen, timeout, step=0.02)
@@ -159,7 +159,7 @@ class Cluster:
     def health_runs(self):
         try:
             with open(self.health_log) as f:
-                return f.read().count("healthcheck.sh: rc=")
+                return f.read().count("nodegate-health: rc=")
         except FileNotFoundError:
             return 0
 
@@ -227,8 +227,8 @@ def epilog_said(c, job):
         lines = f.read().splitlines()
     start = 0
     for i, l in enumerate(lines):
-        if l.startswith("epilog.sh: job="):
-            if l.startswith(f"epilog.sh: job={job} "):
+        if l.startswith("nodegate-epilog: job="):
+            if l.startswith(f"nodegate-epilog: job={job} "):
                 return lines[start:i], l.rsplit("rc=", 1)[-1]
             start = i + 1
     raise Fail(f"no epilog run logged for job {job}")
