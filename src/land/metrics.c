@@ -449,6 +449,8 @@ int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 	}
 	if (rc == 0)
 		rc = render_audit(out, st, err);
+	if (rc == 0)
+		rc = ng_metrics_render_gpu(out, db, err);
 	if (rc == 0) {
 		family(out, "nodegate_metrics_generated_timestamp_seconds",
 		       "When nodegate last wrote this file (unix seconds): alert when it is old.");
