@@ -316,6 +316,23 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 
 /* ---- landing on Slurm (--land slurm) ------------------------------------------------ */
 
+struct hook_check {
+	ng_store *st;
+	const char *node;
+};
+
+/* Slurm's Epilog/Prolog error drain is nodegate's when the store's newest
+ * GPU check of the node was that hook, and it exited 1 just before. */
+static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
+{
+	const struct hook_check *h = arg;
+	ng_store_gpu_check last;
+	ng_err err;
+	if (ng_store_last_gpu_check(h->st, h->node, &last, &err) != 1)
+		return false;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, last.mode, last.drain, last.at);
+}
+
 int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                         const char *node, ng_err *err)
 {
@@ -346,7 +363,9 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 	ng_store_case_free(&c);
 	/* Slurm knows the node by its scheduler name; the stable id is the
 	 * store's key and names no Slurm node. */
-	ng_slurm_opts o = {.node = node ? node : r->node_name};
+	struct hook_check hc = {st, r->node};
+	ng_slurm_opts o = {.node = node ? node : r->node_name, .hook_drain_ours = hook_drain_ours,
+	                   .hook_arg = &hc};
 	ng_slurm_result res;
 	memset(&res, 0, sizeof res);
 	ng_err lerr = {{0}};

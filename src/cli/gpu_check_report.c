@@ -34,11 +34,19 @@ static const char *land(const struct check *c)
  * error"), and set nodegate's reason first so the operator sees why. The
  * hooks run under Slurm's own timeout: their landing gets a shorter budget.
  * An operator's drain is never overwritten (land/slurm.h). */
+/* Slurm's own drain after the previous check here exited 1 is ours. */
+static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
+{
+	const struct check *c = arg;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, c->last_mode, c->last_drain, c->last_at);
+}
+
 void ng_check_land_slurm(struct check *c)
 {
 	if (!c->drain || !c->land_slurm || c->cli->no_land)
 		return;
-	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name};
+	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name,
+	                   .hook_drain_ours = hook_drain_ours, .hook_arg = c};
 	if (c->mode != NG_CHECK_HEALTH) {
 		o.call_timeout_s = 5;
 		o.budget_s = 10;
@@ -67,6 +75,7 @@ static cJSON *landing_json(const struct check *c)
 	cJSON_AddStringToObject(o, "reason_after", r->reason_after);
 	cJSON_AddBoolToObject(o, "changed", r->changed);
 	cJSON_AddBoolToObject(o, "left_alone", r->left_alone);
+	cJSON_AddBoolToObject(o, "hook_drain", r->hook_drain);
 	cJSON_AddNumberToObject(o, "calls", r->calls);
 	cJSON_AddStringToObject(o, "message", c->land_rc < 0 && c->land_error[0] ? c->land_error
 	                                                                          : r->message);

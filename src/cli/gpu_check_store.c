@@ -83,6 +83,16 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 	store_node(host, name);
 	int64_t now = ng_cli_now();
 	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
+	/* The previous check first: whether a drain Slurm made after it is ours. */
+	ng_store_gpu_check last;
+	if (ng_store_last_gpu_check(st, host, &last, &err) == 1 && !strchr(last.mode, ' ') &&
+	    last.mode[0]) {
+		char line[96];
+		int len = snprintf(line, sizeof line, "check %s %d %lld\n", last.mode, last.drain,
+		                   (long long)last.at);
+		if (len > 0 && (size_t)len < sizeof line)
+			ng_check_write_all(wfd, line, (size_t)len);
+	}
 	for (size_t i = 0; i < c->snap->n_gpus; i++) {
 		const char *uuid = c->snap->gpu[i].uuid;
 		ng_store_gpu_counters p;
@@ -114,7 +124,17 @@ void ng_check_load_history(struct check *c)
 		ng_strbuf_free(&b.out);
 		return;
 	}
-	for (const char *p = b.out.s; p && *p && c->n_history < NG_GPU_MAX;) {
+	const char *p0 = b.out.s;
+	char mode[16];
+	int drained, used0 = 0;
+	long long at;
+	if (p0 && sscanf(p0, "check %15s %d %lld\n%n", mode, &drained, &at, &used0) == 3 && used0) {
+		snprintf(c->last_mode, sizeof c->last_mode, "%s", mode);
+		c->last_drain = drained == 1;
+		c->last_at = at;
+		p0 += used0;
+	}
+	for (const char *p = p0; p && *p && c->n_history < NG_GPU_MAX;) {
 		char uuid[96];
 		long long age, v[4];
 		int used = 0;
@@ -171,6 +191,8 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		cJSON_AddStringToObject(b, "domain", "health");
 		cJSON_AddStringToObject(b, "metric", "gpu.health");
 		cJSON_AddStringToObject(b, "mode", ng_check_mode_name(c->mode));
+		/* the run's exit 1, for telling Slurm's Epilog error drain after it */
+		cJSON_AddBoolToObject(b, "drain", c->drain);
 		if (job && *job)
 			cJSON_AddStringToObject(b, "job", job);
 		bodies[i] = cJSON_PrintUnformatted(b);

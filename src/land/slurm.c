@@ -202,6 +202,51 @@ int ng_slurm_parse_node(const char *text, char *state, size_t state_len, char *r
 	return 0;
 }
 
+bool ng_slurm_hook_drain_is_ours(const char *reason, long long stamp, const char *last_mode,
+                                 bool last_drained, long long last_at)
+{
+	if (!reason || !last_mode || !last_drained || stamp <= 0 || last_at <= 0)
+		return false;
+	const char *mode = strcmp(reason, "Epilog error") == 0   ? "epilog"
+	                   : strcmp(reason, "Prolog error") == 0 ? "prolog"
+	                                                        : NULL;
+	/* The record is kept before the hook exits; Slurm stamps the drain
+	 * after. A second of slack for the two clocks' rounding. */
+	return mode && strcmp(mode, last_mode) == 0 && stamp >= last_at - 1 &&
+	       stamp <= last_at + NG_SLURM_HOOK_DRAIN_WINDOW_S;
+}
+
+int ng_slurm_parse_stamp(const char *text, long long *at)
+{
+	const char *r = text ? find_key(text, "Reason") : NULL;
+	if (!r)
+		return -1;
+	size_t end = strcspn(r, "\r\n");
+	/* the last " [user@" on the line, as ng_slurm_parse_node strips it */
+	const char *best = NULL;
+	for (size_t i = end; i > 1; i--)
+		if (r[i - 1] == '[' && r[i - 2] == ' ') {
+			const char *close = memchr(r + i, ']', end - i);
+			const char *atsign = memchr(r + i, '@', end - i);
+			if (close && atsign && atsign < close) {
+				best = atsign + 1;
+				break;
+			}
+		}
+	int y, mo, d, h, mi, se;
+	char tail;
+	if (!best || sscanf(best, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &tail) != 7 ||
+	    tail != ']')
+		return -1;
+	struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+	                .tm_min = mi, .tm_sec = se, .tm_isdst = -1};
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*at = (long long)t;
+	return 0;
+}
+
 static bool has_word(const char *state, const char *word)
 {
 	/* the flags are '+'-separated words: IDLE+DRAIN, MIXED+DRAIN+NOT_RESPONDING */
@@ -276,6 +321,7 @@ struct call {
 	const char *scontrol;
 	double timeout_s, budget_s, readback_s;
 	ng_slurm_result *out;
+	long long stamp; /* the last read's reason stamp, 0 none */
 };
 
 /* Text that says slurmctld could not be reached (or the node is not yet
@@ -397,6 +443,9 @@ static int read_node(struct call *k, char *state, size_t state_len, char *reason
 	int rc = scontrol(k, args, 4, &r, why, sizeof why, err);
 	if (rc < 0)
 		return -1;
+	k->stamp = 0;
+	if (rc == 0 && ng_slurm_parse_stamp(r.out, &k->stamp) < 0)
+		k->stamp = 0;
 	if (rc == 0 && ng_slurm_parse_node(r.out, state, state_len, reason, reason_len) < 0) {
 		char line[256];
 		first_line(r.out, line, sizeof line);
@@ -410,6 +459,22 @@ static int read_node(struct call *k, char *state, size_t state_len, char *reason
 		return ng_fail(err, "cannot read node %s: %s", k->out->node, why);
 	}
 	return 0;
+}
+
+/* The node's reason as read first: nodegate's own, or Slurm's drain after
+ * nodegate's epilog or prolog exited 1 there (the caller's store says so). */
+static bool ours_before(struct call *k)
+{
+	ng_slurm_result *out = k->out;
+	out->stamp_before = k->stamp;
+	if (ng_slurm_reason_ours(out->reason_before))
+		return true;
+	bool hook = strcmp(out->reason_before, "Epilog error") == 0 ||
+	            strcmp(out->reason_before, "Prolog error") == 0;
+	if (hook && k->stamp && k->o->hook_drain_ours &&
+	    k->o->hook_drain_ours(out->reason_before, k->stamp, k->o->hook_arg))
+		out->hook_drain = true;
+	return out->hook_drain;
 }
 
 static int setup(struct call *k, const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
@@ -482,7 +547,7 @@ int ng_slurm_drain(const ng_slurm_opts *o, const char *reason, ng_slurm_result *
 	              sizeof out->reason_before, err) < 0)
 		return -1;
 	bool held = ng_slurm_state_drain(out->state_before) || ng_slurm_state_down(out->state_before);
-	if (held && !ng_slurm_reason_ours(out->reason_before)) {
+	if (held && !ours_before(&k)) {
 		out->left_alone = true;
 		snprintf(out->state_after, sizeof out->state_after, "%s", out->state_before);
 		snprintf(out->reason_after, sizeof out->reason_after, "%s", out->reason_before);
@@ -521,8 +586,10 @@ int ng_slurm_drain(const ng_slurm_opts *o, const char *reason, ng_slurm_result *
 		            out->node, out->state_after, out->reason_after, k.readback_s);
 	out->changed = !ng_slurm_state_drain(out->state_before);
 	snprintf(out->message, sizeof out->message, "%s %s: %s -> %s, reason \"%s\"",
-	         out->changed ? "drained" : "reason updated on", out->node, out->state_before,
-	         out->state_after, out->reason_after);
+	         out->changed         ? "drained"
+	         : out->hook_drain    ? "nodegate's reason set in place of Slurm's own on"
+	                              : "reason updated on",
+	         out->node, out->state_before, out->state_after, out->reason_after);
 	return 0;
 }
 
@@ -545,8 +612,7 @@ int ng_slurm_resume(const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
 	snprintf(out->state_after, sizeof out->state_after, "%s", out->state_before);
 	snprintf(out->reason_after, sizeof out->reason_after, "%s", out->reason_before);
 	bool drained = ng_slurm_state_drain(out->state_before);
-	if ((drained || ng_slurm_state_down(out->state_before)) &&
-	    !ng_slurm_reason_ours(out->reason_before)) {
+	if ((drained || ng_slurm_state_down(out->state_before)) && !ours_before(&k)) {
 		out->left_alone = true;
 		snprintf(out->message, sizeof out->message,
 		         NG_SLURM_OPERATOR_DRAIN ", not resumed (%s, \"%.200s\")", out->state_before,
@@ -623,6 +689,7 @@ char *ng_slurm_result_json(const ng_slurm_result *r, const char *action)
 	cJSON_AddBoolToObject(o, "acted", r->acted);
 	cJSON_AddBoolToObject(o, "changed", r->changed);
 	cJSON_AddBoolToObject(o, "left_alone", r->left_alone);
+	cJSON_AddBoolToObject(o, "hook_drain", r->hook_drain);
 	cJSON_AddNumberToObject(o, "calls", r->calls);
 	cJSON_AddStringToObject(o, "message", r->message);
 	char *text = cJSON_PrintUnformatted(o);

@@ -34,6 +34,13 @@
 #define NG_SLURM_DEFAULT_READBACK_S 5.0
 #define NG_SLURM_OPERATOR_DRAIN "already drained by an operator: left alone"
 
+/* Slurm drains a node whose Epilog or Prolog exits non-zero, with its own
+ * reason ("Epilog error", "Prolog error"). Such a drain is nodegate's only
+ * when the caller's store shows a nodegate epilog (prolog) run there that
+ * exited 1 right before the drain's stamp: the caller answers. reason is
+ * "Epilog error" or "Prolog error", stamp the drain's time (unix seconds). */
+typedef bool (*ng_slurm_hook_drain_fn)(const char *reason, long long stamp, void *arg);
+
 typedef struct {
 	const char *scontrol;   /* NULL: $NODEGATE_SCONTROL, else "scontrol" on PATH */
 	const char *slurm_conf; /* NULL: SLURM_CONF as inherited (if any) */
@@ -47,6 +54,10 @@ typedef struct {
 	const char *resume_prefix;
 	/* resume only this quarantine case's drain (ng_slurm_reason_of_case); 0: any */
 	long long resume_case;
+	/* NULL: Slurm's own Epilog/Prolog error drain is an operator's, as any
+	 * reason nodegate did not set */
+	ng_slurm_hook_drain_fn hook_drain_ours;
+	void *hook_arg;
 } ng_slurm_opts;
 
 typedef struct {
@@ -57,6 +68,8 @@ typedef struct {
 	bool acted;      /* an update was sent to slurmctld */
 	bool changed;    /* read back: the node's state really changed as asked */
 	bool left_alone; /* an operator's drain: not overwritten, not resumed */
+	bool hook_drain; /* Slurm's drain after nodegate's epilog/prolog exited 1: nodegate's */
+	long long stamp_before; /* the reason's [user@time] as unix seconds; 0 none */
 	int calls;       /* scontrol calls made, retries included */
 	char message[512]; /* one line: what happened */
 } ng_slurm_result;
@@ -93,6 +106,20 @@ int ng_slurm_node_name(const ng_slurm_opts *o, char out[NG_SLURM_NODE_MAX + 1], 
  * stamp; "" when none). Returns 0, or -1 when there is no State=. */
 int ng_slurm_parse_node(const char *text, char *state, size_t state_len, char *reason,
                         size_t reason_len);
+
+#define NG_SLURM_HOOK_DRAIN_WINDOW_S 120 /* PrologEpilogTimeout's 60 s, and margin */
+
+/* The rule behind hook_drain_ours, from what the store keeps of the node's
+ * newest GPU check: "Epilog error" (or "Prolog error") stamped within
+ * NG_SLURM_HOOK_DRAIN_WINDOW_S after a nodegate epilog (prolog) there that
+ * drained, i.e. exited 1. Anything else is not nodegate's. */
+bool ng_slurm_hook_drain_is_ours(const char *reason, long long stamp, const char *last_mode,
+                                 bool last_drained, long long last_at);
+
+/* The time in the "[user@YYYY-MM-DDTHH:MM:SS]" stamp Slurm puts after a
+ * node's Reason= (slurmctld's local time), as unix seconds. 0 with *at set,
+ * -1 when there is none. */
+int ng_slurm_parse_stamp(const char *text, long long *at);
 
 /* About a parsed state: drained or draining (the DRAIN flag); down or
  * failing; not responding ('*' or NOT_RESPONDING: the moment after RESUME). */

@@ -487,3 +487,30 @@ int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t 
 	               ? -1
 	               : n;
 }
+
+int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err)
+{
+	memset(out, 0, sizeof *out);
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT body, taken_at FROM records WHERE node = ? AND metric = 'gpu.health'"
+	                      " ORDER BY taken_at DESC, id DESC LIMIT 1",
+	                      "t", node);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		cJSON *b = cJSON_Parse(ng_sql_column_text(q, 0) ? ng_sql_column_text(q, 0) : "");
+		const cJSON *mode = cJSON_GetObjectItemCaseSensitive(b, "mode"),
+		            *drain = cJSON_GetObjectItemCaseSensitive(b, "drain");
+		if (cJSON_IsString(mode) && cJSON_IsBool(drain)) {
+			ng_copy(out->mode, sizeof out->mode, mode->valuestring);
+			out->drain = cJSON_IsTrue(drain);
+			out->at = ng_sql_column_int64(q, 1);
+		} else {
+			r = 0;
+		}
+		cJSON_Delete(b);
+	}
+	ng_sql_finalize(q);
+	return r;
+}

@@ -320,6 +320,18 @@ int ng_store_resolve_node(ng_store *st, const char *arg, ng_store_node_ref *out,
 /* The node's scheduler name: 1 found (name set), 0 none known (name ""). */
 int ng_store_node_name_of(ng_store *st, const char *node, char *name, size_t cap, ng_err *err);
 
+/* ---- GPU checks ------------------------------------------------------------------ */
+
+/* The node's newest GPU check as its gpu.health records keep it: the mode
+ * (epilog, prolog, health), whether it drained (exit 1), and when. 1 found,
+ * 0 none (or none from a nodegate that recorded the drain). */
+typedef struct {
+	char mode[16];
+	bool drain;
+	int64_t at;
+} ng_store_gpu_check;
+int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err);
+
 /* ---- the audit log -------------------------------------------------------------- */
 
 /* Appends one entry. Used inside a write transaction the caller holds

@@ -181,6 +181,34 @@ def test_epilog_sets_reason_and_exits_1():
     check(r.exit == 0 and r.calls() == [], "not the job's GPU: nothing", r)
 
 
+def test_slurm_epilog_error_after_our_epilog_is_ours():
+    """Slurm's own "Epilog error" drain, stamped right after a nodegate epilog
+    there exited 1 (as its store records), is nodegate's: the next check sets
+    its own reason in its place. After an epilog that passed, the same
+    reason is an operator's and is left alone."""
+    shared = tempfile.mkdtemp(prefix="ng-landing-hook-")
+    atexit.register(shutil.rmtree, shared, True)
+    # The stand-in scontrol stamps every reason [root@2026-01-01T00:00:00].
+    stamp = int(time.mktime((2026, 1, 1, 0, 0, 0, 0, 0, -1)))
+    for passed_first in (False, True):
+        store = os.path.join(shared, f"store-{passed_first}.db")
+        env = {"NODEGATE_STORE": store, "SLURM_JOB_GPUS": "0,1", "SLURM_JOB_ID": "7",
+               "NODEGATE_NOW": str(stamp - 20)}
+        r = run(["epilog"], gpus=node() if passed_first else PCIE_X8, env=env)
+        check(r.exit == (0 if passed_first else 1), "the epilog, without --land", r)
+        env["NODEGATE_NOW"] = str(stamp + 30)
+        r = run(["health", "--land", "slurm", "--json"], gpus=PCIE_X8, env=env,
+                node_state=("IDLE+DRAIN", "Epilog error"))
+        land = r.json["landing"]
+        if passed_first:
+            check(land["result"] == "left-alone" and r.state()["reason"] == "Epilog error",
+                  "after a passing epilog, Slurm's drain is not nodegate's", r)
+        else:
+            check(land["result"] == "done" and land.get("hook_drain") is True
+                  and r.state()["reason"].startswith("ng:degraded pcie GPU1 "),
+                  "Slurm's drain after our epilog exited 1 is ours: reason replaced", r)
+
+
 def test_usage():
     r = run(["health", "--land", "kube"])
     check(r.exit == 2, "bad --land is a usage error", r)

@@ -385,6 +385,80 @@ static void parse_forms(void **state)
 	                 -1);
 }
 
+/* What the store says of the node's newest GPU check, for the callback. */
+struct last_check {
+	const char *mode;
+	bool drained;
+	long long at;
+	int asked;
+};
+
+static bool last_check_says(const char *reason, long long stamp, void *arg)
+{
+	struct last_check *l = arg;
+	l->asked++;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, l->mode, l->drained, l->at);
+}
+
+/* Slurm's own "Epilog error" drain right after nodegate's epilog exited 1
+ * there is nodegate's: its reason replaces Slurm's. Any other: left alone. */
+static void hook_drain_after_our_epilog(void **state)
+{
+	(void)state;
+	long long stamp = 0;
+	assert_int_equal(ng_slurm_parse_stamp("NodeName=n1 State=IDLE+DRAIN Reason=Epilog error "
+	                                      "[slurm@2026-01-01T00:00:00]",
+	                                      &stamp),
+	                 0);
+	assert_true(stamp > 0);
+	assert_int_equal(ng_slurm_parse_stamp("State=IDLE Reason=x", &stamp), -1);
+	assert_int_equal(ng_slurm_parse_stamp("State=IDLE Reason=a [root@soon]", &stamp), -1);
+	assert_int_equal(ng_slurm_parse_stamp("NodeName=n1 State=IDLE+DRAIN Reason=Epilog error "
+	                                      "[slurm@2026-01-01T00:00:00]",
+	                                      &stamp),
+	                 0);
+	/* the rule alone */
+	assert_true(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", false, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "prolog", true, stamp - 5));
+	assert_true(ng_slurm_hook_drain_is_ours("Prolog error", stamp, "prolog", true, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true,
+	                                         stamp - NG_SLURM_HOOK_DRAIN_WINDOW_S - 1));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true, stamp + 60));
+	assert_false(ng_slurm_hook_drain_is_ours("Kill task failed", stamp, "epilog", true, stamp));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", 0, "epilog", true, stamp));
+
+	ng_slurm_opts o = opts();
+	ng_slurm_result r;
+	ng_err err;
+	struct last_check l = {"epilog", true, stamp - 5, 0};
+	o.hook_drain_ours = last_check_says;
+	o.hook_arg = &l;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0 0000:18:00: x", &r, &err), 0);
+	assert_true(r.hook_drain);
+	assert_false(r.left_alone);
+	assert_int_equal(l.asked, 1);
+	assert_string_equal(r.reason_after, "ng:fatal ecc GPU0 0000:18:00: x [nodegate]");
+	/* the last check passed: an Epilog error then is not nodegate's */
+	struct last_check passed = {"epilog", false, stamp - 5, 0};
+	o.hook_arg = &passed;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+	assert_true(r.left_alone);
+	assert_false(r.hook_drain);
+	assert_int_equal(ng_slurm_resume(&o, &r, &err), 1);
+	/* an operator's reason is never even asked about */
+	passed.asked = 0;
+	write_state("IDLE+DRAIN", "reseat GPU 2");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+	assert_int_equal(passed.asked, 0);
+	/* no callback: Slurm's own drain is an operator's */
+	o.hook_drain_ours = NULL;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(scontrol_lies, setup, teardown),
 		cmocka_unit_test_setup_teardown(node_name_and_conf, setup, teardown),
 		cmocka_unit_test(parse_forms),
+		cmocka_unit_test_setup_teardown(hook_drain_after_our_epilog, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
