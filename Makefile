@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
+.PHONY: install deb all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
 
 all: build
 
@@ -16,6 +16,18 @@ $(BUILD)/CMakeCache.txt:
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: bin/nodegate, lib/nodegate/,
+# share/nodegate/ (scenarios, example configuration), share/doc/nodegate/.
+# The tree works wherever it is copied (nodegate finds the rest from itself).
+PREFIX ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# make deb: a Debian package of the release build, in $(BUILD)/deb/.
+deb:
+	$(MAKE) build BUILD_TYPE=RelWithDebInfo
+	scripts/make-deb $(BUILD)
 
 deps:
 	scripts/setup-deps

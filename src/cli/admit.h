@@ -38,6 +38,7 @@ struct ng_admit_run {
 	double started; /* CLOCK_MONOTONIC seconds when the run began */
 	const char *actor;
 	char node[128], class_key[256], software[80], run_id[80];
+	char node_name[128]; /* the scheduler name: the records', else the store's; "" unknown */
 	struct ng_admit_judged *j;
 	size_t n, cap;
 	ng_admit_result *first, *confirm; /* the results of each stage, for the decision */
@@ -70,7 +71,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err);
 /* --land slurm: a quarantined node is drained through scontrol with the
  * case's reason (land/slurm.h: never over an operator's drain), as node
- * (NULL: r->node); what happened is a note and a "land.drain" audit entry.
+ * (NULL: r->node_name, the scheduler's name for it, never the stable id); what happened is a note and a "land.drain" audit entry.
  * -1 only when the store failed. */
 int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                         const char *node, ng_err *err);

@@ -155,6 +155,7 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	bool wrong = wj && wj->line.status == NG_MS_INTEGRITY;
 	ng_store_case c = {.opened_at = r->now};
 	ng_copy(c.node, sizeof c.node, r->node);
+	ng_copy(c.node_name, sizeof c.node_name, r->node_name);
 	ng_copy(c.class_key, sizeof c.class_key, r->class_key);
 	ng_copy(c.software, sizeof c.software, r->software);
 	ng_copy(c.domain, sizeof c.domain, what ? what->domain : "");
@@ -177,7 +178,7 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	              "(`nodegate quarantine show %s`)",
 	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
 	              wrong ? "returned wrong results" : "failed twice", pol->release_passes,
-	              ng_cli_shell_word(r->node, word));
+	              ng_cli_shell_word(r->node_name[0] ? r->node_name : r->node, word));
 	return 0;
 }
 
@@ -292,12 +293,15 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 	ng_store_node_state s = {.updated_at = r->now, .recheck_at = r->recheck_at,
 	                         .duration_ms = r->started > 0 && took > 0 ? (int64_t)(took * 1000) + 1 : 0};
 	ng_copy(s.node, sizeof s.node, r->node);
+	ng_copy(s.node_name, sizeof s.node_name, r->node_name);
 	ng_copy(s.class_key, sizeof s.class_key, r->class_key);
 	ng_copy(s.software, sizeof s.software, r->software);
 	ng_copy(s.outcome, sizeof s.outcome, r->outcome);
 	ng_copy(s.run_id, sizeof s.run_id, r->run_id);
 	cJSON *detail = cJSON_CreateObject();
 	cJSON_AddStringToObject(detail, "run", r->run_id);
+	if (r->node_name[0])
+		cJSON_AddStringToObject(detail, "node_name", r->node_name);
 	cJSON_AddStringToObject(detail, "judged", ng_admit_outcome_name(r->d.outcome));
 	cJSON_AddItemToObject(detail, "notes", cJSON_Duplicate(r->notes, true));
 	if (r->case_id)
@@ -313,6 +317,23 @@ int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err)
 
 /* ---- landing on Slurm (--land slurm) ------------------------------------------------ */
 
+struct hook_check {
+	ng_store *st;
+	const char *node;
+};
+
+/* Slurm's Epilog/Prolog error drain is nodegate's when the store's newest
+ * GPU check of the node was that hook, and it exited 1 just before. */
+static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
+{
+	const struct hook_check *h = arg;
+	ng_store_gpu_check last;
+	ng_err err;
+	if (ng_store_last_gpu_check(h->st, h->node, &last, &err) != 1)
+		return false;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, last.mode, last.drain, last.at);
+}
+
 int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                         const char *node, ng_err *err)
 {
@@ -326,8 +347,9 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 		ng_admit_note(r, "slurm: no open case to land");
 		return 0;
 	}
-	/* "nodegate: quarantined case N: memory hostmem.bw 61.2 GB/s, 48% of
-	 * median (bar 80)": what failed, how badly, and the case to read. */
+	/* "ng:quarantine memory hostmem.bw case N: 61.2 GB/s, 48% of median
+	 * (bar 80) [nodegate]": what failed first (sinfo -R shows 20
+	 * characters), how badly, and the case to read. */
 	char how[160] = "";
 	const struct ng_admit_judged *j = latest_of(r, c.metric);
 	if (j && isfinite(j->res.value)) {
@@ -337,13 +359,24 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 			         j->line.flag.percent, j->line.flag.bar);
 	}
 	char reason[NG_SLURM_REASON_MAX * 2];
-	snprintf(reason, sizeof reason, "nodegate: quarantined case %lld: %s %s%s",
-	         (long long)c.id, c.domain, c.metric, how);
+	snprintf(reason, sizeof reason, "ng:quarantine %s %s case %lld:%s", c.domain, c.metric,
+	         (long long)c.id, how);
 	ng_store_case_free(&c);
-	ng_slurm_opts o = {.node = node ? node : r->node};
+	/* Slurm knows the node by its scheduler name; the stable id is the
+	 * store's key and names no Slurm node. */
+	struct hook_check hc = {st, r->node};
+	ng_slurm_opts o = {.node = node ? node : r->node_name, .hook_drain_ours = hook_drain_ours,
+	                   .hook_arg = &hc};
 	ng_slurm_result res;
+	memset(&res, 0, sizeof res);
 	ng_err lerr = {{0}};
-	int rc = ng_slurm_drain(&o, reason, &res, &lerr);
+	int rc = -1;
+	if (o.node && *o.node)
+		rc = ng_slurm_drain(&o, reason, &res, &lerr);
+	else
+		ng_fail(&lerr, "the records and the store give no scheduler name for node %s (only its "
+		               "stable id): name it with --node",
+		        r->node);
 	if (rc == 0)
 		ng_admit_note(r, "slurm: %s", res.message);
 	else if (rc == 1)

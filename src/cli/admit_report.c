@@ -24,7 +24,9 @@ void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 {
 	char at[32];
 	ng_cli_format_time(r->now, at);
-	fprintf(out, "node %s  class %s  software %s\nrun %s at %s\n\n", r->node, r->class_key,
+	fprintf(out, "node %s%s%s%s  class %s  software %s\nrun %s at %s\n\n",
+	        r->node_name[0] ? r->node_name : r->node, r->node_name[0] ? " (id " : "",
+	        r->node_name[0] ? r->node : "", r->node_name[0] ? ")" : "", r->class_key,
 	        r->software[0] ? r->software : "-", r->run_id, at);
 	fprintf(out, "%-8s %-8s %-28s %10s %10s %10s %10s %7s %-10s %s\n", "stage", "domain", "metric",
 	        "value", "median", "floor", "bar", "%med", "gate", "status");
@@ -97,6 +99,7 @@ cJSON *ng_admit_json(const struct ng_admit_run *r)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schema", "nodegate/admission/1");
 	cJSON_AddStringToObject(o, "node", r->node);
+	cJSON_AddStringToObject(o, "node_name", r->node_name);
 	cJSON_AddStringToObject(o, "class", r->class_key);
 	cJSON_AddStringToObject(o, "software", r->software);
 	cJSON_AddStringToObject(o, "run", r->run_id);

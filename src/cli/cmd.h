@@ -74,6 +74,12 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 /* The nodegate binary this process runs (/proc/self/exe) and its directory,
  * where the build and the install keep the synthetic GPU library. */
 int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
+/* A file nodegate ships, found from where the running binary is: beside it
+ * (a build tree: in_build, relative to its directory), else in the install
+ * tree around it (in_install, relative to the directory above bin/), so an
+ * installed tree works wherever it is copied. out gets the first that
+ * exists; 0 found, -1 neither (out: the install path, for messages). */
+int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
 /* Reads and parses a JSON file; *text keeps the source for literal checks.

@@ -71,10 +71,11 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"      --confirm-from F   with --from: the confirmation's records; without it a\n"
 	"                         flagged run ends `suspect` and names what to re-run\n"
 	"      --land slurm|none  slurm: drain a quarantined node through scontrol\n"
-	"                         (State=DRAIN, \"nodegate: quarantined case N: ...\"; never\n"
+	"                         (State=DRAIN, \"ng:quarantine DOMAIN METRIC case N: ...\"; never\n"
 	"                         over an operator's drain; audited as land.drain);\n"
 	"                         default none. NODEGATE_SCONTROL names scontrol\n"
-	"      --node NAME        the Slurm node name (default: the records' node)\n"
+	"      --node NAME        the Slurm node name (default: the scheduler name the\n"
+	"                         records or the store give for the node, never its id)\n"
 	"  -j, --json             print the decision as JSON\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -292,6 +293,9 @@ static int identify(struct ng_admit_run *r, const cJSON *records, const char *wh
 			               "node and class (or the class template cannot describe this node: see "
 			               "`nodegate identity`)",
 			               what, i, node ? "class" : "node");
+		const char *name = ng_admit_str(rec, "node_name");
+		if (name && !r->node_name[0])
+			ng_copy(r->node_name, sizeof r->node_name, name);
 		if (!r->node[0]) {
 			ng_copy(r->node, sizeof r->node, node);
 			ng_copy(r->class_key, sizeof r->class_key, cls);
@@ -417,6 +421,11 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 		*exit_code = NG_EXIT_USAGE;
 		return -1;
 	}
+	/* Records from elsewhere may not say what the scheduler calls the node:
+	 * the store may know it from an earlier run. */
+	if (!r->node_name[0] && ng_store_node_name_of(st, r->node, r->node_name, sizeof r->node_name,
+	                                              &err) < 0)
+		goto store_failed;
 	ng_cli_run_id(r->run_id, r->node, r->now);
 	if (ng_admit_judge_stage(st, cli, r, first, "first", &err) < 0 || ng_admit_decide_run(r, &cli->policy) < 0)
 		goto store_failed;

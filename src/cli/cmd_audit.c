@@ -31,7 +31,7 @@ const struct ng_cmd_entry ng_cmd_audit_entry = {
 	"           who can rewrite the whole database can rewrite the whole chain, and\n"
 	"           only a head kept elsewhere shows it.\n"
 	"  show     entries newest first (--limit N, default 50, 0 for all), optionally of\n"
-	"           one subject: node:NAME, case:ID, baseline:ID, class:KEY, fleet-event:ID\n"
+	"           one subject: node:NAME (its id or scheduler name), case:ID, baseline:ID, class:KEY, fleet-event:ID\n"
 	"\n"
 	"Neither creates a store: a SQLite path with no file is an error, never an\n"
 	"empty log reported as verified.\n"
@@ -157,6 +157,19 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err;
+	/* node:NAME finds the node's entries by its scheduler name too: they
+	 * are filed under its stable id. */
+	char by_id[160];
+	if (o.subject && strncmp(o.subject, "node:", 5) == 0) {
+		ng_store_node_ref ref;
+		int bad = ng_cli_resolve_node(st, e, o.subject + 5, &ref);
+		if (bad) {
+			ng_store_close(st);
+			return bad;
+		}
+		snprintf(by_id, sizeof by_id, "node:%s", ref.id);
+		o.subject = by_id;
+	}
 	cJSON *arr = ng_store_audit_list(st, o.limit, o.subject, &err);
 	ng_store_close(st);
 	if (!arr)

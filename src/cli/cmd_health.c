@@ -1,6 +1,12 @@
 /* nodegate health: check every GPU of the node (HealthCheckProgram, cron,
  * by hand), or a saved `nvidia-smi -q`. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli/gpu_check.h"
+#include "cli/run_lock.h"
+#include "cli/store_cli.h"
 
 static int health_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -13,8 +19,8 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	"The rules of `nodegate epilog`, on every GPU NVML lists, with every Xid in the\n"
 	"kernel's buffer (or --since S seconds of it). For Slurm's HealthCheckProgram,\n"
 	"cron or a person. Slurm only logs a HealthCheckProgram's exit status, so on\n"
-	"degraded or fatal this prints the drain reason (\"nodegate: GPU 3 0000:3b:00\n"
-	"fatal: ...\") and exits 1; draining the node with it is up to the caller,\n"
+	"degraded or fatal this prints the drain reason (\"ng:fatal xid79 GPU3\n"
+	"0000:3b:00: ... [nodegate]\": sinfo -R shows its first 20 characters) and exits 1; draining the node with it is up to the caller,\n"
 	"unless --land slurm is given: then nodegate drains it through scontrol\n"
 	"(State=DRAIN, that reason; never over an operator's drain; the state read\n"
 	"back) and reports what changed. The health-check environment has no\n"
@@ -27,6 +33,10 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	"Options:\n"
 	"      --from-nvidia-smi F judge this saved `nvidia-smi -q` instead of NVML\n" NG_CHECK_COMMON_HELP
 	"\n"
+	"One health check of the node runs at a time: a run that finds another alive\n"
+	"(the lock $NODEGATE_STATE_DIR/health.lock, default the store's directory:\n"
+	"/var/lib/nodegate as root) says so and exits 0 at once, checking nothing.\n"
+	"\n"
 	"Exit status: 1 degraded or fatal; 0 ok, transient, unknown or nothing checked,\n"
 	"and 0 on a configuration error (a broken policy, an unknown option, an\n"
 	"unreadable --from-nvidia-smi file): one \"CONFIGURATION ERROR\" line on\n"
@@ -34,7 +44,57 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	.exec = health_main,
 };
 
+/* Only a check of this node's GPUs takes the lock: --help and a saved
+ * nvidia-smi file touch no GPU. */
+static bool checks_the_gpus(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0 ||
+		    strncmp(argv[i], "--from-nvidia-smi", 17) == 0)
+			return false;
+	}
+	return true;
+}
+
+static bool wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+			return true;
+	return false;
+}
+
 static int health_main(struct ng_cli *cli, int argc, char **argv)
 {
-	return ng_gpu_check_main(cli, &ng_cmd_health_entry, NG_CHECK_HEALTH, argc, argv);
+	int fd = -1;
+	if (checks_the_gpus(argc, argv)) {
+		char path[4096], why[4200] = "";
+		int got = ng_run_lock("health", &fd, path, sizeof path, why, sizeof why);
+		if (got == 0) {
+			/* Never a drain, never a failure: the run that is alive decides. */
+			const char *msg = "another nodegate health is still running on this node: "
+			                  "nothing checked by this one";
+			if (wants_json(argc, argv)) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "mode", "health");
+				cJSON_AddStringToObject(o, "severity", "n/a");
+				cJSON_AddBoolToObject(o, "drain", false);
+				cJSON_AddNumberToObject(o, "exit", 0);
+				cJSON_AddStringToObject(o, "reason", msg);
+				cJSON_AddStringToObject(o, "lock", path);
+				ng_print_json(o);
+				cJSON_Delete(o);
+			} else
+				printf("health: n/a: %s (%s)\n", msg, path);
+			return NG_EXIT_OK;
+		}
+		if (got < 0)
+			fprintf(stderr, "nodegate health: not locked against a second run: %s\n", why);
+	}
+	int rc = ng_gpu_check_main(cli, &ng_cmd_health_entry, NG_CHECK_HEALTH, argc, argv);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }

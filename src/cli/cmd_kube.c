@@ -15,10 +15,13 @@ const struct ng_cmd_entry ng_cmd_kube_entry = {
 	         "       nodegate kube release NODE [--dry-run]",
 	.summary = "Cordon, taint and label a node in Kubernetes, or release it (kubectl).",
 	.help =
-	"  cordon   kubectl cordon NODE; kubectl taint nodes NODE\n"
+	"  cordon   kubectl cordon NODE and annotate it nodegate.io/cordoned=true\n"
+	"           (unless it is cordoned already: then the cordon is someone else's\n"
+	"           and stays so); kubectl taint nodes NODE\n"
 	"           nodegate.io/quarantine=R:NoSchedule --overwrite; kubectl label nodes\n"
 	"           NODE nodegate.io/outcome=quarantined --overwrite\n"
-	"  release  removes that taint and label (already gone is fine) and uncordons\n"
+	"  release  removes that taint and label (already gone is fine); uncordons only\n"
+	"           a cordon nodegate set (the annotation), never another party's\n"
 	"\n"
 	"R is the taint's value, so it must be a valid label value: free text is made\n"
 	"one (other characters become '-', at most 63, starting and ending with a\n"

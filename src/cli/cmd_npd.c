@@ -14,6 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/config_error.h"
 #include "cli/gpu_check.h"
+#include "land/slurm.h"
 
 enum { NPD_OK = 0, NPD_PROBLEM = 1, NPD_UNKNOWN = 2 };
 #define NPD_MESSAGE_MAX 79 /* NPD cuts the message; keep it whole */
@@ -146,8 +147,15 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 	const char *s = cJSON_IsString(sev) ? sev->valuestring : "unknown";
 	const char *w = cJSON_IsString(why) && why->valuestring[0] ? why->valuestring : "";
 	int n = cJSON_IsNumber(checked) ? checked->valueint : 0;
-	if (strncmp(w, "nodegate: ", 10) == 0)
-		w += 10;
+	/* The plugin's message is the reason without nodegate's marks. */
+	char plain[NG_SLURM_REASON_MAX + 1];
+	if (strncmp(w, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1) == 0) {
+		snprintf(plain, sizeof plain, "%s", w + sizeof NG_SLURM_REASON_PREFIX - 1);
+		size_t len = strlen(plain), mark = sizeof NG_SLURM_REASON_MARK - 1;
+		if (len >= mark && strcmp(plain + len - mark, NG_SLURM_REASON_MARK) == 0)
+			plain[len - mark] = '\0';
+		w = plain;
+	}
 	int status;
 	if (strcmp(s, "ok") == 0 || strcmp(s, "transient") == 0)
 		status = answer(NPD_OK, "GPUs healthy: %d checked%s", n,

@@ -111,6 +111,14 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	/* An override is the stable id's, whichever name NODE gave. */
+	ng_store_node_ref ref;
+	int bad = ng_cli_resolve_node(st, e, node, &ref);
+	if (bad) {
+		ng_store_close(st);
+		return bad;
+	}
+	snprintf(o.node, sizeof o.node, "%s", ref.id);
 	ng_err err;
 	int rc = NG_EXIT_OK;
 	if (ng_store_put_override(st, &o, &err) < 0) {
@@ -119,6 +127,7 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "id", (double)o.id);
 		cJSON_AddStringToObject(d, "node", o.node);
+		cJSON_AddStringToObject(d, "node_name", ref.name);
 		cJSON_AddStringToObject(d, "reason", o.reason);
 		cJSON_AddStringToObject(d, "by", o.by);
 		cJSON_AddNumberToObject(d, "created_at", (double)o.created_at);
@@ -130,7 +139,7 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		double hours = (double)(until - now) / 3600.0;
 		printf("override %" PRId64 " for node %s by %s until %s (%.3g %s from now): %s\n", o.id,
-		       o.node, o.by, until_text, hours < 48 ? hours : hours / 24,
+		       ref.name[0] ? ref.name : o.node, o.by, until_text, hours < 48 ? hours : hours / 24,
 		       hours < 48 ? "hours" : "days", o.reason);
 	}
 	ng_store_close(st);

@@ -44,6 +44,7 @@ static cJSON *case_json(const ng_store_case *c, long needed)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
 	cJSON_AddStringToObject(o, "node", c->node);
+	cJSON_AddStringToObject(o, "node_name", c->node_name);
 	cJSON_AddStringToObject(o, "state", c->closed_at ? "closed" : "open");
 	cJSON_AddStringToObject(o, "class", c->class_key);
 	cJSON_AddStringToObject(o, "software", c->software);
@@ -154,7 +155,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		int wn = 4, wm = 6;
 		for (size_t i = 0; i < n; i++) {
-			wn = width(wn, cs[i].node);
+			wn = width(wn, cs[i].node_name[0] ? cs[i].node_name : cs[i].node);
 			wm = width(wm, cs[i].metric);
 		}
 		printf("%4s  %-*s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "DOMAIN", wm, "METRIC",
@@ -168,7 +169,9 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			ng_cli_format_time(c->opened_at, opened);
 			ng_cli_format_time(c->closed_at, closed);
 			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
-			printf("%4" PRId64 "  %-*s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn, c->node,
+			/* People read host names; the id is in --json and `show`. */
+			printf("%4" PRId64 "  %-*s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
+			       c->node_name[0] ? c->node_name : c->node,
 			       c->domain, wm, c->metric, opened, passes);
 			if (all)
 				printf("%-20s  ", closed);
@@ -225,7 +228,15 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_STORE;
 	ng_err err;
 	ng_store_case c;
-	int r = find_case(st, arg, &c, &err);
+	/* NODE is the stable id or the scheduler name; a bare number that names
+	 * no node stays a case id. */
+	ng_store_node_ref ref;
+	int bad = ng_cli_resolve_node(st, e, arg, &ref);
+	if (bad) {
+		ng_store_close(st);
+		return bad;
+	}
+	int r = find_case(st, ref.id, &c, &err);
 	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_store_error(e, &err);
@@ -248,7 +259,10 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_cli_format_time(c.closed_at, closed);
 	printf("case %" PRId64 "  %s\n", c.id,
 	       c.closed_at ? "closed" : "open: the node is quarantined");
-	printf("  node       %s\n", c.node);
+	if (c.node_name[0])
+		printf("  node       %s (id %s)\n", c.node_name, c.node);
+	else
+		printf("  node       %s\n", c.node);
 	printf("  class      %s\n", c.class_key);
 	printf("  software   %s\n", c.software[0] ? c.software : "-");
 	printf("  failed     %s %s\n", c.domain, c.metric);
@@ -263,11 +277,11 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		       c.close_reason[0] ? c.close_reason : "-");
 	else if (c.passes >= needed)
 		printf("  next       the condition holds: `nodegate release %s` releases it\n",
-		       ng_cli_shell_word(c.node, word));
+		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
 	else
 		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
 		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric,
-		       ng_cli_shell_word(c.node, word));
+		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
 	printf("evidence:\n");
 	cJSON *ev = c.evidence ? cJSON_Parse(c.evidence) : NULL;
 	if (ev && (cJSON_IsObject(ev) || cJSON_IsArray(ev)) && !ev->child) {

@@ -23,6 +23,9 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"metric passed. Until then release refuses and says what is missing. A reboot\n"
 	"alone never releases a node.\n"
 	"\n"
+	"NODE is the node's stable id or its scheduler name (SLURMD_NODENAME, the short\n"
+	"host name); a name that two nodes have had is refused, listing both ids.\n"
+	"\n"
 	"--manual is the administrator-led release, e.g. after a longer diagnostic or a\n"
 	"repair (a replaced GPU, a reseated cable): it needs --by and --reason, and the\n"
 	"case and the audit log keep both. Prefer re-running the failed test: a manual\n"
@@ -34,10 +37,10 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"  -r, --reason TEXT  why, kept with the case\n"
 	"      --land slurm|none  slurm: once the case is closed, resume the node through\n"
 	"                     scontrol, only if nodegate drained it for this case (its\n"
-	"                     reason starts \"nodegate: quarantined case N:\"); an\n"
+	"                     reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
 	"                     operator's drain or another check's is left alone. Audited\n"
 	"                     as land.resume. Default none\n"
-	"      --node NAME    the Slurm node name, when not NODE\n"
+	"      --node NAME    the Slurm node name, when not the case's scheduler name\n"
 	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
 	"  -j, --json         the closed case as JSON\n"
 	"  -h, --help         this text\n"
@@ -55,9 +58,7 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node, const char *by,
                           int64_t now, int *rc)
 {
-	char prefix[64];
-	snprintf(prefix, sizeof prefix, "nodegate: quarantined case %" PRId64 ":", c->id);
-	ng_slurm_opts o = {.node = node, .resume_prefix = prefix};
+	ng_slurm_opts o = {.node = node, .resume_case = c->id};
 	ng_slurm_result res;
 	ng_err lerr = {{0}}, err;
 	int lrc = ng_slurm_resume(&o, &res, &lerr);
@@ -145,6 +146,14 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_STORE;
 	ng_err err;
 	int rc = NG_EXIT_OK;
+	/* NODE is the stable id or the scheduler name; the case is the id's. */
+	ng_store_node_ref ref;
+	int bad = ng_cli_resolve_node(st, e, argv[optind], &ref);
+	if (bad) {
+		ng_store_close(st);
+		return bad;
+	}
+	node = ref.id;
 	int r = ng_store_open_case_of(st, node, &c0, &err);
 	if (r < 0) {
 		ng_store_close(st);
@@ -154,7 +163,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		ng_store_close(st);
 		fprintf(stderr, "nodegate release: node %s is not quarantined (it has no open case): "
 		                "nothing to release\n",
-		        node);
+		        argv[optind]);
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
 	long needed = cli->policy.release_passes;
@@ -188,7 +197,11 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		ng_store_case c1;
 		cJSON *landing = NULL;
 		if (land_slurm && !cli->no_land)
-			landing = resume_node(st, &c0, land_node ? land_node : node, by, now, &rc);
+			landing = resume_node(st, &c0,
+			                      land_node ? land_node
+			                      : c0.node_name[0] ? c0.node_name
+			                      : argv[optind],
+			                      by, now, &rc);
 		r = rc == NG_EXIT_OK ? ng_store_get_case(st, c0.id, &c1, &err) : -2;
 		if (r == -2) {
 			cJSON_Delete(landing);
@@ -199,6 +212,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 			if (json) {
 				cJSON *o = cJSON_CreateObject();
 				cJSON_AddStringToObject(o, "node", c1.node);
+				cJSON_AddStringToObject(o, "node_name", c1.node_name);
 				cJSON_AddNumberToObject(o, "case", (double)c1.id);
 				cJSON_AddBoolToObject(o, "manual", manual);
 				cJSON_AddNumberToObject(o, "passes", (double)c1.passes);
@@ -212,7 +226,8 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 				ng_print_json(o);
 				cJSON_Delete(o);
 			} else {
-				printf("released node %s: case %" PRId64 " closed by %s (%s)\n", node, c1.id,
+				printf("released node %s: case %" PRId64 " closed by %s (%s)\n",
+				       c1.node_name[0] ? c1.node_name : c1.node, c1.id,
 				       c1.closed_by, c1.close_reason);
 				const cJSON *m = landing ? cJSON_GetObjectItem(landing, "message") : NULL;
 				if (cJSON_IsString(m))

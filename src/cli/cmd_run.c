@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "collect/identity.h"
 #include "collect/harness.h"
 #include "core/json.h"
 #include "core/record.h"
@@ -35,7 +36,8 @@ const struct ng_cmd_entry ng_cmd_run_entry = {
 	"  -t, --timeout S       seconds per run before the run is killed (default 600)\n"
 	"  -r, --raw-dir DIR     keep each run's raw stdout/stderr there (sha256 is always kept)\n"
 	"  -C, --class CLASS     the topology class to record (must match the baseline's)\n"
-	"  -N, --node NAME       the node identity to record (default: the host name)\n"
+	"  -N, --node NAME       the node identity to record (default: its stable id,\n"
+	"                        with its scheduler name as node_name: docs/naming.md)\n"
 	"  -d, --diag FILE       records holding a \"diag\" map (e.g. the --out of\n"
 	"                        `nodegate run dcgmi`), copied into records that have none\n"
 	"  -b, --baseline FILE   judge the records with the gate against this baseline\n"
@@ -183,8 +185,13 @@ static int exec_run(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(&ng_cmd_run_entry, "give the command to run after --");
 	if ((a.cohort || a.explain) && !a.baseline_path)
 		return ng_cmd_usage_error(&ng_cmd_run_entry, "--cohort-drops and --explain need --baseline");
-	if (!a.h.node && gethostname(host, sizeof host - 1) == 0)
+	/* The node as admission keys it: its stable id, with the scheduler
+	 * name beside it (docs/naming.md), unless --node names it. */
+	char node_name[128] = "";
+	if (!a.h.node) {
+		ng_node_names(host, sizeof host, node_name, sizeof node_name);
 		a.h.node = host;
+	}
 	a.h.argv = argv + cmd;
 	a.h.argc = (size_t)(argc - cmd);
 
@@ -195,6 +202,9 @@ static int exec_run(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	rc = NG_EXIT_OK;
+	for (cJSON *r = records->child; node_name[0] && r; r = r->next)
+		if (cJSON_IsObject(r) && !cJSON_HasObjectItem(r, "node_name"))
+			cJSON_AddStringToObject(r, "node_name", node_name);
 	if (a.diag_path && ng_apply_diag_file(records, a.diag_path, &err) < 0) {
 		fprintf(stderr, "nodegate run: --diag %s\n", err.msg);
 		rc = NG_EXIT_USAGE;

@@ -56,9 +56,10 @@ const struct ng_cmd_entry ng_cmd_scenarios_entry = {
 	"policy, kernel log or store is used.\n"
 	"\n"
 	"Options:\n"
-	"      --dir DIR       the scenario files (default: the source tree's scenarios/)\n"
+	"      --dir DIR       the scenario files (default: ../share/nodegate/scenarios\n"
+	"                      from the binary when installed, else the source tree's)\n"
 	"      --library PATH  the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
-	"                      beside the nodegate binary)\n"
+	"                      beside the nodegate binary, else in ../lib/nodegate/)\n"
 	"      --only NAME     run one scenario\n"
 	"  -v, --verbose       print each run's output under its row\n"
 	"  -j, --json          the rows as JSON\n"
@@ -448,7 +449,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	const char *dir = NODEGATE_SCENARIO_DIR, *library = NULL, *only = NULL;
+	const char *dir = NULL, *library = NULL, *only = NULL;
 	bool json = false, verbose = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "vjh", longopts, NULL)) != -1) {
@@ -471,7 +472,8 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	if (!library) {
-		snprintf(lib, sizeof lib, "%s/%s", self_dir, SYNTH_LIBRARY);
+		/* beside the binary (a build), else lib/nodegate/ of the install */
+		ng_shipped_path(SYNTH_LIBRARY, "lib/nodegate/" SYNTH_LIBRARY, lib, sizeof lib);
 		library = lib;
 	}
 	if (access(library, R_OK) != 0) {
@@ -487,6 +489,13 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 
+	/* An install's share/nodegate/scenarios, found from the binary; the
+	 * source tree's only for a binary that was never installed. */
+	char shipped[1024];
+	if (!dir)
+		dir = ng_shipped_path(NULL, "share/nodegate/scenarios", shipped, sizeof shipped) == 0
+		              ? shipped
+		              : NODEGATE_SCENARIO_DIR;
 	ng_err err;
 	size_t n_files = 0;
 	char **files = list_dir(dir, &n_files, &err);

@@ -70,7 +70,7 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"\n"
 	"Options:\n"
 	"      --library PATH  the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
-	"                      beside the nodegate binary)\n"
+	"                      beside the nodegate binary, else in ../lib/nodegate/)\n"
 	"      --break LINK    break one link on purpose, to see the selftest catch it:\n"
 	"                      nvml (the GPU cases get a library that does not exist:\n"
 	"                      the faults no longer drain) or store (the admission\n"
@@ -258,9 +258,9 @@ struct gpu_case {
 static const struct gpu_case gpu_cases[] = {
 	{"gpu-healthy", "{" SCHEMA ",\"gpus\":[{},{},{},{}]}", NULL, "ok", false, 0, {0}, 0},
 	{"gpu-ecc", "{" SCHEMA ",\"gpus\":[" ECC_FAULT ",{},{},{}]}", NULL, "fatal", true, 1,
-	 {"GPU 0", "ecc"}, 0},
+	 {"GPU0", "ecc"}, 0},
 	{"gpu-pcie-x8", "{" SCHEMA ",\"gpus\":[{},{\"pcie\":{\"width\":8}},{},{}]}", NULL, "degraded",
-	 true, 1, {"GPU 1", "pcie"}, 0},
+	 true, 1, {"GPU1", "pcie"}, 0},
 	{"gpu-not-the-jobs", "{" SCHEMA ",\"gpus\":[{},{},{}," ECC_FAULT "]}", NULL, "ok", false, 0,
 	 {0}, 0},
 	{"gpu-no-nvml", NULL, NULL, "n/a", false, 0, {0}, 0},
@@ -541,7 +541,8 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	if (!library) {
-		snprintf(lib, sizeof lib, "%s/%s", self_dir, SYNTH_LIBRARY);
+		/* beside the binary (a build), else lib/nodegate/ of the install */
+		ng_shipped_path(SYNTH_LIBRARY, "lib/nodegate/" SYNTH_LIBRARY, lib, sizeof lib);
 		library = lib;
 	}
 	if (!realpath(library, c.lib)) {

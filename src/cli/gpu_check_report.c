@@ -35,11 +35,19 @@ static const char *land(const struct check *c)
  * error"), and set nodegate's reason first so the operator sees why. The
  * hooks run under Slurm's own timeout: their landing gets a shorter budget.
  * An operator's drain is never overwritten (land/slurm.h). */
+/* Slurm's own drain after the previous check here exited 1 is ours. */
+static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
+{
+	const struct check *c = arg;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, c->last_mode, c->last_drain, c->last_at);
+}
+
 void ng_check_land_slurm(struct check *c)
 {
 	if (!c->drain || !c->land_slurm || c->cli->no_land)
 		return;
-	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name};
+	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name,
+	                   .hook_drain_ours = hook_drain_ours, .hook_arg = c};
 	if (c->mode != NG_CHECK_HEALTH) {
 		o.call_timeout_s = 5;
 		o.budget_s = 10;
@@ -68,6 +76,7 @@ static cJSON *landing_json(const struct check *c)
 	cJSON_AddStringToObject(o, "reason_after", r->reason_after);
 	cJSON_AddBoolToObject(o, "changed", r->changed);
 	cJSON_AddBoolToObject(o, "left_alone", r->left_alone);
+	cJSON_AddBoolToObject(o, "hook_drain", r->hook_drain);
 	cJSON_AddNumberToObject(o, "calls", r->calls);
 	cJSON_AddStringToObject(o, "message", c->land_rc < 0 && c->land_error[0] ? c->land_error
 	                                                                          : r->message);
@@ -82,6 +91,20 @@ static const ng_gpu_state *state_of(const struct check *c, size_t i)
 }
 
 /* The drain reason: the worst GPU's worst reason, and how many GPUs more. */
+/* What failed, in a word: "ecc", "pcie", "xid79", "remapped_rows" (a rate's
+ * counter), from a rule's signal ("ecc.volatile_uncorrected", "xid.79"). */
+static void short_signal(const char *signal, char *out, size_t cap)
+{
+	const char *s = signal;
+	if (strncmp(s, "rate.", 5) == 0)
+		s += 5;
+	size_t n = strcspn(s, ".");
+	if (strncmp(s, "xid.", 4) == 0 && s[4])
+		snprintf(out, cap, "xid%.*s", (int)strcspn(s + 4, "."), s + 4);
+	else
+		snprintf(out, cap, "%.*s", (int)n, s);
+}
+
 void ng_check_drain_reason(struct check *c)
 {
 	const ng_node_health *h = c->health;
@@ -96,7 +119,7 @@ void ng_check_drain_reason(struct check *c)
 			worst = v;
 	}
 	if (!worst) {
-		snprintf(c->why, sizeof c->why, "nodegate: %s", ng_health_name(h->severity));
+		ng_slurm_sanitize_reason(ng_health_name(h->severity), c->why);
 		return;
 	}
 	const ng_health_reason *r = NULL;
@@ -108,9 +131,15 @@ void ng_check_drain_reason(struct check *c)
 	char more[48] = "";
 	if (n_bad > 1)
 		snprintf(more, sizeof more, " (and %zu more GPU%s)", n_bad - 1, n_bad > 2 ? "s" : "");
-	snprintf(c->why, sizeof c->why, "nodegate: GPU %d %s %s: %s%s%s%s", worst->index, worst->bus,
-	         ng_health_name(worst->severity), r && r->signal ? r->signal : "",
+	/* sinfo -R shows 20 characters: severity, what failed and the GPU come
+	 * first ("ng:fatal ecc GPU0 0000:ba:00: ecc.volatile_uncorrected: ..."). */
+	char what[24];
+	short_signal(r && r->signal ? r->signal : "", what, sizeof what);
+	char text[NG_SLURM_REASON_MAX * 2];
+	snprintf(text, sizeof text, "%s %s%sGPU%d %s: %s%s%s%s", ng_health_name(worst->severity), what,
+	         what[0] ? " " : "", worst->index, worst->bus, r && r->signal ? r->signal : "",
 	         r && r->signal ? ": " : "", r ? r->text : "", more);
+	ng_slurm_sanitize_reason(text, c->why);
 }
 
 cJSON *ng_check_gpu_json(const struct check *c, size_t i)

@@ -52,6 +52,11 @@ struct check {
 	ng_gpu_history history[NG_GPU_MAX];
 	char history_uuid[NG_GPU_MAX][96];
 	size_t n_history;
+	/* the node's previous GPU check, from the store: is Slurm's Epilog or
+	 * Prolog error drain nodegate's own (land/slurm.h)? */
+	char last_mode[16];
+	bool last_drain;
+	long long last_at; /* 0: none known */
 	/* landing through scontrol, when asked */
 	bool landed;      /* ng_slurm_drain ran */
 	int land_rc;      /* its return */

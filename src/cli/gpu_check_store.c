@@ -6,6 +6,7 @@
 
 #include "cli/gpu_check_run.h"
 #include "cli/store_cli.h"
+#include "collect/identity.h"
 #include "core/json.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
@@ -24,13 +25,12 @@ static const char *named_store(const struct check *c)
 
 #define STORE_MIN_S 0.1 /* less of the deadline left than this: the store is skipped */
 
-/* The node as the store knows it between checks. */
-static void store_node(char host[256])
+/* The node as the store knows it between checks: its stable id, as
+ * admission's records key it, and its scheduler name beside it
+ * (docs/naming.md). */
+static void store_node(char host[256], char name[128])
 {
-	host[0] = '\0';
-	if (gethostname(host, 255) != 0 || !host[0])
-		snprintf(host, 256, "localhost");
-	host[255] = '\0';
+	ng_node_names(host, 256, name, 128);
 }
 
 /* A sum of counters the way the rules take it: -1 when one failed or none
@@ -79,10 +79,20 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 	ng_store *st;
 	if (ng_store_open(arg, &st, &err) < 0)
 		return; /* no history: no rates, and keep_records will say why */
-	char host[256];
-	store_node(host);
+	char host[256], name[128];
+	store_node(host, name);
 	int64_t now = ng_cli_now();
 	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
+	/* The previous check first: whether a drain Slurm made after it is ours. */
+	ng_store_gpu_check last;
+	if (ng_store_last_gpu_check(st, host, &last, &err) == 1 && !strchr(last.mode, ' ') &&
+	    last.mode[0]) {
+		char line[96];
+		int len = snprintf(line, sizeof line, "check %s %d %lld\n", last.mode, last.drain,
+		                   (long long)last.at);
+		if (len > 0 && (size_t)len < sizeof line)
+			ng_check_write_all(wfd, line, (size_t)len);
+	}
 	for (size_t i = 0; i < c->snap->n_gpus; i++) {
 		const char *uuid = c->snap->gpu[i].uuid;
 		ng_store_gpu_counters p;
@@ -114,7 +124,17 @@ void ng_check_load_history(struct check *c)
 		ng_strbuf_free(&b.out);
 		return;
 	}
-	for (const char *p = b.out.s; p && *p && c->n_history < NG_GPU_MAX;) {
+	const char *p0 = b.out.s;
+	char mode[16];
+	int drained, used0 = 0;
+	long long at;
+	if (p0 && sscanf(p0, "check %15s %d %lld\n%n", mode, &drained, &at, &used0) == 3 && used0) {
+		snprintf(c->last_mode, sizeof c->last_mode, "%s", mode);
+		c->last_drain = drained == 1;
+		c->last_at = at;
+		p0 += used0;
+	}
+	for (const char *p = p0; p && *p && c->n_history < NG_GPU_MAX;) {
 		char uuid[96];
 		long long age, v[4];
 		int used = 0;
@@ -153,8 +173,8 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		ng_check_write_all(wfd, msg, strlen(msg));
 		return;
 	}
-	char host[256];
-	store_node(host);
+	char host[256], name[128];
+	store_node(host, name);
 	int64_t now = ng_cli_now();
 	char run_id[80];
 	ng_cli_run_id(run_id, host, now);
@@ -167,9 +187,12 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		cJSON *b = ng_check_gpu_json(c, i);
 		cJSON_AddStringToObject(b, "schema", "nodegate/record/1");
 		cJSON_AddStringToObject(b, "node", host);
+		cJSON_AddStringToObject(b, "node_name", name);
 		cJSON_AddStringToObject(b, "domain", "health");
 		cJSON_AddStringToObject(b, "metric", "gpu.health");
 		cJSON_AddStringToObject(b, "mode", ng_check_mode_name(c->mode));
+		/* the run's exit 1, for telling Slurm's Epilog error drain after it */
+		cJSON_AddBoolToObject(b, "drain", c->drain);
 		if (job && *job)
 			cJSON_AddStringToObject(b, "job", job);
 		bodies[i] = cJSON_PrintUnformatted(b);
@@ -179,7 +202,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 			break;
 		}
 		recs[i] = (ng_store_record){
-			.node = host, .class_key = "", .domain = "health", .metric = "gpu.health",
+			.node = host, .node_name = name, .class_key = "", .domain = "health", .metric = "gpu.health",
 			.unit = "", .run_id = run_id, .taken_at = now, .body = bodies[i],
 		};
 	}

@@ -38,7 +38,9 @@ void ng_rmap_free(ng_rmap *m);
 /* ---- the report's content ----------------------------------------------------------- */
 
 struct ng_rnode {
-	char *name;          /* the host name its profile gives, else the store's node id */
+	char *name;          /* its scheduler name, else the host name its profile gives, else
+	                      * the store's node id: people read host names */
+	char id[128];        /* the store's stable id; "" when only a name is known */
 	long cls;            /* index into classes, -1 when unknown */
 	char outcome[24];    /* node_states: admitted, admitted-warn, held, suspect, quarantined; "" */
 	int64_t state_at;

@@ -118,6 +118,8 @@ static int profile_row(const char *digest, const char *body, void *arg)
 	int rc = 0;
 	if (cJSON_IsString(id) && id->valuestring[0]) {
 		long n = ng_report_node(r, id->valuestring);
+		if (n >= 0)
+			ng_copy(r->nodes[n].id, sizeof r->nodes[n].id, id->valuestring);
 		if (n < 0) {
 			rc = -1;
 		} else if (cJSON_IsString(host) && host->valuestring[0]) {
@@ -148,6 +150,21 @@ static int state_row(const ng_store_node_state *s, void *arg)
 	if (n < 0 || c < 0)
 		return -1;
 	struct ng_rnode *node = &r->nodes[n];
+	ng_copy(node->id, sizeof node->id, s->node);
+	/* The scheduler name the store keeps wins over the profile's host name:
+	 * it is what Slurm, sacct and the operator call the node. */
+	if (s->node_name[0] && strcmp(node->name, s->node_name) != 0) {
+		char *copy = strdup(s->node_name);
+		long k = key_slot(r, s->node_name);
+		if (!copy || k < 0) {
+			free(copy);
+			return -1;
+		}
+		free(node->name);
+		node->name = copy;
+		if (r->key_node[k] < 0)
+			r->key_node[k] = n;
+	}
 	ng_copy(node->outcome, sizeof node->outcome, s->outcome);
 	node->state_at = s->updated_at;
 	node->cls = c;

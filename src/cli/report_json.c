@@ -58,6 +58,7 @@ static cJSON *series_json(const struct ng_report *r, const struct ng_rseries *s)
 		const struct ng_rnode *n = &r->nodes[s->pts[i].node];
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "node", n->name);
+		cJSON_AddStringToObject(p, "node_id", n->id[0] ? n->id : n->name);
 		num(p, "value", s->pts[i].value);
 		cJSON_AddNumberToObject(p, "runs", (double)s->pts[i].runs);
 		cJSON_AddStringToObject(p, "state", state_of(n));
@@ -236,6 +237,7 @@ cJSON *ng_report_json(const struct ng_report *r)
 		const struct ng_rnode *nd = &r->nodes[idx[i]];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "node", nd->name);
+		cJSON_AddStringToObject(o, "node_id", nd->id[0] ? nd->id : nd->name);
 		if (nd->cls >= 0)
 			cJSON_AddStringToObject(o, "class", cls(r, nd->cls));
 		else

@@ -67,6 +67,23 @@ int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)
 	return NG_EXIT_STORE;
 }
 
+int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
+                        ng_store_node_ref *out)
+{
+	ng_err err;
+	int r = ng_store_resolve_node(st, arg, out, &err);
+	if (r < 0)
+		return ng_cli_store_error(e, &err);
+	if (r == 2) {
+		/* Never guess between two nodes: the wrong one would be released. */
+		fprintf(stderr,
+		        "nodegate %s: \"%s\" names more than one node: %s; name one by its id\n",
+		        e->name, arg, out->candidates);
+		return NG_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
  * algorithm): timegm() would do, but it depends on the C library's TZ code. */
 static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)

@@ -23,6 +23,14 @@ ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_c
 /* Prints a store failure for the verb and returns NG_EXIT_STORE. */
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 
+/* The node a NODE argument names, by its stable id or its scheduler name
+ * (store.h: ng_store_resolve_node). Returns 0 with out set (a node the
+ * store does not know by name keeps arg as its id); else prints why
+ * ("nodegate VERB: ...": an ambiguous name lists the candidates) and
+ * returns the exit status: NG_EXIT_USAGE when ambiguous, NG_EXIT_STORE. */
+int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
+                        ng_store_node_ref *out);
+
 /* Now, unix seconds. $NODEGATE_NOW (unix seconds or a time as
  * ng_cli_parse_time reads it) replaces the clock, for tests and replays. */
 int64_t ng_cli_now(void);

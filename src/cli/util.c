@@ -65,6 +65,22 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap)
 	return 0;
 }
 
+int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap)
+{
+	char self[4096], dir[4000];
+	if (ng_self_path(self, sizeof self, dir, sizeof dir) < 0) {
+		snprintf(out, cap, "%s", in_install);
+		return -1;
+	}
+	if (in_build) {
+		snprintf(out, cap, "%s/%s", dir, in_build);
+		if (access(out, F_OK) == 0)
+			return 0;
+	}
+	snprintf(out, cap, "%s/../%s", dir, in_install);
+	return access(out, F_OK) == 0 ? 0 : -1;
+}
+
 char *ng_read_file(const char *path, size_t *len, ng_err *err)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");

@@ -62,14 +62,16 @@ static void *open_library(char *path, size_t path_len, bool *absent, char *why, 
 			         env, dl_reason());
 		return h;
 	}
-	/* Beside the executable (a build tree), then its ../lib (an install:
-	 * bin/nodegate, lib/libnodegate-gpu-cuda.so). One that is there but
+	/* Beside the executable (a build tree), then its ../lib/nodegate (an
+	 * install: bin/nodegate, lib/nodegate/libnodegate-gpu-cuda.so), then ../lib. One that is there but
 	 * does not load is the reason: a broken install is not "no backend". */
 	char dir[4000];
 	self_dir(dir, sizeof dir);
-	for (int i = 0; i < (dir[0] ? 2 : 1); i++) {
+	for (int i = 0; i < (dir[0] ? 3 : 1); i++) {
 		if (i == 0)
 			ng_gpu_backend_candidate(path, path_len);
+		else if (i == 1)
+			snprintf(path, path_len, "%s/../lib/nodegate/%s", dir, NG_GPU_BACKEND_LIB);
 		else
 			snprintf(path, path_len, "%s/../lib/%s", dir, NG_GPU_BACKEND_LIB);
 		if (access(path, F_OK) != 0)

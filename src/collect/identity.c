@@ -4,7 +4,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "collect/identity_parts.h"
 #include "collect/identity_read.h"
@@ -174,8 +176,50 @@ static void note_tool_version(cJSON *prof, const cJSON *rec)
 	cJSON_AddStringToObject(tools, "nodegate", ver->valuestring);
 }
 
-static void stamp_one(cJSON *rec, const cJSON *prof, const char *cls, const char *software)
+void ng_node_scheduler_name(const char *host, char *out, size_t cap)
 {
+	if (!cap)
+		return;
+	out[0] = '\0';
+	const char *env = getenv("SLURMD_NODENAME");
+	char buf[256];
+	if (env && *env) {
+		snprintf(out, cap, "%s", env);
+		return;
+	}
+	if (!host) {
+		if (gethostname(buf, sizeof buf - 1) != 0)
+			return;
+		buf[sizeof buf - 1] = '\0';
+		host = buf;
+	}
+	size_t n = strcspn(host, ".\n");
+	snprintf(out, cap, "%.*s", (int)n, host);
+}
+
+void ng_node_names(char *id, size_t id_cap, char *name, size_t name_cap)
+{
+	if (id_cap)
+		id[0] = '\0';
+	cJSON *prof = cJSON_CreateObject(), *probe = cJSON_CreateObject();
+	if (prof && probe) {
+		ng_id_node(prof, "/", ng_id_container(probe, "/"));
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(prof, "node_id");
+		if (cJSON_IsString(v) && id_cap)
+			snprintf(id, id_cap, "%s", v->valuestring);
+	}
+	cJSON_Delete(prof);
+	cJSON_Delete(probe);
+	ng_node_scheduler_name(NULL, name, name_cap);
+	if (id_cap && !id[0])
+		snprintf(id, id_cap, "%s", name[0] ? name : "localhost");
+}
+
+static void stamp_one(cJSON *rec, const cJSON *prof, const char *cls, const char *software,
+                      const char *node_name)
+{
+	if (lacks(rec, "node_name") && lacks(rec, "node") && node_name && *node_name)
+		set_item(rec, "node_name", cJSON_CreateString(node_name));
 	if (lacks(rec, "software"))
 		set_item(rec, "software", cJSON_CreateString(software));
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(prof, "node_id");
@@ -208,11 +252,16 @@ int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_op
 	int rc = ng_identity_class(prof, pol->class_template, &cls, &cerr);
 	ng_strbuf sw = {0};
 	ng_identity_software(prof, &sw);
+	/* The name the scheduler knows this host by, beside the stable id. */
+	const cJSON *host = cJSON_GetObjectItemCaseSensitive(prof, "hostname");
+	char node_name[128];
+	ng_node_scheduler_name(cJSON_IsString(host) ? host->valuestring : NULL, node_name,
+	                       sizeof node_name);
 	/* A class the template cannot give still leaves node and profile on the
 	 * records, so what was measured is kept; the caller hears why. */
 	for (cJSON *r = one ? records : records->child; r; r = one ? NULL : r->next)
 		if (cJSON_IsObject(r))
-			stamp_one(r, prof, rc == 0 ? cls.s : NULL, sw.s);
+			stamp_one(r, prof, rc == 0 ? cls.s : NULL, sw.s, node_name);
 	if (rc < 0)
 		ng_fail(err, "%s", cerr.msg);
 	ng_strbuf_free(&cls);

@@ -36,12 +36,23 @@ int ng_identity_class(const cJSON *profile, const char *tmpl, ng_strbuf *out, ng
  * container and tool versions. Equal profiles give equal keys. */
 void ng_identity_software(const cJSON *profile, ng_strbuf *out);
 
-/* Collects the profile once and sets "node", "class", "software" and "profile" on every
+/* Collects the profile once and sets "node", "node_name" (the scheduler
+ * name of the profile's host), "class", "software" and "profile" on every
  * record that lacks them (records: an array of records, or one record).
  * When the policy's template cannot give a class for this node, node and
  * profile are still set, class is left absent, and -1 comes back with err
  * naming the field. pol NULL means the default template. */
 int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_opts *o, ng_err *err);
+
+/* The node's scheduler name (docs/naming.md): $SLURMD_NODENAME, else the
+ * short host name (up to the first dot). host is the host name to shorten
+ * (NULL: this machine's). "" when there is neither. */
+void ng_node_scheduler_name(const char *host, char *out, size_t cap);
+
+/* This node's stable id as records carry it ("node": machine id or DMI
+ * id, else the host name) and its scheduler name, without the rest of the
+ * profile: for the GPU checks, which run at the end of every job. */
+void ng_node_names(char *id, size_t id_cap, char *name, size_t name_cap);
 
 /* Set by the NVML module when it is built: called with the profile's "gpu"
  * object after what sysfs and /proc/driver/nvidia gave (devices[], count,

@@ -104,26 +104,111 @@ static int step(const ng_kube_opts *o, char *const argv[], const char *gone)
 	return failed;
 }
 
+/* One field of the node, read with `kubectl get node NODE -o jsonpath=...`.
+ * 0 read (out, trimmed; "" when the field is absent), 1 failed. A dry run
+ * reads nothing: out is dry. */
+static int read_field(const ng_kube_opts *o, const char *node, const char *path, char *out,
+                      size_t cap, const char *dry)
+{
+	char *k = (char *)kubectl(), *n = (char *)node;
+	char jp[160];
+	snprintf(jp, sizeof jp, "jsonpath={%s}", path);
+	char *argv[] = {k, "get", "node", n, "-o", jp, NULL};
+	FILE *f = o->out ? o->out : stdout;
+	snprintf(out, cap, "%s", o->dry_run ? dry : "");
+	fputs(o->dry_run ? "would read:" : "read:", f);
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(f, " %s", argv[i]);
+	if (o->dry_run) {
+		fputc('\n', f);
+		return 0;
+	}
+	ng_spawn_result r;
+	char errbuf[256] = "";
+	if (ng_spawn_capture(argv, o->timeout_s > 0 ? o->timeout_s : NG_KUBE_TIMEOUT_S,
+	                     KUBE_OUTPUT_MAX, &r, errbuf, sizeof errbuf) < 0) {
+		fprintf(f, ": failed: %s\n", errbuf);
+		return 1;
+	}
+	int failed = !(r.spawned && !r.timed_out && r.exit_status == 0);
+	if (failed) {
+		char how[256];
+		ng_spawn_describe(&r, how, sizeof how);
+		size_t e = r.err ? strcspn(r.err, "\n") : 0;
+		fprintf(f, ": failed: %s%s%.*s\n", how, e ? ": " : "", (int)(e < 200 ? e : 200),
+		        r.err ? r.err : "");
+	} else {
+		const char *v = r.out ? r.out : "";
+		size_t len = strcspn(v, "\r\n");
+		snprintf(out, cap, "%.*s", (int)len, v);
+		fprintf(f, ": \"%s\"\n", out);
+	}
+	ng_spawn_result_free(&r);
+	return failed;
+}
+
+#define ANNOTATION_PATH ".metadata.annotations.nodegate\\.io/cordoned"
+
 int ng_kube_cordon(const char *node, const char *reason, const ng_kube_opts *o)
 {
 	char taint[sizeof NG_KUBE_TAINT_KEY + NG_KUBE_VALUE_MAX + 16];
 	snprintf(taint, sizeof taint, "%s=%s:NoSchedule", NG_KUBE_TAINT_KEY, reason);
 	char label[] = NG_KUBE_LABEL_KEY "=quarantined";
+	char mark[] = NG_KUBE_CORDON_ANNOTATION "=true";
 	char *k = (char *)kubectl(), *n = (char *)node;
 	char *cordon[] = {k, "cordon", n, NULL};
+	char *marking[] = {k, "annotate", "node", n, mark, "--overwrite", NULL};
 	char *tainting[] = {k, "taint", "nodes", n, taint, "--overwrite", NULL};
 	char *labelling[] = {k, "label", "nodes", n, label, "--overwrite", NULL};
-	return step(o, cordon, NULL) + step(o, tainting, NULL) + step(o, labelling, NULL);
+	FILE *f = o->out ? o->out : stdout;
+	/* Whose cordon it is decides whether release may undo it: only one
+	 * nodegate set is marked ours (the annotation). */
+	char unsched[16], ours[16];
+	int failed = read_field(o, node, ".spec.unschedulable", unsched, sizeof unsched, "");
+	if (failed) {
+		fprintf(f, "cordon: not known whether %s is cordoned already: cordoned, not marked as "
+		           "nodegate's (release will leave the cordon)\n",
+		        node);
+		failed += step(o, cordon, NULL);
+	} else if (strcmp(unsched, "true") == 0) {
+		failed += read_field(o, node, ANNOTATION_PATH, ours, sizeof ours, "");
+		fprintf(f, "cordon: %s is already cordoned%s: left as it is\n", node,
+		        strcmp(ours, "true") == 0 ? " by nodegate" : " by someone else (release will not "
+		                                                      "uncordon it)");
+	} else {
+		int c = step(o, cordon, NULL);
+		failed += c;
+		if (!c)
+			failed += step(o, marking, NULL);
+	}
+	return failed + step(o, tainting, NULL) + step(o, labelling, NULL);
 }
 
 int ng_kube_release(const char *node, const ng_kube_opts *o)
 {
 	char untaint[] = NG_KUBE_TAINT_KEY ":NoSchedule-";
 	char unlabel[] = NG_KUBE_LABEL_KEY "-";
+	char unmark[] = NG_KUBE_CORDON_ANNOTATION "-";
 	char *k = (char *)kubectl(), *n = (char *)node;
 	char *untainting[] = {k, "taint", "nodes", n, untaint, NULL};
 	char *unlabelling[] = {k, "label", "nodes", n, unlabel, NULL};
 	char *uncordon[] = {k, "uncordon", n, NULL};
-	return step(o, untainting, "not found") + step(o, unlabelling, "not found") +
-	       step(o, uncordon, NULL);
+	char *unmarking[] = {k, "annotate", "node", n, unmark, NULL};
+	int failed = step(o, untainting, "not found") + step(o, unlabelling, "not found");
+	/* The cordon is undone only when nodegate set it, as a Slurm drain is
+	 * resumed only when its reason is nodegate's. */
+	char ours[16];
+	int r = read_field(o, node, ANNOTATION_PATH, ours, sizeof ours, "true");
+	FILE *f = o->out ? o->out : stdout;
+	if (r) {
+		fprintf(f, "cordon: not known whether nodegate set it: left alone\n");
+		return failed + r;
+	}
+	if (strcmp(ours, "true") != 0) {
+		fprintf(f, "cordon: not nodegate's (no %s=true annotation): left alone\n",
+		        NG_KUBE_CORDON_ANNOTATION);
+		return failed;
+	}
+	int u = step(o, uncordon, NULL);
+	return failed + u + (u ? 0 : step(o, unmarking, "not found"));
 }

@@ -12,6 +12,8 @@
 #define NG_KUBE_TIMEOUT_S 30.0
 #define NG_KUBE_TAINT_KEY "nodegate.io/quarantine"
 #define NG_KUBE_LABEL_KEY "nodegate.io/outcome"
+/* set on a node nodegate cordoned: only such a cordon is undone by release */
+#define NG_KUBE_CORDON_ANNOTATION "nodegate.io/cordoned"
 #define NG_KUBE_VALUE_MAX 63 /* a label (and taint) value's limit */
 
 /* A label value Kubernetes accepts: at most 63 of [A-Za-z0-9._-], starting
@@ -32,12 +34,15 @@ typedef struct {
 	FILE *out;        /* one line per command: what ran and how it ended */
 } ng_kube_opts;
 
-/* Cordons NODE, taints it nodegate.io/quarantine=REASON:NoSchedule and labels
- * it nodegate.io/outcome=quarantined. reason must pass ng_kube_value_ok.
- * Every step is tried; returns the number that failed (0: all done). */
+/* Cordons NODE (and annotates it nodegate.io/cordoned=true) unless it is
+ * cordoned already, taints it nodegate.io/quarantine=REASON:NoSchedule and
+ * labels it nodegate.io/outcome=quarantined. A cordon someone else set is
+ * left as it is, unmarked. reason must pass ng_kube_value_ok. Every step is
+ * tried; returns the number that failed (0: all done). */
 int ng_kube_cordon(const char *node, const char *reason, const ng_kube_opts *o);
-/* Removes the taint and the label and uncordons NODE; a taint or label that
- * is already gone is not a failure. Returns the number of steps that failed. */
+/* Removes the taint and the label (already gone is not a failure), and
+ * uncordons NODE only when the annotation says nodegate cordoned it: another
+ * party's cordon is left alone. Returns the number of steps that failed. */
 int ng_kube_release(const char *node, const ng_kube_opts *o);
 
 #endif

@@ -59,9 +59,15 @@ static void sample(ng_strbuf *out, const char *name, double v, ...)
 	const char *k = va_arg(ap, const char *);
 	if (k) {
 		ng_strbuf_addc(out, '{');
-		for (bool first = true; k; k = va_arg(ap, const char *), first = false) {
+		for (bool first = true; k; k = va_arg(ap, const char *)) {
 			const char *val = va_arg(ap, const char *);
+			/* "?key": a label left out when empty (a node whose scheduler
+			 * name the store does not know). */
+			if (*k == '?' && !(val && *val))
+				continue;
+			k += *k == '?';
 			ng_strbuf_printf(out, "%s%s=\"", first ? "" : ",", k);
+			first = false;
 			ng_metrics_add_label_value(out, val);
 			ng_strbuf_addc(out, '"');
 		}
@@ -87,13 +93,13 @@ static double real_of(ng_sql_stmt *q, int col)
 }
 
 struct node_row {
-	char node[128], class_key[256], outcome[24];
+	char node[128], node_name[128], class_key[256], outcome[24];
 	int64_t updated_at, recheck_at;
 	int64_t duration_ms; /* 0: not measured */
 };
 
 struct line_row {
-	char node[128], domain[32], metric[96], unit[24], verdict[40];
+	char node[128], node_name[128], domain[32], metric[96], unit[24], verdict[40];
 	double value, median, percent;
 };
 
@@ -113,9 +119,9 @@ static int load_nodes(ng_sql *db, struct node_row **out, size_t *n, ng_err *err)
 {
 	ng_sql_stmt *q = NULL;
 	if (ng_sql_prepare(db,
-	                   "SELECT node, class, outcome, updated_at, recheck_at, duration_ms"
-	                   " FROM node_states"
-	                   " ORDER BY node",
+	                   "SELECT s.node, s.class, s.outcome, s.updated_at, s.recheck_at,"
+	                   " s.duration_ms, COALESCE(n.name, s.node_name, '') FROM node_states s"
+	                   " LEFT JOIN node_names n ON n.node = s.node ORDER BY s.node",
 	                   &q, err) < 0)
 		return -1;
 	size_t cap = 0;
@@ -134,6 +140,7 @@ static int load_nodes(ng_sql *db, struct node_row **out, size_t *n, ng_err *err)
 		r->updated_at = ng_sql_column_int64(q, 3);
 		r->recheck_at = ng_sql_column_int64(q, 4);
 		r->duration_ms = ng_sql_column_int64(q, 5);
+		ng_copy(r->node_name, sizeof r->node_name, text_of(q, 6));
 	}
 	ng_sql_finalize(q);
 	return rc < 0 ? -1 : 0;
@@ -146,8 +153,10 @@ static int load_lines(ng_sql *db, struct line_row **out, size_t *n, ng_err *err)
 	ng_sql_stmt *q = NULL;
 	if (ng_sql_prepare(db,
 	                   "SELECT v.node, v.domain, v.metric, v.unit, v.gate_verdict, v.value,"
-	                   " v.baseline_median, v.percent FROM verdicts v JOIN node_states s"
-	                   " ON s.node = v.node AND s.run_id = v.run_id ORDER BY v.node, v.metric, v.id",
+	                   " v.baseline_median, v.percent, COALESCE(n.name, s.node_name, '')"
+	                   " FROM verdicts v JOIN node_states s"
+	                   " ON s.node = v.node AND s.run_id = v.run_id"
+	                   " LEFT JOIN node_names n ON n.node = v.node ORDER BY v.node, v.metric, v.id",
 	                   &q, err) < 0)
 		return -1;
 	size_t cap = 0;
@@ -172,6 +181,7 @@ static int load_lines(ng_sql *db, struct line_row **out, size_t *n, ng_err *err)
 		r->value = real_of(q, 5);
 		r->median = real_of(q, 6);
 		r->percent = real_of(q, 7);
+		ng_copy(r->node_name, sizeof r->node_name, text_of(q, 8));
 	}
 	ng_sql_finalize(q);
 	return rc < 0 ? -1 : 0;
@@ -198,9 +208,9 @@ static void render_nodes(ng_strbuf *o, const struct node_row *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < N_OUTCOMES; k++)
 			sample(o, "nodegate_node_outcome", strcmp(r[i].outcome, outcomes[k]) == 0,
-			       "node", r[i].node, "class", r[i].class_key, "outcome", outcomes[k], NULL);
+			       "node", r[i].node, "?node_name", r[i].node_name, "class", r[i].class_key, "outcome", outcomes[k], NULL);
 		if (!known_outcome(r[i].outcome))
-			sample(o, "nodegate_node_outcome", 1, "node", r[i].node, "class", r[i].class_key,
+			sample(o, "nodegate_node_outcome", 1, "node", r[i].node, "?node_name", r[i].node_name, "class", r[i].class_key,
 			       "outcome", r[i].outcome, NULL);
 	}
 	family(o, "nodegate_nodes", "Nodes in the store by admission outcome.");
@@ -214,19 +224,19 @@ static void render_nodes(ng_strbuf *o, const struct node_row *r, size_t n)
 	       "When the node's last admission decision was made (unix seconds).");
 	for (size_t i = 0; i < n; i++)
 		sample(o, "nodegate_last_run_timestamp_seconds", (double)r[i].updated_at, "node",
-		       r[i].node, NULL);
+		       r[i].node, "?node_name", r[i].node_name, NULL);
 	family(o, "nodegate_last_run_duration_seconds",
 	       "How long the node's last admission run took, measuring and confirming included.");
 	for (size_t i = 0; i < n; i++)
 		if (r[i].duration_ms > 0)
 			sample(o, "nodegate_last_run_duration_seconds", (double)r[i].duration_ms / 1000.0,
-			       "node", r[i].node, NULL);
+			       "node", r[i].node, "?node_name", r[i].node_name, NULL);
 	family(o, "nodegate_recheck_timestamp_seconds",
 	       "When an admitted-warn node is due to be measured again (unix seconds).");
 	for (size_t i = 0; i < n; i++)
 		if (r[i].recheck_at > 0)
 			sample(o, "nodegate_recheck_timestamp_seconds", (double)r[i].recheck_at, "node",
-			       r[i].node, NULL);
+			       r[i].node, "?node_name", r[i].node_name, NULL);
 }
 
 static int render_cases(ng_strbuf *o, ng_sql *db, ng_err *err)
@@ -333,19 +343,19 @@ static void render_lines(ng_strbuf *o, const struct line_row *l, size_t n)
 	       "Each node's last admission measurement of a metric (its median), in its unit.");
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(l[i].value))
-			sample(o, "nodegate_metric_value", l[i].value, "node", l[i].node, "domain",
+			sample(o, "nodegate_metric_value", l[i].value, "node", l[i].node, "?node_name", l[i].node_name, "domain",
 			       l[i].domain, "metric", l[i].metric, "unit", l[i].unit, NULL);
 	family(o, "nodegate_metric_baseline_median",
 	       "The class baseline median that measurement was judged against, in its unit.");
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(l[i].median))
-			sample(o, "nodegate_metric_baseline_median", l[i].median, "node", l[i].node,
+			sample(o, "nodegate_metric_baseline_median", l[i].median, "node", l[i].node, "?node_name", l[i].node_name,
 			       "domain", l[i].domain, "metric", l[i].metric, "unit", l[i].unit, NULL);
 	family(o, "nodegate_metric_percent_of_median",
 	       "Each node's last measurement of a metric as a percentage of its class median.");
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(l[i].percent))
-			sample(o, "nodegate_metric_percent_of_median", l[i].percent, "node", l[i].node,
+			sample(o, "nodegate_metric_percent_of_median", l[i].percent, "node", l[i].node, "?node_name", l[i].node_name,
 			       "domain", l[i].domain, "metric", l[i].metric, NULL);
 
 	family(o, "nodegate_verdicts",
@@ -478,6 +488,8 @@ int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 		rc = render_audit(out, st, err);
 	if (rc == 0)
 		rc = render_config_errors(out, st, now, err);
+	if (rc == 0)
+		rc = ng_metrics_render_gpu(out, db, err);
 	if (rc == 0) {
 		family(out, "nodegate_metrics_generated_timestamp_seconds",
 		       "When nodegate last wrote this file (unix seconds): alert when it is old.");

@@ -22,5 +22,8 @@ int ng_metrics_write_textfile(ng_store *st, const char *dir, int64_t now, ng_err
 
 /* Appends s as a label value: backslash, double quote and newline escaped. */
 void ng_metrics_add_label_value(ng_strbuf *out, const char *s);
+/* metrics_gpu.c: nodegate_gpu_health and nodegate_gpu_check_timestamp_seconds
+ * from each node's last GPU check in the store. */
+int ng_metrics_render_gpu(ng_strbuf *out, ng_sql *db, ng_err *err);
 
 #endif

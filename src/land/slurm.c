@@ -41,7 +41,9 @@ static void nap(double s)
 void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 {
 	size_t n = 0;
-	const size_t cap = NG_SLURM_REASON_MAX;
+	const size_t prefix = sizeof NG_SLURM_REASON_PREFIX - 1, mark = sizeof NG_SLURM_REASON_MARK - 1;
+	/* The mark goes last, after any cut, so a cut reason is still ours. */
+	const size_t cap = NG_SLURM_REASON_MAX - mark;
 	if (!in)
 		in = "";
 	while (*in == ' ' || (unsigned char)*in < 0x20 || *in == 0x7f) {
@@ -49,29 +51,33 @@ void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 			break;
 		in++;
 	}
-	bool have_prefix = strncmp(in, "nodegate:", 9) == 0;
-	if (have_prefix) {
-		in += 9;
-		while (*in == ' ' || (*in && ((unsigned char)*in < 0x20 || *in == 0x7f)))
-			in++;
-	}
-	memcpy(out, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1);
-	n = sizeof NG_SLURM_REASON_PREFIX - 1;
-	bool space = true, cut = false;
-	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-		unsigned char ch = *p;
+	/* A reason given already marked (either spelling) is not marked twice. */
+	if (strncmp(in, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0)
+		in += sizeof NG_SLURM_LEGACY_PREFIX - 1;
+	else if (strncmp(in, NG_SLURM_REASON_PREFIX, prefix) == 0)
+		in += prefix;
+	while (*in == ' ' || (*in && ((unsigned char)*in < 0x20 || *in == 0x7f)))
+		in++;
+	memcpy(out, NG_SLURM_REASON_PREFIX, prefix);
+	n = prefix;
+	bool space = false, cut = false;
+	size_t body_len = strlen(in);
+	if (body_len >= mark && strcmp(in + body_len - mark, NG_SLURM_REASON_MARK) == 0)
+		body_len -= mark;
+	for (size_t i = 0; i < body_len; i++) {
+		unsigned char ch = (unsigned char)in[i];
 		if (ch < 0x20 || ch == 0x7f || ch == ' ') {
 			space = true;
 			continue;
 		}
 		if (ch >= 0x80)
 			ch = '?';
-		size_t need = (space && n > sizeof NG_SLURM_REASON_PREFIX - 1 ? 1 : 0) + 1;
+		size_t need = (space && n > prefix ? 1 : 0) + 1;
 		if (n + need > cap) {
 			cut = true;
 			break;
 		}
-		if (space && n > sizeof NG_SLURM_REASON_PREFIX - 1)
+		if (space && n > prefix)
 			out[n++] = ' ';
 		space = false;
 		out[n++] = (char)ch;
@@ -81,10 +87,14 @@ void ng_slurm_sanitize_reason(const char *in, char out[NG_SLURM_REASON_MAX + 1])
 		memcpy(out + n, "...", 3);
 		n += 3;
 	}
-	while (n > 0 && out[n - 1] == ' ')
+	while (n > prefix && out[n - 1] == ' ')
 		n--;
-	if (n == sizeof NG_SLURM_REASON_PREFIX - 2) /* nothing after "nodegate:" */
-		n = (size_t)snprintf(out, cap + 1, "%sno reason given", NG_SLURM_REASON_PREFIX);
+	if (n == prefix) {
+		memcpy(out + n, "no reason given", 15);
+		n += 15;
+	}
+	memcpy(out + n, NG_SLURM_REASON_MARK, mark);
+	n += mark;
 	out[n] = '\0';
 }
 
@@ -203,6 +213,51 @@ int ng_slurm_parse_node(const char *text, char *state, size_t state_len, char *r
 	return 0;
 }
 
+bool ng_slurm_hook_drain_is_ours(const char *reason, long long stamp, const char *last_mode,
+                                 bool last_drained, long long last_at)
+{
+	if (!reason || !last_mode || !last_drained || stamp <= 0 || last_at <= 0)
+		return false;
+	const char *mode = strcmp(reason, "Epilog error") == 0   ? "epilog"
+	                   : strcmp(reason, "Prolog error") == 0 ? "prolog"
+	                                                        : NULL;
+	/* The record is kept before the hook exits; Slurm stamps the drain
+	 * after. A second of slack for the two clocks' rounding. */
+	return mode && strcmp(mode, last_mode) == 0 && stamp >= last_at - 1 &&
+	       stamp <= last_at + NG_SLURM_HOOK_DRAIN_WINDOW_S;
+}
+
+int ng_slurm_parse_stamp(const char *text, long long *at)
+{
+	const char *r = text ? find_key(text, "Reason") : NULL;
+	if (!r)
+		return -1;
+	size_t end = strcspn(r, "\r\n");
+	/* the last " [user@" on the line, as ng_slurm_parse_node strips it */
+	const char *best = NULL;
+	for (size_t i = end; i > 1; i--)
+		if (r[i - 1] == '[' && r[i - 2] == ' ') {
+			const char *close = memchr(r + i, ']', end - i);
+			const char *atsign = memchr(r + i, '@', end - i);
+			if (close && atsign && atsign < close) {
+				best = atsign + 1;
+				break;
+			}
+		}
+	int y, mo, d, h, mi, se;
+	char tail;
+	if (!best || sscanf(best, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se, &tail) != 7 ||
+	    tail != ']')
+		return -1;
+	struct tm tm = {.tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h,
+	                .tm_min = mi, .tm_sec = se, .tm_isdst = -1};
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*at = (long long)t;
+	return 0;
+}
+
 static bool has_word(const char *state, const char *word)
 {
 	/* the flags are '+'-separated words: IDLE+DRAIN, MIXED+DRAIN+NOT_RESPONDING */
@@ -242,7 +297,32 @@ bool ng_slurm_state_not_responding(const char *state)
 
 bool ng_slurm_reason_ours(const char *reason)
 {
-	return reason && strncmp(reason, "nodegate:", 9) == 0;
+	if (!reason)
+		return false;
+	/* Before reasons were made to read in sinfo's 20 columns. */
+	if (strncmp(reason, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0)
+		return true;
+	/* Both ends: "ng:" alone an operator could write; with the mark at the
+	 * end, no one writes it by accident. */
+	size_t n = strlen(reason), mark = sizeof NG_SLURM_REASON_MARK - 1;
+	return strncmp(reason, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1) == 0 &&
+	       n >= mark && strcmp(reason + n - mark, NG_SLURM_REASON_MARK) == 0;
+}
+
+bool ng_slurm_reason_of_case(const char *reason, long long case_id)
+{
+	char tag[48];
+	snprintf(tag, sizeof tag, " case %lld:", case_id);
+	if (!ng_slurm_reason_ours(reason))
+		return false;
+	if (strncmp(reason, NG_SLURM_LEGACY_PREFIX, sizeof NG_SLURM_LEGACY_PREFIX - 1) == 0) {
+		char legacy[64];
+		snprintf(legacy, sizeof legacy, "nodegate: quarantined case %lld:", case_id);
+		return strncmp(reason, legacy, strlen(legacy)) == 0;
+	}
+	return strncmp(reason, NG_SLURM_REASON_PREFIX "quarantine ",
+	               sizeof NG_SLURM_REASON_PREFIX "quarantine " - 1) == 0 &&
+	       strstr(reason, tag) != NULL;
 }
 
 /* ---- calling scontrol ------------------------------------------------------------------ */
@@ -252,6 +332,7 @@ struct call {
 	const char *scontrol;
 	double timeout_s, budget_s, readback_s;
 	ng_slurm_result *out;
+	long long stamp; /* the last read's reason stamp, 0 none */
 };
 
 /* Text that says slurmctld could not be reached (or the node is not yet
@@ -373,6 +454,9 @@ static int read_node(struct call *k, char *state, size_t state_len, char *reason
 	int rc = scontrol(k, args, 4, &r, why, sizeof why, err);
 	if (rc < 0)
 		return -1;
+	k->stamp = 0;
+	if (rc == 0 && ng_slurm_parse_stamp(r.out, &k->stamp) < 0)
+		k->stamp = 0;
 	if (rc == 0 && ng_slurm_parse_node(r.out, state, state_len, reason, reason_len) < 0) {
 		char line[256];
 		first_line(r.out, line, sizeof line);
@@ -386,6 +470,22 @@ static int read_node(struct call *k, char *state, size_t state_len, char *reason
 		return ng_fail(err, "cannot read node %s: %s", k->out->node, why);
 	}
 	return 0;
+}
+
+/* The node's reason as read first: nodegate's own, or Slurm's drain after
+ * nodegate's epilog or prolog exited 1 there (the caller's store says so). */
+static bool ours_before(struct call *k)
+{
+	ng_slurm_result *out = k->out;
+	out->stamp_before = k->stamp;
+	if (ng_slurm_reason_ours(out->reason_before))
+		return true;
+	bool hook = strcmp(out->reason_before, "Epilog error") == 0 ||
+	            strcmp(out->reason_before, "Prolog error") == 0;
+	if (hook && k->stamp && k->o->hook_drain_ours &&
+	    k->o->hook_drain_ours(out->reason_before, k->stamp, k->o->hook_arg))
+		out->hook_drain = true;
+	return out->hook_drain;
 }
 
 static int setup(struct call *k, const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
@@ -458,7 +558,7 @@ int ng_slurm_drain(const ng_slurm_opts *o, const char *reason, ng_slurm_result *
 	              sizeof out->reason_before, err) < 0)
 		return -1;
 	bool held = ng_slurm_state_drain(out->state_before) || ng_slurm_state_down(out->state_before);
-	if (held && !ng_slurm_reason_ours(out->reason_before)) {
+	if (held && !ours_before(&k)) {
 		out->left_alone = true;
 		snprintf(out->state_after, sizeof out->state_after, "%s", out->state_before);
 		snprintf(out->reason_after, sizeof out->reason_after, "%s", out->reason_before);
@@ -497,8 +597,10 @@ int ng_slurm_drain(const ng_slurm_opts *o, const char *reason, ng_slurm_result *
 		            out->node, out->state_after, out->reason_after, k.readback_s);
 	out->changed = !ng_slurm_state_drain(out->state_before);
 	snprintf(out->message, sizeof out->message, "%s %s: %s -> %s, reason \"%s\"",
-	         out->changed ? "drained" : "reason updated on", out->node, out->state_before,
-	         out->state_after, out->reason_after);
+	         out->changed         ? "drained"
+	         : out->hook_drain    ? "nodegate's reason set in place of Slurm's own on"
+	                              : "reason updated on",
+	         out->node, out->state_before, out->state_after, out->reason_after);
 	return 0;
 }
 
@@ -521,8 +623,7 @@ int ng_slurm_resume(const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
 	snprintf(out->state_after, sizeof out->state_after, "%s", out->state_before);
 	snprintf(out->reason_after, sizeof out->reason_after, "%s", out->reason_before);
 	bool drained = ng_slurm_state_drain(out->state_before);
-	if ((drained || ng_slurm_state_down(out->state_before)) &&
-	    !ng_slurm_reason_ours(out->reason_before)) {
+	if ((drained || ng_slurm_state_down(out->state_before)) && !ours_before(&k)) {
 		out->left_alone = true;
 		snprintf(out->message, sizeof out->message,
 		         NG_SLURM_OPERATOR_DRAIN ", not resumed (%s, \"%.200s\")", out->state_before,
@@ -530,7 +631,10 @@ int ng_slurm_resume(const ng_slurm_opts *o, ng_slurm_result *out, ng_err *err)
 		return 1;
 	}
 	const char *own = k.o->resume_prefix;
-	if (drained && own && *own && strncmp(out->reason_before, own, strlen(own)) != 0) {
+	bool other = (own && *own && strncmp(out->reason_before, own, strlen(own)) != 0) ||
+	             (k.o->resume_case > 0 &&
+	              !ng_slurm_reason_of_case(out->reason_before, k.o->resume_case));
+	if (drained && other) {
 		out->left_alone = true;
 		snprintf(out->message, sizeof out->message,
 		         "drained by nodegate for another reason (\"%.200s\"): not resumed",
@@ -596,6 +700,7 @@ char *ng_slurm_result_json(const ng_slurm_result *r, const char *action)
 	cJSON_AddBoolToObject(o, "acted", r->acted);
 	cJSON_AddBoolToObject(o, "changed", r->changed);
 	cJSON_AddBoolToObject(o, "left_alone", r->left_alone);
+	cJSON_AddBoolToObject(o, "hook_drain", r->hook_drain);
 	cJSON_AddNumberToObject(o, "calls", r->calls);
 	cJSON_AddStringToObject(o, "message", r->message);
 	char *text = cJSON_PrintUnformatted(o);

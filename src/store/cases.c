@@ -11,7 +11,8 @@
 
 #define CASE_COLUMNS                                                                   \
 	"id, node, class, software, domain, metric, opened_at, release_condition, passes, " \
-	"retries, closed_at, closed_by, close_reason, evidence"
+	"retries, closed_at, closed_by, close_reason, evidence, "                          \
+	"COALESCE(NULLIF(node_name, ''), (SELECT n.name FROM node_names n WHERE n.node = cases.node), '')"
 
 void ng_store_case_free(ng_store_case *c)
 {
@@ -38,6 +39,7 @@ static int read_case(ng_sql_stmt *q, ng_store_case *c)
 	ng_q_text(q, 11, c->closed_by, sizeof c->closed_by);
 	ng_q_text(q, 12, c->close_reason, sizeof c->close_reason);
 	c->evidence = ng_q_strdup(q, 13);
+	ng_q_text(q, 14, c->node_name, sizeof c->node_name);
 	return c->evidence ? 0 : -1;
 }
 
@@ -72,9 +74,12 @@ static int open_case(ng_store *st, void *arg, ng_err *err)
 	}
 	if (ng_q_int64(st, err, &c->id,
 	               "INSERT INTO cases (node, class, software, domain, metric, opened_at,"
-	               " release_condition, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-	               "tttttitt", c->node, c->class_key, c->software, c->domain, c->metric,
-	               c->opened_at, c->release_condition, c->evidence ? c->evidence : "{}") != 1)
+	               " release_condition, evidence, node_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	               " RETURNING id",
+	               "tttttittt", c->node, c->class_key, c->software, c->domain, c->metric,
+	               c->opened_at, c->release_condition, c->evidence ? c->evidence : "{}",
+	               c->node_name) != 1 ||
+	    ng_store_put_node_name(st, c->node, c->node_name, c->opened_at, err) < 0)
 		return -1;
 	if (st->policy[0] &&
 	    ng_q_exec(st, err, "INSERT INTO case_policies (case_id, policy) VALUES (?, ?)", "it",
@@ -83,7 +88,9 @@ static int open_case(ng_store *st, void *arg, ng_err *err)
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", c->node);
 	ng_strbuf d = {0};
-	ng_strbuf_printf(&d, "{\"case\":%" PRId64 ",\"domain\":", c->id);
+	ng_strbuf_printf(&d, "{\"case\":%" PRId64 ",\"node_name\":", c->id);
+	ng_strbuf_add_json_string(&d, c->node_name);
+	ng_strbuf_adds(&d, ",\"domain\":");
 	ng_strbuf_add_json_string(&d, c->domain);
 	ng_strbuf_adds(&d, ",\"metric\":");
 	ng_strbuf_add_json_string(&d, c->metric);

@@ -56,21 +56,23 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 		return -1;
 	if (ng_q_exec(st, err,
 	              "INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at,"
-	              " run_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))"
+	              " run_id, duration_ms, node_name) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?)"
 	              " ON CONFLICT (node) DO UPDATE SET class = excluded.class,"
 	              " software = excluded.software, outcome = excluded.outcome,"
 	              " updated_at = excluded.updated_at, recheck_at = excluded.recheck_at,"
-	              " run_id = excluded.run_id, duration_ms = excluded.duration_ms",
-	              "ttttiiti", s->node, s->class_key, s->software, s->outcome, s->updated_at,
-	              s->recheck_at, s->run_id, s->duration_ms) < 0)
+	              " run_id = excluded.run_id, duration_ms = excluded.duration_ms,"
+	              " node_name = excluded.node_name",
+	              "ttttiitit", s->node, s->class_key, s->software, s->outcome, s->updated_at,
+	              s->recheck_at, s->run_id, s->duration_ms, s->node_name) < 0 ||
+	    ng_store_put_node_name(st, s->node, s->node_name, s->updated_at, err) < 0)
 		return -1;
 	/* The decision itself, kept beside the node's latest state: the report
 	 * counts admissions that later straggled per class and policy. */
 	if (ng_q_exec(st, err,
-	              "INSERT INTO decisions (run_id, node, class, software, outcome, at, policy)"
-	              " VALUES (?, ?, ?, ?, ?, ?, ?)",
-	              "tttttit", s->run_id, s->node, s->class_key, s->software, s->outcome,
-	              s->updated_at, st->policy) < 0)
+	              "INSERT INTO decisions (run_id, node, class, software, outcome, at, policy,"
+	              " node_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	              "tttttitt", s->run_id, s->node, s->class_key, s->software, s->outcome,
+	              s->updated_at, st->policy, s->node_name) < 0)
 		return -1;
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", s->node);
@@ -95,14 +97,15 @@ static const char verdict_sql[] =
 	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char state_sql[] =
 	"INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at,"
-	" run_id, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0))"
+	" run_id, duration_ms, node_name) VALUES (?, ?, ?, ?, ?, ?, ?, NULLIF(?, 0), ?)"
 	" ON CONFLICT (node) DO UPDATE SET class = excluded.class,"
 	" software = excluded.software, outcome = excluded.outcome,"
 	" updated_at = excluded.updated_at, recheck_at = excluded.recheck_at,"
-	" run_id = excluded.run_id, duration_ms = excluded.duration_ms";
+	" run_id = excluded.run_id, duration_ms = excluded.duration_ms,"
+	" node_name = excluded.node_name";
 static const char decision_sql[] =
-	"INSERT INTO decisions (run_id, node, class, software, outcome, at, policy)"
-	" VALUES (?, ?, ?, ?, ?, ?, ?)";
+	"INSERT INTO decisions (run_id, node, class, software, outcome, at, policy, node_name)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
 struct batch {
 	const ng_store_decision *d;
@@ -157,7 +160,9 @@ static int put_one_of_batch(ng_store *st, ng_sql_stmt *const q[3], ng_audit_curs
 	ng_sql_bind_int64(q[1], 6, s->recheck_at);
 	ng_sql_bind_text(q[1], 7, s->run_id);
 	ng_sql_bind_int64(q[1], 8, s->duration_ms);
-	if (step_done(q[1], err) < 0)
+	ng_sql_bind_text(q[1], 9, s->node_name);
+	if (step_done(q[1], err) < 0 ||
+	    ng_store_put_node_name(st, s->node, s->node_name, s->updated_at, err) < 0)
 		return -1;
 	ng_sql_reset(q[2]);
 	ng_sql_bind_text(q[2], 1, s->run_id);
@@ -167,6 +172,7 @@ static int put_one_of_batch(ng_store *st, ng_sql_stmt *const q[3], ng_audit_curs
 	ng_sql_bind_text(q[2], 5, s->outcome);
 	ng_sql_bind_int64(q[2], 6, s->updated_at);
 	ng_sql_bind_text(q[2], 7, st->policy);
+	ng_sql_bind_text(q[2], 8, s->node_name);
 	if (step_done(q[2], err) < 0)
 		return -1;
 	char subject[160], action[48];
@@ -208,7 +214,7 @@ int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state 
 {
 	ng_sql_stmt *q = ng_q(st, err,
 	                      "SELECT node, class, software, outcome, updated_at, recheck_at, run_id,"
-	                      " duration_ms FROM node_states WHERE node = ?",
+	                      " duration_ms, node_name FROM node_states WHERE node = ?",
 	                      "t", node);
 	if (!q)
 		return -1;
@@ -223,6 +229,7 @@ int ng_store_get_node_state(ng_store *st, const char *node, ng_store_node_state 
 		out->recheck_at = ng_sql_column_int64(q, 5);
 		ng_q_text(q, 6, out->run_id, sizeof out->run_id);
 		out->duration_ms = ng_sql_column_int64(q, 7); /* NULL reads as 0: not measured */
+		ng_q_text(q, 8, out->node_name, sizeof out->node_name);
 	}
 	ng_sql_finalize(q);
 	return r;

@@ -116,6 +116,13 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 			;
 		if (s < 0)
 			rc = -1;
+		/* A record that knows its node's scheduler name keeps the pair (a
+		 * batch is one node's, so this is one upsert in practice). */
+		const ng_store_record *prev = i ? &p->recs[i - 1] : NULL;
+		if (rc == 0 && r->node_name && *r->node_name &&
+		    (!prev || !prev->node_name || strcmp(prev->node_name, r->node_name) != 0 ||
+		     strcmp(prev->node, r->node) != 0))
+			rc = ng_store_put_node_name(st, r->node, r->node_name, r->taken_at, err);
 	}
 	ng_sql_finalize(ins);
 	ng_sql_finalize(prof);
@@ -204,6 +211,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 			break;
 		}
 		r->node = str_field(rec, "node");
+		r->node_name = str_field(rec, "node_name");
 		r->class_key = str_field(rec, "class");
 		r->metric = str_field(rec, "metric");
 		r->domain = str_field(rec, "domain");
@@ -478,4 +486,31 @@ int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t 
 	                  "ti", class_key, since) < 0
 	               ? -1
 	               : n;
+}
+
+int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err)
+{
+	memset(out, 0, sizeof *out);
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT body, taken_at FROM records WHERE node = ? AND metric = 'gpu.health'"
+	                      " ORDER BY taken_at DESC, id DESC LIMIT 1",
+	                      "t", node);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		cJSON *b = cJSON_Parse(ng_sql_column_text(q, 0) ? ng_sql_column_text(q, 0) : "");
+		const cJSON *mode = cJSON_GetObjectItemCaseSensitive(b, "mode"),
+		            *drain = cJSON_GetObjectItemCaseSensitive(b, "drain");
+		if (cJSON_IsString(mode) && cJSON_IsBool(drain)) {
+			ng_copy(out->mode, sizeof out->mode, mode->valuestring);
+			out->drain = cJSON_IsTrue(drain);
+			out->at = ng_sql_column_int64(q, 1);
+		} else {
+			r = 0;
+		}
+		cJSON_Delete(b);
+	}
+	ng_sql_finalize(q);
+	return r;
 }

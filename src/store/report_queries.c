@@ -101,6 +101,7 @@ static int state_row(ng_sql_stmt *q, void *arg)
 	s.recheck_at = ng_sql_column_int64(q, 5);
 	ng_q_text(q, 6, s.run_id, sizeof s.run_id);
 	s.duration_ms = ng_sql_column_int64(q, 7);
+	ng_q_text(q, 8, s.node_name, sizeof s.node_name);
 	return ((int (*)(const ng_store_node_state *, void *))c->fn)(&s, c->arg);
 }
 
@@ -109,8 +110,9 @@ int ng_store_report_states(ng_store *st, int (*fn)(const ng_store_node_state *s,
 {
 	struct cb c = {(void (*)(void))fn, arg};
 	return walk(ng_q(st, err,
-	                 "SELECT node, class, software, outcome, updated_at, recheck_at, run_id,"
-	                 " duration_ms FROM node_states",
+	                 "SELECT s.node, s.class, s.software, s.outcome, s.updated_at, s.recheck_at,"
+	                 " s.run_id, s.duration_ms, COALESCE(n.name, s.node_name) FROM node_states s"
+	                 " LEFT JOIN node_names n ON n.node = s.node",
 	                 ""),
 	            state_row, &c, err);
 }

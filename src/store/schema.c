@@ -107,6 +107,16 @@ static const char *const migrations[] = {
 	" id {ID}, node TEXT NOT NULL, verb TEXT NOT NULL, kind TEXT NOT NULL,"
 	" message TEXT NOT NULL, at {INT} NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS config_errors_by_at ON config_errors (at);",
+	/* 6: a node's scheduler name beside its stable id (docs/naming.md):
+	 * node_names resolves either to the node; cases, decisions and node
+	 * states keep the name they were made under. Rows from before read ''
+	 * and are found by their id. */
+	"CREATE TABLE IF NOT EXISTS node_names (node TEXT PRIMARY KEY, name TEXT NOT NULL,"
+	" seen_at {INT} NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS node_names_by_name ON node_names (name);"
+	"ALTER TABLE cases ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE decisions ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE node_states ADD COLUMN node_name TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

@@ -9,6 +9,7 @@
 #include "store/sql.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <libpq-fe.h>
 #include <math.h>
@@ -17,6 +18,100 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+
+/* ---- libpq, loaded when a PostgreSQL store is opened -------------------------- */
+
+/* libpq is loaded at run time, as NVML is: a SQLite store (the default)
+ * never loads it, so every start of the binary (an epilog at the end of
+ * each job) is spared libpq's own dozen libraries (krb5, ldap, gnutls...).
+ * The header gives the types; this table the functions, by name. */
+#define NG_PQ_FUNCTIONS(X) \
+	X(PQclear) \
+	X(PQcmdStatus) \
+	X(PQconnectdbParams) \
+	X(PQconninfoFree) \
+	X(PQconninfoParse) \
+	X(PQerrorMessage) \
+	X(PQexec) \
+	X(PQexecParams) \
+	X(PQexecPrepared) \
+	X(PQfinish) \
+	X(PQfreemem) \
+	X(PQgetisnull) \
+	X(PQgetvalue) \
+	X(PQnfields) \
+	X(PQntuples) \
+	X(PQprepare) \
+	X(PQresultErrorField) \
+	X(PQresultStatus) \
+	X(PQsetNoticeProcessor) \
+	X(PQstatus) \
+	X(PQtransactionStatus) \
+	X(PQunescapeBytea)
+
+static struct {
+	void *lib;
+#define NG_PQ_POINTER(f) __typeof__(f) *fn_##f;
+	NG_PQ_FUNCTIONS(NG_PQ_POINTER)
+#undef NG_PQ_POINTER
+} pq;
+
+/* Past here every PQ call goes through the table. */
+#define PQclear (pq.fn_PQclear)
+#define PQcmdStatus (pq.fn_PQcmdStatus)
+#define PQconnectdbParams (pq.fn_PQconnectdbParams)
+#define PQconninfoFree (pq.fn_PQconninfoFree)
+#define PQconninfoParse (pq.fn_PQconninfoParse)
+#define PQerrorMessage (pq.fn_PQerrorMessage)
+#define PQexec (pq.fn_PQexec)
+#define PQexecParams (pq.fn_PQexecParams)
+#define PQexecPrepared (pq.fn_PQexecPrepared)
+#define PQfinish (pq.fn_PQfinish)
+#define PQfreemem (pq.fn_PQfreemem)
+#define PQgetisnull (pq.fn_PQgetisnull)
+#define PQgetvalue (pq.fn_PQgetvalue)
+#define PQnfields (pq.fn_PQnfields)
+#define PQntuples (pq.fn_PQntuples)
+#define PQprepare (pq.fn_PQprepare)
+#define PQresultErrorField (pq.fn_PQresultErrorField)
+#define PQresultStatus (pq.fn_PQresultStatus)
+#define PQsetNoticeProcessor (pq.fn_PQsetNoticeProcessor)
+#define PQstatus (pq.fn_PQstatus)
+#define PQtransactionStatus (pq.fn_PQtransactionStatus)
+#define PQunescapeBytea (pq.fn_PQunescapeBytea)
+
+#define NG_LIBPQ_DEFAULT "libpq.so.5"
+
+/* Loads libpq once: $NODEGATE_LIBPQ, else libpq.so.5 on the loader's path. */
+static int load_libpq(const char *where, ng_err *err)
+{
+	if (pq.lib)
+		return 0;
+	const char *path = getenv("NODEGATE_LIBPQ");
+	if (!path || !*path)
+		path = NG_LIBPQ_DEFAULT;
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char *why = dlerror();
+		return ng_fail(err,
+		               "%s is a PostgreSQL store, and the PostgreSQL client library cannot be "
+		               "loaded (%s: %s): install it (Debian: libpq5) or use a SQLite store",
+		               where, path, why ? why : "not found");
+	}
+#define NG_PQ_LOAD(f)                                                                         \
+	pq.fn_##f = (__typeof__(pq.fn_##f))dlsym(lib, #f);                                      \
+	if (!pq.fn_##f) {                                                                       \
+		dlclose(lib);                                                                       \
+		memset(&pq, 0, sizeof pq);                                                          \
+		return ng_fail(err, "%s: the PostgreSQL client library %s has no %s: it is not "     \
+		                    "libpq, or too old",                                            \
+		               where, path, #f);                                                    \
+	}
+	NG_PQ_FUNCTIONS(NG_PQ_LOAD)
+#undef NG_PQ_LOAD
+	pq.lib = lib;
+	return 0;
+}
 
 /* The one advisory lock every writer takes: the store's single writer lock,
  * as SQLite's BEGIN IMMEDIATE is. */
@@ -889,6 +984,10 @@ int ng_sql_pg_open(const char *uri, ng_sql **out, ng_err *err)
 		return ng_fail(err, "out of memory connecting to PostgreSQL");
 	d->base.ops = &pg_ops;
 	hide_password(uri, d->where, sizeof d->where);
+	if (load_libpq(d->where, err) < 0) {
+		free(d);
+		return -1;
+	}
 	if (open_connection(d, uri, err) < 0) {
 		ng_sql_note_open_error(d->last);
 		pg_close(&d->base);

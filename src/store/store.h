@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 5
+#define NG_STORE_SCHEMA_VERSION 6
 
 typedef struct ng_store ng_store;
 
@@ -59,6 +59,7 @@ int ng_store_check(ng_store *st, ng_strbuf *report, ng_err *err);
 
 typedef struct {
 	const char *node, *class_key, *software, *domain, *metric, *unit;
+	const char *node_name;  /* the node's scheduler name, or NULL: kept in node_names */
 	const char *run_id;     /* the admission run or import batch it came from */
 	const char *raw_digest; /* sha256 of the raw tool output, when kept */
 	int64_t taken_at;
@@ -182,6 +183,7 @@ typedef struct {
 
 typedef struct {
 	char node[128], class_key[256], software[80];
+	char node_name[128]; /* the scheduler name; "" when not known */
 	char outcome[24]; /* admitted, admitted-warn, held, suspect, quarantined */
 	int64_t updated_at, recheck_at; /* recheck_at 0: none scheduled */
 	int64_t duration_ms;            /* the run's wall time; 0: not measured */
@@ -219,6 +221,7 @@ int ng_store_put_hysteresis(ng_store *st, const char *node, const char *metric,
 typedef struct {
 	int64_t id;
 	char node[128], class_key[256], software[80];
+	char node_name[128]; /* the scheduler name it was opened under; "" when not known */
 	char domain[32], metric[96];
 	int64_t opened_at;
 	char release_condition[512];
@@ -307,6 +310,41 @@ int ng_store_put_gpu_counters(ng_store *st, const char *node, const ng_store_gpu
  * when there is none, the oldest earlier than `now`. 1 found, 0 none. */
 int ng_store_gpu_counters_past(ng_store *st, const char *node, const char *uuid, int64_t before,
                                int64_t now, ng_store_gpu_counters *out, ng_err *err);
+
+/* ---- node names ------------------------------------------------------------------ */
+
+/* A node has a stable id (records' "node": machine id, DMI) and a scheduler
+ * name (SLURMD_NODENAME, the short host name, the Kubernetes node name).
+ * Every write that knows both keeps the pair; a NODE an operator types is
+ * either. */
+int ng_store_put_node_name(ng_store *st, const char *node, const char *name, int64_t at,
+                           ng_err *err);
+
+typedef struct {
+	char id[128];   /* the stable id: what the store keys the node by */
+	char name[128]; /* its scheduler name; "" when the store knows none */
+	char candidates[512]; /* ambiguous: "id (name), id (name)" */
+} ng_store_node_ref;
+
+/* What arg names: 1 one node (out->id, out->name), 0 none the store knows
+ * by name (out->id is arg itself, so an id from before names were kept
+ * still works), 2 more than one (out->candidates lists them: the caller
+ * refuses and shows them), -1 error. */
+int ng_store_resolve_node(ng_store *st, const char *arg, ng_store_node_ref *out, ng_err *err);
+/* The node's scheduler name: 1 found (name set), 0 none known (name ""). */
+int ng_store_node_name_of(ng_store *st, const char *node, char *name, size_t cap, ng_err *err);
+
+/* ---- GPU checks ------------------------------------------------------------------ */
+
+/* The node's newest GPU check as its gpu.health records keep it: the mode
+ * (epilog, prolog, health), whether it drained (exit 1), and when. 1 found,
+ * 0 none (or none from a nodegate that recorded the drain). */
+typedef struct {
+	char mode[16];
+	bool drain;
+	int64_t at;
+} ng_store_gpu_check;
+int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err);
 
 /* ---- the audit log -------------------------------------------------------------- */
 

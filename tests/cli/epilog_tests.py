@@ -71,6 +71,7 @@ def run(args, gpus=None, env=None, kmsg="", library=None, policy="{}", timeout=6
     e["NODEGATE_NVML_LIBRARY"] = library or SYNTH
     e["NODEGATE_SYNTH_GPUS"] = sfile
     e["NODEGATE_KMSG"] = kfile
+    e["NODEGATE_STATE_DIR"] = tmp  # health's run lock: each run its own
     for k, v in (env or {}).items():
         if v is None:
             e.pop(k, None)
@@ -293,7 +294,7 @@ def test_text_one_line_per_gpu():
     gpu_lines = [l for l in lines if l.startswith("GPU ")]
     check(len(gpu_lines) == 8, "eight GPU lines", r)
     check("degraded" in gpu_lines[3] and "0000:5d:00" in gpu_lines[3], "GPU 3's line", r)
-    check(lines[-1].startswith("epilog: degraded: drain: nodegate: GPU 3 0000:5d:00 degraded"),
+    check(lines[-1].startswith("epilog: degraded: drain: ng:degraded pcie GPU3 0000:5d:00: "),
           "the last line names the drain", r)
 
 
@@ -308,10 +309,43 @@ def test_health_whole_node_and_reason():
     r = run(["health"], env={"SLURM_JOB_GPUS": "0"}, gpus=g)
     check(r.exit == 1, "exit 1", r)
     check(sum(1 for l in r.out.splitlines() if l.startswith("GPU ")) == 8, "every GPU", r)
-    check("drain: nodegate: GPU 6 0000:ba:00 fatal" in r.out, "the drain reason", r)
+    check("drain: ng:fatal remap GPU6 0000:ba:00: " in r.out, "the drain reason", r)
     r = run(["health", "--json"], gpus=g)
     expect(r, "fatal", True, 1)
-    check(r.json["reason"].startswith("nodegate: GPU 6 0000:ba:00 fatal"), "reason", r)
+    check(r.json["reason"].startswith("ng:fatal remap GPU6 0000:ba:00: ")
+          and r.json["reason"].endswith(" [nodegate]"), "reason", r)
+
+
+def test_one_health_check_at_a_time():
+    """A second health run while one is alive (it holds the lock) exits 0 at
+    once, says so and checks nothing, even on a fatal GPU; the lock is
+    never followed through a planted link."""
+    import fcntl
+    g = node({6: {"remapped_rows": {"uncorrected": 8, "failed": True}}})
+    lockdir = tempfile.mkdtemp(prefix="ng-health-lock-")
+    atexit.register(shutil.rmtree, lockdir, True)
+    with open(os.path.join(lockdir, "health.lock"), "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        r = run(["health"], gpus=g, env={"NODEGATE_STATE_DIR": lockdir})
+        check(r.exit == 0 and "another nodegate health is still running" in r.out, "skipped", r)
+        check(r.seconds < 2 and "GPU 6" not in r.out, "checked nothing", r)
+        r = run(["health", "--json"], gpus=g, env={"NODEGATE_STATE_DIR": lockdir})
+        expect(r, "n/a", False, 0)
+        # the prolog and epilog are not health: they run as before
+        r = run(["epilog", "--json"], gpus=g, env={"NODEGATE_STATE_DIR": lockdir,
+                                                    "SLURM_JOB_GPUS": "6"})
+        expect(r, "fatal", True, 1)
+    # released with the process that held it
+    r = run(["health", "--json"], gpus=g, env={"NODEGATE_STATE_DIR": lockdir})
+    expect(r, "fatal", True, 1)
+    # a link where the lock should be: not followed, the check still runs
+    os.unlink(os.path.join(lockdir, "health.lock"))
+    victim = os.path.join(lockdir, "victim")
+    open(victim, "w").close()
+    os.symlink(victim, os.path.join(lockdir, "health.lock"))
+    r = run(["health", "--json"], gpus=g, env={"NODEGATE_STATE_DIR": lockdir})
+    expect(r, "fatal", True, 1)
+    check("not locked against a second run" in r.err, "says it is unlocked", r)
 
 
 def test_nvml_missing_everywhere():

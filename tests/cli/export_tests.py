@@ -64,11 +64,29 @@ FAKE_KUBECTL = """#!%s
 import json, os, sys
 with open(os.environ["FAKE_KUBECTL_LOG"], "a") as f:
     f.write(json.dumps(sys.argv[1:]) + "\\n")
+# The node, in $FAKE_KUBECTL_STATE: cordoned or not, and its annotations.
+path = os.environ.get("FAKE_KUBECTL_STATE", "")
+st = json.load(open(path)) if path and os.path.exists(path) else {"unsched": False, "ann": {}}
+if sys.argv[1] == "get":
+    jp = sys.argv[-1]
+    print("true" if "unschedulable" in jp and st["unsched"] else
+          st["ann"].get("nodegate.io/cordoned", "") if "annotations" in jp else "", end="")
+    sys.exit(0)
 fail = os.environ.get("FAKE_KUBECTL_FAIL", "")
 if fail and fail == sys.argv[1]:
     sys.stderr.write('error: taint "nodegate.io/quarantine:NoSchedule" not found\\n'
                      if os.environ.get("FAKE_KUBECTL_GONE") else "error: the server is gone\\n")
     sys.exit(1)
+if sys.argv[1] in ("cordon", "uncordon"):
+    st["unsched"] = sys.argv[1] == "cordon"
+if sys.argv[1] == "annotate":
+    for kv in sys.argv[4:]:
+        if kv.endswith("-"):
+            st["ann"].pop(kv[:-1], None)
+        elif "=" in kv:
+            st["ann"][kv.split("=", 1)[0]] = kv.split("=", 1)[1]
+if path:
+    json.dump(st, open(path, "w"))
 print("node/x " + sys.argv[1])
 """
 
@@ -80,7 +98,9 @@ def build_store(tmp):
     env.ingest_history(af.class_history(rng))
     out = {}
     at = af.NOW
-    out["node41"] = env.admit(af.node_run(rng, "node41", [m[3] for m in af.METRICS]), at=at)["outcome"]
+    # node41's records give its scheduler name: the metrics carry both names.
+    out["node41"] = env.admit(af.named(af.node_run(rng, "node41", [m[3] for m in af.METRICS]),
+                                       "gpu-041"), at=at)["outcome"]
     held = af.node_run(rng, "node40", [m[3] for m in af.METRICS])
     held[2]["samples"] = []
     out["node40"] = env.admit(held, at=at)["outcome"]
@@ -119,22 +139,22 @@ def test_metrics_textfile(tmp):
     check(os.listdir(prom) == ["nodegate.prom"], f"left behind: {os.listdir(prom)}")
     cls = af.CLASS
     for want in (
-        f'nodegate_node_outcome{{node="node41",class="{cls}",outcome="admitted"}} 1',
-        f'nodegate_node_outcome{{node="node41",class="{cls}",outcome="held"}} 0',
+        f'nodegate_node_outcome{{node="node41",node_name="gpu-041",class="{cls}",outcome="admitted"}} 1',
+        f'nodegate_node_outcome{{node="node41",node_name="gpu-041",class="{cls}",outcome="held"}} 0',
         f'nodegate_node_outcome{{node="node40",class="{cls}",outcome="held"}} 1',
         f'nodegate_node_outcome{{node="node28",class="{cls}",outcome="suspect"}} 1',
         f'nodegate_node_outcome{{node="node80",class="{cls}",outcome="quarantined"}} 1',
         f'nodegate_node_outcome{{node="node82",class="{cls}",outcome="admitted-warn"}} 1',
         'nodegate_nodes{outcome="quarantined"} 2',
-        f'nodegate_last_run_timestamp_seconds{{node="node41"}} {af.NOW}',
-        'nodegate_last_run_duration_seconds{node="node41"} ',
+        f'nodegate_last_run_timestamp_seconds{{node="node41",node_name="gpu-041"}} {af.NOW}',
+        'nodegate_last_run_duration_seconds{node="node41",node_name="gpu-041"} ',
         f'nodegate_recheck_timestamp_seconds{{node="node82"}} {af.NOW + 720 + 24 * 3600}',
         f'nodegate_quarantine_cases_open{{class="{cls}"}} 2',
         f'nodegate_quarantine_case_opened_timestamp_seconds{{node="node80",class="{cls}",'
         f'domain="fabric",metric="nccl.all_reduce.busbw"',
         f'nodegate_fleet_regression_open{{class="{cls}",software="{af.SOFTWARE}"',
         "nodegate_fleet_regression_events_open 1",
-        'nodegate_metric_value{node="node41",domain="fabric",metric="nccl.all_reduce.busbw",'
+        'nodegate_metric_value{node="node41",node_name="gpu-041",domain="fabric",metric="nccl.all_reduce.busbw",'
         'unit="GB/s"} 300',
         'nodegate_metric_percent_of_median{node="node28",domain="fabric",'
         'metric="nccl.all_reduce.busbw"} 86',
@@ -251,25 +271,45 @@ def test_kube(tmp):
         calls = [json.loads(x) for x in open(log)] if os.path.exists(log) else []
         return p, calls
 
-    p, calls = kube("cordon", "gpu-node-7", "--reason", "nccl busbw 86% of median", expect=0)
+    state = os.path.join(tmp, "kube-node.json")
+    GET_UNSCHED = ["get", "node", "gpu-node-7", "-o", "jsonpath={.spec.unschedulable}"]
+    GET_OURS = ["get", "node", "gpu-node-7", "-o",
+                "jsonpath={.metadata.annotations.nodegate\\.io/cordoned}"]
+    p, calls = kube("cordon", "gpu-node-7", "--reason", "nccl busbw 86% of median", expect=0,
+                    FAKE_KUBECTL_STATE=state)
     check(calls == [
+        GET_UNSCHED,
         ["cordon", "gpu-node-7"],
+        ["annotate", "node", "gpu-node-7", "nodegate.io/cordoned=true", "--overwrite"],
         ["taint", "nodes", "gpu-node-7", "nodegate.io/quarantine=nccl-busbw-86-of-median:NoSchedule",
          "--overwrite"],
         ["label", "nodes", "gpu-node-7", "nodegate.io/outcome=quarantined", "--overwrite"],
     ], f"cordon ran {calls}")
     check("reason as a taint value: nccl-busbw-86-of-median" in p.stdout, p.stdout)
-    _, calls = kube("release", "gpu-node-7", expect=0)
+    _, calls = kube("release", "gpu-node-7", expect=0, FAKE_KUBECTL_STATE=state)
     check(calls == [["taint", "nodes", "gpu-node-7", "nodegate.io/quarantine:NoSchedule-"],
                     ["label", "nodes", "gpu-node-7", "nodegate.io/outcome-"],
-                    ["uncordon", "gpu-node-7"]], f"release ran {calls}")
+                    GET_OURS,
+                    ["uncordon", "gpu-node-7"],
+                    ["annotate", "node", "gpu-node-7", "nodegate.io/cordoned-"]],
+          f"release ran {calls}")
+    check(json.load(open(state)) == {"unsched": False, "ann": {}}, "released")
+    # Someone else cordoned it: nodegate's cordon leaves it, its release too.
+    json.dump({"unsched": True, "ann": {}}, open(state, "w"))
+    p, calls = kube("cordon", "gpu-node-7", "--reason", "x", expect=0, FAKE_KUBECTL_STATE=state)
+    check(["cordon", "gpu-node-7"] not in calls and not any(c[0] == "annotate" for c in calls)
+          and "someone else" in p.stdout, f"cordon over another's ran {calls}: {p.stdout}")
+    p, calls = kube("release", "gpu-node-7", expect=0, FAKE_KUBECTL_STATE=state)
+    check(["uncordon", "gpu-node-7"] not in calls and "left alone" in p.stdout,
+          f"release of another's cordon ran {calls}: {p.stdout}")
+    check(json.load(open(state))["unsched"] is True, "another party's cordon undone")
     p, calls = kube("release", "gpu-node-7", expect=0, FAKE_KUBECTL_FAIL="taint",
                     FAKE_KUBECTL_GONE="1")
     check("already absent" in p.stdout and len(calls) == 3, p.stdout)
     p, calls = kube("cordon", "gpu-node-7", "--reason", "x", expect=1, FAKE_KUBECTL_FAIL="cordon")
-    check(len(calls) == 3 and "server is gone" in p.stdout, f"{calls} {p.stdout}")
+    check(len(calls) == 4 and "server is gone" in p.stdout, f"{calls} {p.stdout}")
     p, calls = kube("cordon", "gpu-node-7", "--reason", "x" * 100, "--dry-run", expect=0)
-    check(calls == [] and p.stdout.count("would run:") == 3, f"dry run ran {calls}")
+    check(calls == [] and p.stdout.count("would run:") == 4, f"dry run ran {calls}")
     check(f"nodegate.io/quarantine={'x' * 63}:NoSchedule" in p.stdout, p.stdout)
     for bad in (["cordon", "--all", "--reason", "r"], ["cordon", "Node_A", "--reason", "r"],
                 ["cordon", "n1", "--reason", "%%%"], ["cordon", "n1"], ["evict", "n1"],

@@ -82,6 +82,7 @@ def run(args, gpus=None, env=None, library=None, node_state=("IDLE", "")):
     with open(state, "w") as f:
         f.write(f"name=node1\nstate={node_state[0]}\nreason={node_state[1]}\nstar=0\n")
     e["NODEGATE_NVML_LIBRARY"] = library or SYNTH
+    e["NODEGATE_STATE_DIR"] = tmp  # health's run lock: each run its own
     e["NODEGATE_SYNTH_GPUS"] = sfile
     e["NODEGATE_KMSG"] = kfile
     e["NODEGATE_SCONTROL"] = FAKE
@@ -103,7 +104,7 @@ def test_health_drains_with_the_reason():
     check(r.exit == 1, "exit 1 on degraded", r)
     check(r.json and r.json["drain"] is True, "drain", r)
     want = r.json["reason"]
-    check(want.startswith("nodegate: GPU 1 ") and "degraded" in want and "pcie" in want,
+    check(want.startswith("ng:degraded pcie GPU1 ") and "degraded" in want and "pcie" in want,
           "a specific reason", r)
     st = r.state()
     check(st["state"] == "IDLE+DRAIN", "the node is drained", r)
@@ -172,12 +173,40 @@ def test_epilog_sets_reason_and_exits_1():
     r = run(["epilog", "--land", "slurm", "--json"], gpus=PCIE_X8,
             env={"SLURM_JOB_GPUS": "0,1", "SLURM_JOB_ID": "42"})
     check(r.exit == 1, "exit 1: Slurm drains the node", r)
-    check(r.state()["reason"].startswith("nodegate: GPU 1 "), "nodegate's reason set first", r)
+    check(r.state()["reason"].startswith("ng:degraded pcie GPU1 "), "nodegate's reason set first", r)
     check(r.json["drain_by"].startswith("exit status"), "drain_by", r)
     # the job's GPUs only: GPU 1 not in the job, nothing happens
     r = run(["epilog", "--land", "slurm", "--json"], gpus=PCIE_X8,
             env={"SLURM_JOB_GPUS": "0", "SLURM_JOB_ID": "42"})
     check(r.exit == 0 and r.calls() == [], "not the job's GPU: nothing", r)
+
+
+def test_slurm_epilog_error_after_our_epilog_is_ours():
+    """Slurm's own "Epilog error" drain, stamped right after a nodegate epilog
+    there exited 1 (as its store records), is nodegate's: the next check sets
+    its own reason in its place. After an epilog that passed, the same
+    reason is an operator's and is left alone."""
+    shared = tempfile.mkdtemp(prefix="ng-landing-hook-")
+    atexit.register(shutil.rmtree, shared, True)
+    # The stand-in scontrol stamps every reason [root@2026-01-01T00:00:00].
+    stamp = int(time.mktime((2026, 1, 1, 0, 0, 0, 0, 0, -1)))
+    for passed_first in (False, True):
+        store = os.path.join(shared, f"store-{passed_first}.db")
+        env = {"NODEGATE_STORE": store, "SLURM_JOB_GPUS": "0,1", "SLURM_JOB_ID": "7",
+               "NODEGATE_NOW": str(stamp - 20)}
+        r = run(["epilog"], gpus=node() if passed_first else PCIE_X8, env=env)
+        check(r.exit == (0 if passed_first else 1), "the epilog, without --land", r)
+        env["NODEGATE_NOW"] = str(stamp + 30)
+        r = run(["health", "--land", "slurm", "--json"], gpus=PCIE_X8, env=env,
+                node_state=("IDLE+DRAIN", "Epilog error"))
+        land = r.json["landing"]
+        if passed_first:
+            check(land["result"] == "left-alone" and r.state()["reason"] == "Epilog error",
+                  "after a passing epilog, Slurm's drain is not nodegate's", r)
+        else:
+            check(land["result"] == "done" and land.get("hook_drain") is True
+                  and r.state()["reason"].startswith("ng:degraded pcie GPU1 "),
+                  "Slurm's drain after our epilog exited 1 is ours: reason replaced", r)
 
 
 def test_usage():

@@ -110,7 +110,7 @@ class Cluster:
         def seen():
             try:
                 with open(self.prolog_log) as f:
-                    return f"prolog.sh: job={job} " in f.read()
+                    return f"nodegate-prolog: job={job} " in f.read()
             except FileNotFoundError:
                 return False
         self.wait(f"the prolog of job {job}", seen, timeout, step=0.02)
@@ -163,7 +163,7 @@ class Cluster:
     def health_runs(self):
         try:
             with open(self.health_log) as f:
-                return f.read().count("healthcheck.sh: rc=")
+                return f.read().count("nodegate-health: rc=")
         except FileNotFoundError:
             return 0
 
@@ -217,7 +217,8 @@ def drained(c):
 def check_nodegate_reason(c, what):
     r = c.reason()
     if c.land == "slurm":
-        expect(r.startswith("nodegate:"), f"{what}: reason {r!r} does not start with 'nodegate:'")
+        expect(r.startswith("ng:") and r.endswith(" [nodegate]"),
+               f"{what}: reason {r!r} is not nodegate's ('ng:... [nodegate]')")
     else:
         # The Epilog exit-status contract: Slurm writes its own reason.
         expect(r == "Epilog error", f"{what}: reason {r!r}, expected 'Epilog error'")
@@ -230,8 +231,8 @@ def epilog_said(c, job):
         lines = f.read().splitlines()
     start = 0
     for i, l in enumerate(lines):
-        if l.startswith("epilog.sh: job="):
-            if l.startswith(f"epilog.sh: job={job} "):
+        if l.startswith("nodegate-epilog: job="):
+            if l.startswith(f"nodegate-epilog: job={job} "):
                 return lines[start:i], l.rsplit("rc=", 1)[-1]
             start = i + 1
     raise Fail(f"no epilog run logged for job {job}")
@@ -239,8 +240,8 @@ def epilog_said(c, job):
 
 def check_epilog_drained(c, job, gpu):
     said, rc = epilog_said(c, job)
-    want = f"epilog: fatal: drain: nodegate: GPU {gpu} "
-    expect(any(l.startswith(want) for l in said),
+    want = "epilog: fatal: drain: ng:fatal "
+    expect(any(l.startswith(want) and f" GPU{gpu} " in l for l in said),
            f"epilog of job {job} said {said!r}, expected a line {want!r}...")
     if c.land == "slurm":
         expect(any(l.startswith("epilog: landing: slurm: drained ") for l in said),
@@ -356,15 +357,19 @@ def case_health_drain(c):
     finally:
         c.pause_health()
     r = c.reason()
-    expect(r.startswith("nodegate: GPU 3 "), f"reason {r!r}, expected 'nodegate: GPU 3 ...'")
+    expect(r.startswith("ng:") and " GPU3 " in r[:24],
+           f"reason {r!r}, expected 'ng:SEVERITY WHAT GPU3 ...'")
     expect(c.health_runs() > n, "drained, but no health check logged its run")
     print(f"health check drained after {dt:.2f} s; reason {r!r}")
 
 
-def admission_records(node, busbw, software="sw-slurm-ci"):
-    """One fabric run of NODE: nine samples around busbw, checked and clean."""
+def admission_records(node, busbw, software="sw-slurm-ci", name=None):
+    """One fabric run of NODE: nine samples around busbw, checked and clean;
+    name: the scheduler name the records give beside the stable id."""
     spread = [busbw * (1 + 0.004 * k) for k in (-4, -3, -2, -1, 0, 1, 2, 3, 4)]
-    return [{"schema": "nodegate/record/1", "node": node, "class": "slurm-ci", "software": software,
+    extra = {"node_name": name} if name else {}
+    return [{"schema": "nodegate/record/1", "node": node, **extra, "class": "slurm-ci",
+             "software": software,
              "domain": "fabric", "metric": "nccl.all_reduce.busbw", "unit": "GB/s",
              "samples": spread, "wrong": 0,
              "diag": {"pcie": "pass", "memory": "pass", "nccl_tests": "pass"}}]
@@ -395,14 +400,16 @@ def case_release_after_two_passes(c):
     for i in range(12):
         history += admission_records(f"peer{i:02d}", 300.0 * (1 + 0.001 * (i - 6)))
     nodegate("ingest", "--accepted", write("history.json", history), want=0)
-    slow, healthy = write("slow.json", admission_records(NODE, 250.0)), \
-        write("healthy.json", admission_records(NODE, 300.0))
-    out = nodegate("admit", "--land", "slurm", "--node", NODE, "--from", slow,
-                   "--confirm-from", slow, want=1)
+    # As on a real node: records keyed by the machine id, naming the node as
+    # Slurm does; admit lands on that name without being told it.
+    node_id = "5e1f0000000000000000000000c1c1c1"
+    slow, healthy = write("slow.json", admission_records(node_id, 250.0, name=NODE)), \
+        write("healthy.json", admission_records(node_id, 300.0, name=NODE))
+    out = nodegate("admit", "--land", "slurm", "--from", slow, "--confirm-from", slow, want=1)
     expect("outcome: quarantined" in out, f"admit said:\n{out}")
     c.wait("the quarantine drain", lambda: drained(c), 15, step=0.02)
     r = c.reason()
-    expect(r.startswith("nodegate: quarantined case 1: fabric nccl.all_reduce.busbw"),
+    expect(r.startswith("ng:quarantine fabric nccl.all_reduce.busbw case 1: "),
            f"reason {r!r}")
     # One pass is not enough; a reboot alone never is.
     nodegate("admit", "--from", healthy, want=1)

@@ -362,6 +362,17 @@ def bad_stores_are_clear_errors(env, rng):
     p = env.run("--store", "postgresql:///nodegate?host=/nonexistent-dir&connect_timeout=2",
                 "quarantine", "list", expect=3)
     check("PostgreSQL" in p.stderr, f"unreachable: {p.stderr}")
+    # libpq is loaded only for a postgresql:// store; without it, that store
+    # says so (exit 3) and a SQLite store does not notice.
+    nolib = {"NODEGATE_LIBPQ": os.path.join(env.tmp, "no-libpq.so.5")}
+    p = env.run("--store", "postgresql:///nodegate?host=/nonexistent-dir", "quarantine", "list",
+                expect=3, env=nolib)
+    check("PostgreSQL client library cannot be loaded" in p.stderr and "libpq5" in p.stderr,
+          f"no libpq: {p.stderr}")
+    fresh = os.path.join(env.tmp, "fresh.db")
+    env.run("--store", fresh, "override", "n1", "--reason", "r", "--expires", "1d", "--by", "a",
+            expect=0, env=nolib)
+    env.run("--store", fresh, "quarantine", "list", expect=0, env=nolib)
 
 
 def quarantine_lands_on_slurm(env, rng):
@@ -382,18 +393,25 @@ def quarantine_lands_on_slurm(env, rng):
 
     senv = {"NODEGATE_SCONTROL": env.fake_scontrol, "FAKE_SCONTROL_STATE": state}
     env.ingest_history(class_history(rng))
-    run = node_run(rng, "node05x", [m[3] for m in METRICS])
+    # The records key the node by its stable id; Slurm knows it by name.
+    node_id = "5a1d0c0ffee05x0000000000000005"
+    run = named(node_run(rng, node_id, [m[3] for m in METRICS]), "node05x")
     run[1]["wrong"] = 3
     set_node("IDLE", "")
     p = env.run("admit", "--from", env.write(run), "--land", "slurm", "--json", expect=1, env=senv)
     d = json.loads(p.stdout)
     check(d["outcome"] == "quarantined", f"outcome {d['outcome']}")
     n = node()
-    check(n["state"] == "IDLE+DRAIN", f"not drained: {n}")
-    want = f"nodegate: quarantined case {d['case']}: memory gpumem.copy.gbps"
+    check(n["state"] == "IDLE+DRAIN", f"not drained by its scheduler name: {n}")
+    # Either name finds the case; the id is in the JSON.
+    for name in ("node05x", node_id):
+        q = json.loads(env.run("quarantine", "show", name, "--json", expect=0).stdout)
+        check(q["node"] == node_id and q["node_name"] == "node05x", f"show {name}: {q}")
+    want = f"ng:quarantine memory gpumem.copy.gbps case {d['case']}: "
     check(n["reason"].startswith(want), f"reason {n['reason']!r}, wanted {want!r}...")
     audit = json.loads(env.run("audit", "show", "--subject", "node:node05x", "--json",
                                expect=0).stdout)["entries"]
+    check(all(a["subject"] == "node:" + node_id for a in audit), f"subjects {audit}")
     lands = [a for a in audit if a["action"] == "land.drain"]
     check(lands, f"no land.drain audit entry: {audit}")
     detail = lands[0]["detail"]
@@ -408,7 +426,7 @@ def quarantine_lands_on_slurm(env, rng):
     check("left" in p.stderr, f"says it left the node drained: {p.stderr}")
     # A fresh quarantine, then release resumes nodegate's own drain.
     set_node("IDLE", "")
-    run = node_run(rng, "node05x", [m[3] for m in METRICS])
+    run = named(node_run(rng, node_id, [m[3] for m in METRICS]), "node05x")
     run[1]["wrong"] = 2
     p = env.run("admit", "--from", env.write(run), "--land", "slurm", "--json", expect=1,
                 env=senv, at=NOW + HOUR)
@@ -423,10 +441,45 @@ def quarantine_lands_on_slurm(env, rng):
     audit = json.loads(env.run("audit", "show", "--subject", "node:node05x", "--json",
                                expect=0).stdout)["entries"]
     check(any(a["action"] == "land.resume" for a in audit), "no land.resume audit entry")
+    # Records that give no scheduler name, of a node the store knows by none:
+    # no drain on the stable id (it names no Slurm node), and it says why.
+    set_node("IDLE", "")
+    run = node_run(rng, "0badc0de0000000000000000000000aa", [m[3] for m in METRICS])
+    run[1]["wrong"] = 2
+    p = env.run("admit", "--from", env.write(run), "--land", "slurm", "--json", expect=1,
+                env=senv, at=NOW + 3 * HOUR)
+    check(node()["state"] == "IDLE", f"drained without a scheduler name: {node()}")
+    check(any("no scheduler name" in n for n in json.loads(p.stdout)["notes"]),
+          f"says why: {p.stdout}")
+
+
+def named(run, name):
+    for r in run:
+        r["node_name"] = name
+    return run
+
+
+def ambiguous_name_is_refused(env, rng):
+    """A scheduler name two nodes have had (a reinstall gave it a new id) is
+    refused by every verb taking NODE, listing both ids; each id works."""
+    env.ingest_history(class_history(rng))
+    ids = ["aaaa0000000000000000000000000001", "bbbb0000000000000000000000000002"]
+    for k, node_id in enumerate(ids):
+        run = named(node_run(rng, node_id, [m[3] for m in METRICS]), "gpu-00053")
+        run[1]["wrong"] = 1
+        env.run("admit", "--from", env.write(run), expect=1, at=NOW + k)
+    for verb in (["release", "gpu-00053", "--manual", "--by", "a", "--reason", "r"],
+                 ["quarantine", "show", "gpu-00053"]):
+        p = env.run(*verb, expect=2)
+        check(all(i in p.stderr for i in ids) and "more than one node" in p.stderr,
+              f"{verb[0]}: {p.stderr}")
+    p = env.run("release", ids[0], "--manual", "--by", "a", "--reason", "r", expect=0)
+    check("gpu-00053" in p.stdout, f"release prints the host name: {p.stdout}")
 
 
 SCENARIOS = [
     quarantine_lands_on_slurm,
+    ambiguous_name_is_refused,
     node27_flagged_on_fabric_only,
     node27_confirmed_low_is_quarantined,
     node27_recovered_is_admitted_with_warning,

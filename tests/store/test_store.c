@@ -266,6 +266,10 @@ static void older_schema_is_migrated(void **state)
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
 	                             "DROP TABLE gpu_counters;"
 	                             "ALTER TABLE node_states DROP COLUMN duration_ms;"
+	                             "DROP TABLE node_names;"
+	                             "ALTER TABLE cases DROP COLUMN node_name;"
+	                             "ALTER TABLE decisions DROP COLUMN node_name;"
+	                             "ALTER TABLE node_states DROP COLUMN node_name;"
 	                             "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
 	                             &err),
 	                 0);
@@ -1463,6 +1467,59 @@ static void audit_finds_a_deleted_last_entry(void **state)
 	done(st, spec);
 }
 
+/* A node is found by its stable id or its scheduler name; a name two ids
+ * have had is ambiguous and names both; a case from before names were kept
+ * is still found by its id. */
+static void node_is_found_by_id_or_name(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_err err;
+	ng_store *st = fresh_store("node_is_found_by_id_or_name", spec, sizeof spec);
+	ng_store_case old = {.opened_at = 100};
+	snprintf(old.node, sizeof old.node, "id-old");
+	snprintf(old.class_key, sizeof old.class_key, CLASS);
+	assert_int_equal(ng_store_open_case(st, &old, "t", &err), 0);
+	ng_store_node_ref ref;
+	assert_int_equal(ng_store_resolve_node(st, "id-old", &ref, &err), 0);
+	assert_string_equal(ref.id, "id-old");
+	ng_store_case got;
+	assert_int_equal(ng_store_open_case_of(st, ref.id, &got, &err), 1);
+	assert_string_equal(got.node_name, "");
+	ng_store_case_free(&got);
+
+	double s[] = {200.0, 201.0};
+	ng_store_record r = rec("id-a", CLASS, SW, METRIC, 100, s, 2, true, true);
+	r.node_name = "gpu-7";
+	put_ok(st, &r, 1, NULL);
+	assert_int_equal(ng_store_resolve_node(st, "gpu-7", &ref, &err), 1);
+	assert_string_equal(ref.id, "id-a");
+	assert_string_equal(ref.name, "gpu-7");
+	assert_int_equal(ng_store_resolve_node(st, "id-a", &ref, &err), 1);
+	assert_string_equal(ref.name, "gpu-7");
+	/* exact, never a prefix */
+	assert_int_equal(ng_store_resolve_node(st, "gpu-", &ref, &err), 0);
+	/* the old case's node gets a name later: its case reads it */
+	assert_int_equal(ng_store_put_node_name(st, "id-old", "gpu-9", 150, &err), 0);
+	assert_int_equal(ng_store_open_case_of(st, "id-old", &got, &err), 1);
+	assert_string_equal(got.node_name, "gpu-9");
+	ng_store_case_free(&got);
+	/* a reinstall: a new id under the same name */
+	r = rec("id-b", CLASS, SW, METRIC, 200, s, 2, true, true);
+	r.node_name = "gpu-7";
+	put_ok(st, &r, 1, NULL);
+	assert_int_equal(ng_store_resolve_node(st, "gpu-7", &ref, &err), 2);
+	assert_non_null(strstr(ref.candidates, "id-a (gpu-7)"));
+	assert_non_null(strstr(ref.candidates, "id-b (gpu-7)"));
+	assert_int_equal(ng_store_resolve_node(st, "id-b", &ref, &err), 1);
+	char name[128];
+	assert_int_equal(ng_store_node_name_of(st, "id-b", name, sizeof name, &err), 1);
+	assert_string_equal(name, "gpu-7");
+	assert_int_equal(ng_store_node_name_of(st, "nobody", name, sizeof name, &err), 0);
+	ng_store_close(st);
+	ng_test_store_cleanup(spec);
+}
+
 int main(void)
 {
 	pg = ng_test_backend_is_postgres();
@@ -1470,6 +1527,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(open_creates_schema_and_reopen_is_idempotent),
 		cmocka_unit_test(older_schema_is_migrated),
+		cmocka_unit_test(node_is_found_by_id_or_name),
 		cmocka_unit_test(foreign_database_is_refused),
 		cmocka_unit_test(newer_schema_is_refused),
 		cmocka_unit_test(random_bytes_are_refused),

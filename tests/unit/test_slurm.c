@@ -102,14 +102,14 @@ static void drain_sets_reason_and_changes(void **state)
 	assert_string_equal(r.state_before, "IDLE");
 	assert_string_equal(r.state_after, "IDLE+DRAIN");
 	assert_string_equal(r.reason_after,
-	                    "nodegate: GPU 1 0000:2a:00 degraded: pcie.width x8 of x16");
+	                    "ng:GPU 1 0000:2a:00 degraded: pcie.width x8 of x16 [nodegate]");
 	char *log = slurp(".log");
-	assert_non_null(strstr(log, "update\tNodeName=node1\tState=DRAIN\tReason=nodegate: GPU 1"));
+	assert_non_null(strstr(log, "update\tNodeName=node1\tState=DRAIN\tReason=ng:GPU 1"));
 	assert_null(strstr(log, "DOWN"));
 	free(log);
 	/* Again with the same reason: nothing to do, nothing changed. */
-	assert_int_equal(ng_slurm_drain(&o, "nodegate: GPU 1 0000:2a:00 degraded: pcie.width x8 of "
-	                                    "x16",
+	assert_int_equal(ng_slurm_drain(&o, "ng:GPU 1 0000:2a:00 degraded: pcie.width x8 of "
+	                                    "x16 [nodegate]",
 	                                &r, &err),
 	                 0);
 	assert_false(r.changed);
@@ -162,10 +162,17 @@ static void resume_of_own_drain(void **state)
 	assert_string_equal(r.state_after, "IDLE");
 	assert_string_equal(r.reason_after, "");
 	/* Another nodegate drain than the one asked about: left alone. */
-	write_state("IDLE+DRAIN", "nodegate: GPU 3 fatal: xid 79");
-	o.resume_prefix = "nodegate: quarantined case 7:";
+	write_state("IDLE+DRAIN", "ng:fatal xid79 GPU3 0000:3b:00: xid.79: fell off [nodegate]");
+	o.resume_case = 7;
 	assert_int_equal(ng_slurm_resume(&o, &r, &err), 1);
 	assert_true(r.left_alone);
+	/* case 17 is not case 7 */
+	write_state("IDLE+DRAIN", "ng:quarantine memory hbm.bw case 17: 1.2 TB/s [nodegate]");
+	assert_int_equal(ng_slurm_resume(&o, &r, &err), 1);
+	write_state("IDLE+DRAIN", "ng:quarantine memory hbm.bw case 7: 1.2 TB/s [nodegate]");
+	assert_int_equal(ng_slurm_resume(&o, &r, &err), 0);
+	assert_true(r.changed);
+	/* a drain of case 7 set before the short form */
 	write_state("IDLE+DRAIN", "nodegate: quarantined case 7: memory hbm.bw");
 	assert_int_equal(ng_slurm_resume(&o, &r, &err), 0);
 	assert_true(r.changed);
@@ -242,19 +249,33 @@ static void reasons_sanitized(void **state)
 	(void)state;
 	char out[NG_SLURM_REASON_MAX + 1];
 	ng_slurm_sanitize_reason("GPU 0\n\tfatal\x1b[31m red\x7f", out);
-	assert_string_equal(out, "nodegate: GPU 0 fatal [31m red");
+	assert_string_equal(out, "ng:GPU 0 fatal [31m red [nodegate]");
 	ng_slurm_sanitize_reason("nodegate:   already prefixed", out);
-	assert_string_equal(out, "nodegate: already prefixed");
+	assert_string_equal(out, "ng:already prefixed [nodegate]");
+	ng_slurm_sanitize_reason("ng:fatal ecc GPU0 0000:ba:00: x [nodegate]", out);
+	assert_string_equal(out, "ng:fatal ecc GPU0 0000:ba:00: x [nodegate]");
 	ng_slurm_sanitize_reason("", out);
-	assert_string_equal(out, "nodegate: no reason given");
+	assert_string_equal(out, "ng:no reason given [nodegate]");
 	ng_slurm_sanitize_reason("caf\xc3\xa9", out);
-	assert_string_equal(out, "nodegate: caf??");
+	assert_string_equal(out, "ng:caf?? [nodegate]");
+	/* what sinfo -R shows: severity, what failed, the GPU */
+	ng_slurm_sanitize_reason("fatal ecc GPU0 0000:ba:00: ecc.volatile_uncorrected: 3 errors", out);
+	assert_int_equal(strncmp(out, "ng:fatal ecc GPU0 00", 20), 0);
+	/* ours: both marks, or the older prefix; never an operator's look-alike */
+	assert_true(ng_slurm_reason_ours(out));
+	assert_true(ng_slurm_reason_ours("nodegate: GPU 3 fatal: xid 79"));
+	assert_false(ng_slurm_reason_ours("ng: bad fan, call Bob"));
+	assert_false(ng_slurm_reason_ours("[nodegate] said so"));
+	assert_false(ng_slurm_reason_ours("Epilog error"));
+	assert_false(ng_slurm_reason_ours(""));
 	char big[1000];
 	memset(big, 'a', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
 	ng_slurm_sanitize_reason(big, out);
 	assert_int_equal(strlen(out), NG_SLURM_REASON_MAX);
-	assert_string_equal(out + NG_SLURM_REASON_MAX - 3, "...");
+	/* cut before the mark, so a cut reason is still nodegate's */
+	assert_string_equal(out + NG_SLURM_REASON_MAX - 14, "... [nodegate]");
+	assert_true(ng_slurm_reason_ours(out));
 
 	/* Shell syntax travels as one argv element and is never run. */
 	char evil[700];
@@ -268,11 +289,11 @@ static void reasons_sanitized(void **state)
 	snprintf(marker, sizeof marker, "%s/pwned", dir);
 	assert_int_not_equal(access(marker, F_OK), 0);
 	char want[800];
-	snprintf(want, sizeof want, "Reason=nodegate: %s\n", evil);
+	snprintf(want, sizeof want, "Reason=ng:%s [nodegate]\n", evil);
 	char *log = slurp(".log");
 	assert_non_null(strstr(log, want));
 	free(log);
-	assert_true(strncmp(r.reason_after, "nodegate: $(touch", 17) == 0);
+	assert_true(strncmp(r.reason_after, "ng:$(touch", 10) == 0);
 
 	/* A node name that is a list or carries spaces is refused. */
 	const char *bad[] = {"node[1-4]", "a,b", "node1 State=RESUME", "-x", ""};
@@ -364,6 +385,80 @@ static void parse_forms(void **state)
 	                 -1);
 }
 
+/* What the store says of the node's newest GPU check, for the callback. */
+struct last_check {
+	const char *mode;
+	bool drained;
+	long long at;
+	int asked;
+};
+
+static bool last_check_says(const char *reason, long long stamp, void *arg)
+{
+	struct last_check *l = arg;
+	l->asked++;
+	return ng_slurm_hook_drain_is_ours(reason, stamp, l->mode, l->drained, l->at);
+}
+
+/* Slurm's own "Epilog error" drain right after nodegate's epilog exited 1
+ * there is nodegate's: its reason replaces Slurm's. Any other: left alone. */
+static void hook_drain_after_our_epilog(void **state)
+{
+	(void)state;
+	long long stamp = 0;
+	assert_int_equal(ng_slurm_parse_stamp("NodeName=n1 State=IDLE+DRAIN Reason=Epilog error "
+	                                      "[slurm@2026-01-01T00:00:00]",
+	                                      &stamp),
+	                 0);
+	assert_true(stamp > 0);
+	assert_int_equal(ng_slurm_parse_stamp("State=IDLE Reason=x", &stamp), -1);
+	assert_int_equal(ng_slurm_parse_stamp("State=IDLE Reason=a [root@soon]", &stamp), -1);
+	assert_int_equal(ng_slurm_parse_stamp("NodeName=n1 State=IDLE+DRAIN Reason=Epilog error "
+	                                      "[slurm@2026-01-01T00:00:00]",
+	                                      &stamp),
+	                 0);
+	/* the rule alone */
+	assert_true(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", false, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "prolog", true, stamp - 5));
+	assert_true(ng_slurm_hook_drain_is_ours("Prolog error", stamp, "prolog", true, stamp - 5));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true,
+	                                         stamp - NG_SLURM_HOOK_DRAIN_WINDOW_S - 1));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", stamp, "epilog", true, stamp + 60));
+	assert_false(ng_slurm_hook_drain_is_ours("Kill task failed", stamp, "epilog", true, stamp));
+	assert_false(ng_slurm_hook_drain_is_ours("Epilog error", 0, "epilog", true, stamp));
+
+	ng_slurm_opts o = opts();
+	ng_slurm_result r;
+	ng_err err;
+	struct last_check l = {"epilog", true, stamp - 5, 0};
+	o.hook_drain_ours = last_check_says;
+	o.hook_arg = &l;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0 0000:18:00: x", &r, &err), 0);
+	assert_true(r.hook_drain);
+	assert_false(r.left_alone);
+	assert_int_equal(l.asked, 1);
+	assert_string_equal(r.reason_after, "ng:fatal ecc GPU0 0000:18:00: x [nodegate]");
+	/* the last check passed: an Epilog error then is not nodegate's */
+	struct last_check passed = {"epilog", false, stamp - 5, 0};
+	o.hook_arg = &passed;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+	assert_true(r.left_alone);
+	assert_false(r.hook_drain);
+	assert_int_equal(ng_slurm_resume(&o, &r, &err), 1);
+	/* an operator's reason is never even asked about */
+	passed.asked = 0;
+	write_state("IDLE+DRAIN", "reseat GPU 2");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+	assert_int_equal(passed.asked, 0);
+	/* no callback: Slurm's own drain is an operator's */
+	o.hook_drain_ours = NULL;
+	write_state("IDLE+DRAIN", "Epilog error");
+	assert_int_equal(ng_slurm_drain(&o, "fatal ecc GPU0", &r, &err), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +473,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(scontrol_lies, setup, teardown),
 		cmocka_unit_test_setup_teardown(node_name_and_conf, setup, teardown),
 		cmocka_unit_test(parse_forms),
+		cmocka_unit_test_setup_teardown(hook_drain_after_our_epilog, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
