@@ -114,6 +114,19 @@ static int open_dir(ng_atomic_file *f, const char *path, ng_err *err)
 		return ng_fail(err, "out of memory writing %s", path);
 	}
 	const char *d = slash && slash == path ? "/" : dir;
+	/* The directory named may itself be a link someone else planted (a
+	 * --raw-dir or --textfile in /tmp pointing at a directory of root's):
+	 * a link is followed only when this user or root made it, the rule
+	 * the kernel's protected_symlinks keeps in sticky directories. */
+	struct stat link;
+	if (lstat(d, &link) == 0 && S_ISLNK(link.st_mode) && link.st_uid != geteuid() &&
+	    link.st_uid != 0) {
+		ng_fail(err, "refusing to write %s: its directory %s is a symbolic link made by uid "
+		             "%ld, not by this user or root; name the real directory",
+		        path, d, (long)link.st_uid);
+		free(dir);
+		return -1;
+	}
 	f->dir_fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;
 	if (f->dir_fd < 0)
