@@ -225,6 +225,43 @@ int ng_atomic_commit(ng_atomic_file *f, ng_err *err)
 	return 0;
 }
 
+FILE *ng_atomic_fopen(ng_atomic_file *f, const char *path, mode_t mode, ng_err *err)
+{
+	if (ng_atomic_begin(f, path, mode, err) < 0)
+		return NULL;
+	/* The stream gets its own descriptor: closing it leaves f->fd for the
+	 * fsync and the commit. */
+	int fd = dup(f->fd);
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!fp) {
+		ng_fail(err, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		ng_atomic_abort(f);
+	}
+	return fp;
+}
+
+int ng_atomic_fclose(ng_atomic_file *f, FILE *fp, bool commit, ng_err *err)
+{
+	bool ok = !ferror(fp);
+	int saved = errno;
+	if (fclose(fp) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (!commit) {
+		ng_atomic_abort(f);
+		return 0;
+	}
+	if (!ok) {
+		ng_fail(err, "cannot write %s: %s", f->path, strerror(saved));
+		ng_atomic_abort(f);
+		return -1;
+	}
+	return ng_atomic_commit(f, err);
+}
+
 int ng_write_file_atomic_mode(const char *path, const void *data, size_t len, mode_t mode,
                               ng_err *err)
 {

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -47,6 +48,13 @@ typedef struct {
 int ng_atomic_begin(ng_atomic_file *f, const char *path, mode_t mode, ng_err *err);
 int ng_atomic_commit(ng_atomic_file *f, ng_err *err);
 void ng_atomic_abort(ng_atomic_file *f);
+
+/* The same as a stdio stream: ng_atomic_fopen begins and returns a FILE
+ * to write to (NULL with err set); ng_atomic_fclose flushes and closes it
+ * and, when every write succeeded and commit is true, puts the file in
+ * place; otherwise it throws it away. */
+FILE *ng_atomic_fopen(ng_atomic_file *f, const char *path, mode_t mode, ng_err *err);
+int ng_atomic_fclose(ng_atomic_file *f, FILE *fp, bool commit, ng_err *err);
 
 /* The directory check alone, on an open directory (dir names it in the
  * message): 0 when only this user or root can change names in it, or it
