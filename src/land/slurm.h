@@ -41,6 +41,10 @@ typedef struct {
 	 * nodegate's): releasing a quarantine case must not resume a node a GPU
 	 * health check drained */
 	const char *resume_prefix;
+	/* CLOCK_MONOTONIC seconds by which every call, retry and read-back is
+	 * over, scontrol killed if need be (0: none; the budgets above alone).
+	 * An epilog's landing shares the check's one deadline. */
+	double deadline;
 } ng_slurm_opts;
 
 typedef struct {
