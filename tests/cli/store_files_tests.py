@@ -59,7 +59,9 @@ def test_new_store_modes(tmp):
     p = nodegate("--store", store, "ingest", record())
     check(p and p.returncode == 0, f"ingest into a new store: {p and p.stderr}")
     check(mode(store) == 0o600, f"the new store is 0600: {oct(mode(store))}")
-    check(sorted(os.listdir(d)) == ["store.db"], f"nothing else left beside it: {os.listdir(d)}")
+    check(sorted(os.listdir(d)) == ["store.db", "store.db-queue"],
+          f"only the writers' queue left beside it: {os.listdir(d)}")
+    check(mode(store + "-queue") == 0o600, f"the queue is 0600: {oct(mode(store + '-queue'))}")
     # With a reader holding it open the -wal and -shm stay; a second write
     # goes through them.
     con = sqlite3.connect(store)
@@ -99,8 +101,8 @@ def refused(path, what, words, verbs=(["ingest"], ["baseline", "show"])):
     if before is not None:
         with open(path, "rb") as f:
             check(f.read() == before, f"{what}: the file is left as it was")
-    check(not os.path.exists(path + "-wal") and not os.path.exists(path + "-shm"),
-          f"{what}: no -wal or -shm made beside it")
+    check(not any(os.path.exists(path + x) for x in ("-wal", "-shm", "-queue")),
+          f"{what}: no -wal, -shm or -queue made beside it")
 
 
 def test_not_a_store(tmp):
