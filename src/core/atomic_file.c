@@ -42,7 +42,9 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err)
+/* Who besides this user (and root) can change names in the directory:
+ * everyone, another group, and (owner_too) another owner. */
+static int check_dir(int dir_fd, const char *dir, bool owner_too, ng_err *err)
 {
 	struct stat st;
 	if (fstat(dir_fd, &st) < 0)
@@ -61,7 +63,7 @@ int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err)
 	} else if ((st.st_mode & S_IWGRP) && st.st_gid != getegid() && st.st_gid != 0) {
 		snprintf(owner, sizeof owner, "the members of group %ld", (long)st.st_gid);
 		who = owner;
-	} else if ((st.st_mode & S_IWUSR) && st.st_uid != me && st.st_uid != 0) {
+	} else if (owner_too && (st.st_mode & S_IWUSR) && st.st_uid != me && st.st_uid != 0) {
 		snprintf(owner, sizeof owner, "its owner (uid %ld)", (long)st.st_uid);
 		who = owner;
 	}
@@ -71,6 +73,11 @@ int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err)
 	                    "for a link to another file; use a directory only you (or root) can "
 	                    "write, or make it sticky (chmod +t) as /tmp is",
 	               dir, who);
+}
+
+int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err)
+{
+	return check_dir(dir_fd, dir, true, err);
 }
 
 /* Refuses a target that is not a regular file (or not there yet). */
@@ -133,7 +140,11 @@ static int open_dir(ng_atomic_file *f, const char *path, ng_err *err)
 		rc = ng_fail(err, "cannot write %s: cannot open its directory %s: %s", path, d,
 		             strerror(errno));
 	else
-		rc = ng_atomic_check_dir(f->dir_fd, d, err);
+		/* A directory another user owns is allowed (a node exporter's
+		 * textfile directory often is): the temporary is ours by O_EXCL,
+		 * and the rename replaces a name, never writes through one. One
+		 * everybody, or a whole other group, can write is refused. */
+		rc = check_dir(f->dir_fd, d, false, err);
 	free(dir);
 	return rc;
 }

@@ -8,9 +8,9 @@
  * target, fsync of the directory. The rename replaces a name; it never
  * writes through one. Before that it refuses, with a message that says how
  * to fix it:
- *   - a directory that someone other than this user (or root) can write,
- *     unless it has the sticky bit (as /tmp has): they could swap names in
- *     it between any check and any use;
+ *   - a directory every user, or another group, can write, unless it has
+ *     the sticky bit (as /tmp has): they could swap names in it between any
+ *     check and any use; and a directory that is a link another user made;
  *   - a target that is a symbolic link, a FIFO, a device, a socket or a
  *     directory: nodegate replaces regular files only.
  * The directory is opened once and every step is relative to that handle,
@@ -56,11 +56,12 @@ void ng_atomic_abort(ng_atomic_file *f);
 FILE *ng_atomic_fopen(ng_atomic_file *f, const char *path, mode_t mode, ng_err *err);
 int ng_atomic_fclose(ng_atomic_file *f, FILE *fp, bool commit, ng_err *err);
 
-/* The directory check alone, on an open directory (dir names it in the
- * message): 0 when only this user or root can change names in it, or it
- * is sticky; -1 with err saying who else can and what to do. For files
- * that another program creates in a directory nodegate names (the SQLite
- * store and its -wal and -shm). */
+/* The strict directory check, on an open directory (dir names it in the
+ * message): 0 when only this user or root can change names in it (its
+ * owner included), or it is sticky; -1 with err saying who else can and
+ * what to do. For files another program opens by name in a directory
+ * nodegate names (SQLite opens the store's -wal and -shm so, and truncates
+ * the -shm through whatever stands there). */
 int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err);
 
 /* A random 64-bit value from the kernel, for names nobody can predict.

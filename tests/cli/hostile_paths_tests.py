@@ -7,8 +7,8 @@ every name nodegate could use for `metrics --textfile`, `report --html`,
 `run --out` and `run --raw-dir`: the target itself, the temporary names an
 earlier nodegate used (PATH.tmp.PID for the pids that come next), and the
 raw output names of the next seconds. The directories are a sticky shared
-one (as /tmp), one the other user owns, and a link the other user made to
-a directory of root's. For every run:
+one (as /tmp), one the other user owns (0755), one everybody can write, and
+a link the other user made to a directory of root's. For every run:
 
   - the root-owned file is untouched (content, mode, owner, mtime);
   - nothing new appears in root's directory;
@@ -73,6 +73,9 @@ for p in sys.argv[3:]:
         elif kind == "dir":
             os.mkdir(p)
             os.chmod(p, 0o777)
+        elif kind == "owndir":
+            os.mkdir(p)
+            os.chmod(p, 0o755)
         made += 1
     except FileExistsError:
         pass
@@ -181,7 +184,8 @@ class World:
 
     def fresh(self, kind):
         """A new target directory: 'sticky' (root's, 1777), 'theirs' (made
-        and owned by the other user), or 'dirlink' (their link to root's
+        by the other user, 0777), 'owned' (made by the other user, 0755:
+        theirs alone to change), or 'dirlink' (their link to root's
         directory, in a sticky one)."""
         self.n += 1
         shared = os.path.join(self.base, f"shared{self.n}")
@@ -192,6 +196,8 @@ class World:
         d = os.path.join(shared, "out")
         if kind == "theirs":
             plant("dir", [d])
+        elif kind == "owned":
+            plant("owndir", [d])
         else:
             plant("dirlink", [d], self.victims.empty)
         return d
@@ -256,8 +262,27 @@ def test_planted_temporaries(w):
             written_by_root(target, label)
 
 
+def test_their_own_directory(w):
+    """A directory the other user owns (0755, as a node exporter's textfile
+    directory may be): allowed, and nothing they plant in it is followed."""
+    for kind, words in (("link", ["symbolic link"]), ("fifo", ["FIFO"])):
+        d = w.fresh("owned")
+        for what, (argv, target) in out_targets(d).items():
+            label = f"{what}, a {kind} planted at the target in their own directory"
+            plant(kind, [target] + old_tmp_names(target), w.victims.file)
+            refused(w.nodegate(argv_for(w, argv), label), words, label)
+            w.victims.untouched(label)
+        d = w.fresh("owned")
+        for what, (argv, target) in out_targets(d).items():
+            label = f"{what}, {kind}s planted at the old temporary names in their own directory"
+            plant(kind, old_tmp_names(target), w.victims.file)
+            w.nodegate(argv_for(w, argv), label, want=(0,))
+            w.victims.untouched(label)
+            written_by_root(target, label)
+
+
 def test_their_directory(w):
-    """A directory the other user owns, or their link to root's: refused."""
+    """A directory every user can write, or their link to root's: refused."""
     for kind, words in (("theirs", ["can write it"]), ("dirlink", ["symbolic link made by"])):
         d = w.fresh(kind)
         for what, (argv, target) in out_targets(d).items():
@@ -310,7 +335,8 @@ def test_raw_dir(w):
     w.victims.untouched(label)
 
 
-TESTS = [test_planted_targets, test_planted_temporaries, test_their_directory, test_raw_dir]
+TESTS = [test_planted_targets, test_planted_temporaries, test_their_own_directory,
+         test_their_directory, test_raw_dir]
 
 
 def main():
