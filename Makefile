@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install deb all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
+.PHONY: install deb all build deps test-deps run check stress bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
 
 all: build
 
@@ -51,6 +51,21 @@ run: deps
 check: test-deps
 	$(MAKE) build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The store under load, at a scale `make check` does not run (minutes on a
+# small machine): writer processes SIGKILLed mid-transaction STRESS_KILLS
+# times, then STRESS_WRITERS writers at once through the library, then
+# STRESS_WRITERS `nodegate ingest` commands at once. Prints kills,
+# acknowledged writes, lost (must be 0) and the slowest command; fails on
+# any loss, any failed write, or a slowest command past half the busy timeout.
+STRESS_KILLS   ?= 400
+STRESS_WRITERS ?= 64
+stress: build
+	cd $(BUILD) && NODEGATE_TEST_BACKEND=sqlite NODEGATE_TEST_NAME=stress \
+	  NODEGATE_CRASH_ROUNDS=$(STRESS_KILLS) NODEGATE_CRASH_WRITERS=$(STRESS_WRITERS) \
+	  tests/store/test_store_crash
+	/usr/bin/python3 tests/store/stress_writers.py --nodegate $(BUILD)/nodegate \
+	  --writers $(STRESS_WRITERS) --commands 8 --records 20
 
 # Benchmarks use their own optimised build, whatever build/ holds. Each prints
 # its ratios against a reference measured in the same run (bench/README.md);

@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "collect/spawn.h"
+#include "core/atomic_file.h"
 
 #define TARGET_MS 3.0
 #define TARGET_VERSION_RATIO 2.0
@@ -120,11 +121,11 @@ static double time_run(char *const argv[], int want_exit)
 
 static int write_file(const char *path, const char *text, size_t len)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	bool ok = fwrite(text, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
+	ng_err err;
+	if (ng_write_file_atomic(path, text, len, &err) == 0)
+		return 0;
+	fprintf(stderr, "epilog_bench: %s\n", err.msg);
+	return -1;
 }
 
 /* A kernel log of about kib KiB: /dev/kmsg records of the kinds a GPU node

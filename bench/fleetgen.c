@@ -111,6 +111,7 @@ struct gen {
 	char policy_text[256]; /* policy B as a policy file */
 	/* Jobs */
 	FILE *sacct;
+	ng_atomic_file sacct_file;
 	uint64_t next_job;
 	/* Counts, for the summary and the truth file. */
 	size_t n_records, n_decisions, n_cases, n_released_same, n_released_changed, n_events,
@@ -1046,8 +1047,8 @@ int main(int argc, char **argv)
 	g.class_event_day = xcalloc(nc, sizeof *g.class_event_day);
 	g.class_event_regression = xcalloc(nc, sizeof *g.class_event_regression);
 	g.next_job = 100000;
-	if (g.o.sacct_out && !(g.sacct = fopen(g.o.sacct_out, "w"))) {
-		perror(g.o.sacct_out);
+	if (g.o.sacct_out && !(g.sacct = ng_atomic_fopen(&g.sacct_file, g.o.sacct_out, 0644, &err))) {
+		fprintf(stderr, "fleetgen: %s\n", err.msg);
 		return 1;
 	}
 
@@ -1067,8 +1068,8 @@ int main(int argc, char **argv)
 		flush(&g, later ? g.policy_b : g.policy_a);
 		run_jobs(&g, day);
 	}
-	if (g.sacct && fclose(g.sacct) != 0) {
-		perror(g.o.sacct_out);
+	if (g.sacct && ng_atomic_fclose(&g.sacct_file, g.sacct, true, &err) < 0) {
+		fprintf(stderr, "fleetgen: %s\n", err.msg);
 		return 1;
 	}
 	if (g.o.truth_out)

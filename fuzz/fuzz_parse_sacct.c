@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ng_sacct_parse(text, size, &s, &err) == 0) {
 		require(s.n + s.bad + s.steps <= s.lines);
 		require(!s.bad == !s.first_bad);
-		size_t names = 0;
+		size_t names = 0, bytes = 0;
 		for (size_t i = 0; i < s.n; i++) {
 			const ng_sacct_job *j = &s.jobs[i];
 			require(j->id[0] >= '0' && j->id[0] <= '9');
@@ -46,15 +46,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			require(j->state[0]);
 			require(j->gpus >= 0 && j->start >= 0 && j->end >= 0);
 			require(j->n_nodes <= NG_SACCT_MAX_NODES);
-			require(j->names_off == names);
+			require(j->first_name == names);
 			for (size_t k = 0; k < j->n_nodes; k++) {
 				const char *n = ng_sacct_node(&s, j, k);
 				require(n[0]);
 				printable(n);
-				names += strlen(n) + 1;
+				/* Names lie end to end, in order. */
+				require(n == s.names + bytes);
+				bytes += strlen(n) + 1;
 			}
+			names += j->n_nodes;
 		}
-		require(names == s.names_len);
+		require(names == s.n_names && bytes == s.names_len);
 	}
 	ng_sacct_free(&s);
 

@@ -124,9 +124,12 @@ int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err);
  * (src/land/hook.h); nothing when cli->no_land. Returns its failure as a
  * note (NULL when it ran cleanly or nothing ran); the caller frees it. */
 char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc);
-/* The same for a verb whose report is already out: the note goes to
- * standard error as "nodegate VERB: note: ...". Takes doc and frees it. */
-void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc);
+/* The same for a verb whose report is already out, with timeout_s for the
+ * hook (what is left of the verb's deadline; under NG_HOOK_MIN_S it is not
+ * run, and says so): the note goes to standard error as "nodegate VERB:
+ * note: ...". Takes doc and frees it. */
+void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc,
+                              double timeout_s);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

@@ -7,6 +7,7 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "core/atomic_file.h"
 #include "land/metrics.h"
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv);
@@ -64,19 +65,28 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err = {{0}};
-	int rc;
-	if (dir) {
-		rc = ng_metrics_write_textfile(st, dir, ng_cli_now(), &err);
-	} else {
-		ng_strbuf text = {0};
-		rc = ng_metrics_render(st, ng_cli_now(), &text, &err);
-		if (rc == 0 && (fwrite(text.s ? text.s : "", 1, text.len, stdout) != text.len ||
-		                fflush(stdout) != 0))
-			rc = ng_fail(&err, "standard output: write failed");
-		ng_strbuf_free(&text);
-	}
+	ng_strbuf text = {0};
+	int rc = ng_metrics_render(st, ng_cli_now(), &text, &err);
 	ng_store_close(st);
-	if (rc < 0)
+	if (rc < 0) {
+		ng_strbuf_free(&text);
 		return ng_cli_store_error(e, &err);
+	}
+	/* What went wrong writing it is the path's, not the store's. */
+	if (dir) {
+		ng_strbuf path = {0};
+		ng_strbuf_printf(&path, "%s/%s", dir, NG_METRICS_FILE);
+		rc = path.oom ? ng_fail(&err, "out of memory")
+		              : ng_write_file_atomic(path.s, text.s ? text.s : "", text.len, &err);
+		ng_strbuf_free(&path);
+	} else if (fwrite(text.s ? text.s : "", 1, text.len, stdout) != text.len ||
+	           fflush(stdout) != 0) {
+		rc = ng_fail(&err, "standard output: write failed");
+	}
+	ng_strbuf_free(&text);
+	if (rc < 0) {
+		fprintf(stderr, "nodegate %s: %s\n", e->name, err.msg);
+		return NG_EXIT_USAGE;
+	}
 	return NG_EXIT_OK;
 }

@@ -26,6 +26,7 @@
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
 #include "collect/spawn.h"
+#include "core/atomic_file.h"
 #include "core/json.h"
 
 #ifndef NODEGATE_SCENARIO_DIR
@@ -256,13 +257,7 @@ static char **list_dir(const char *dir, size_t *n, ng_err *err)
 
 static int write_text(const char *path, const char *text, ng_err *err)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return ng_fail(err, "cannot write %s: %s", path, strerror(errno));
-	size_t n = strlen(text);
-	bool ok = fwrite(text, 1, n, f) == n;
-	ok = fclose(f) == 0 && ok;
-	return ok ? 0 : ng_fail(err, "cannot write %s", path);
+	return ng_write_file_atomic(path, text, strlen(text), err);
 }
 
 /* Every SLURM_* variable out of the environment the runs inherit. */

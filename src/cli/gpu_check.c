@@ -368,8 +368,12 @@ static int run_check(struct check *c)
 	} else {
 		ng_check_print_text(c);
 	}
+	/* The hook has what is left of the deadline, like the store and the
+	 * landing before it: Slurm kills an Epilog past its own timeout, and a
+	 * killed Epilog drains the node. */
 	if (c->cli->on_verdict && !c->cli->no_land)
-		ng_cli_on_verdict_stderr(c->cli, c->e->name, ng_check_result_json(c));
+		ng_cli_on_verdict_stderr(c->cli, c->e->name, ng_check_result_json(c),
+		                         c->t_end - ng_check_now());
 	rc = ng_check_exit_status(c);
 	/* A reader that went away (SIGPIPE is ignored: src/cli/main.c) is an
 	 * output error, a note; the verdict's exit status stands. */

@@ -33,7 +33,9 @@ static const char *land(const struct check *c)
  * health needs it (HealthCheckProgram's exit status only logs); epilog and
  * prolog still exit non-zero (Slurm drains with "Epilog error" or "Prolog
  * error"), and set nodegate's reason first so the operator sees why. The
- * hooks run under Slurm's own timeout: their landing gets a shorter budget.
+ * hooks run under Slurm's own timeout: their landing gets a shorter budget,
+ * and ends by the check's deadline whatever the budget says (the drain
+ * itself is the exit status, which a landing cut short does not change).
  * An operator's drain is never overwritten (land/slurm.h). */
 /* Slurm's own drain after the previous check here exited 1 is ours. */
 static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
@@ -52,6 +54,8 @@ void ng_check_land_slurm(struct check *c)
 		o.call_timeout_s = 5;
 		o.budget_s = 10;
 		o.readback_s = 3;
+		/* ... and all of it within the check's deadline. */
+		o.deadline = c->t_end;
 	}
 	ng_err err = {{0}};
 	c->land_rc = ng_slurm_drain(&o, c->why, &c->slurm, &err);

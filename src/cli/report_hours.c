@@ -115,13 +115,12 @@ int ng_report_hours(ng_store *st, struct ng_report *r, ng_err *err)
 	size_t used = 0;
 	for (size_t i = 0; rc == 0 && i < acct.n; i++) {
 		const ng_sacct_job *j = &acct.jobs[i];
-		const char *name = acct.names + j->names_off;
 		jobs[i] = (ng_gh_job){.id = j->id, .nodes = idx + used, .n_nodes = j->n_nodes,
 		                      .gpus = (double)j->gpus, .start = j->start, .end = j->end,
 		                      .how = ng_job_end_of(j->state)};
-		for (size_t q = 0; q < j->n_nodes; q++, name += strlen(name) + 1) {
+		for (size_t q = 0; q < j->n_nodes; q++) {
 			size_t before = r->n_nodes;
-			long n = ng_report_node(r, name);
+			long n = ng_report_node(r, ng_sacct_node(&acct, j, q));
 			if (n < 0) {
 				rc = ng_fail(err, "out of memory");
 				break;

@@ -221,21 +221,31 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 	return -1;
 }
 
-char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
+static char *on_verdict_within(const struct ng_cli *cli, const cJSON *doc, double timeout_s)
 {
 	if (cli->no_land || !cli->on_verdict || !*cli->on_verdict)
 		return NULL;
-	char *json = cJSON_PrintUnformatted(doc);
 	char note[512];
-	int rc = ng_land_hook_run(cli->on_verdict, json ? json : "{}", NG_HOOK_TIMEOUT_S, note,
-	                          sizeof note);
+	if (timeout_s < NG_HOOK_MIN_S) {
+		snprintf(note, sizeof note, "--on-verdict: not run: the deadline is spent (the verdict "
+		                            "stands)");
+		return strdup(note);
+	}
+	char *json = cJSON_PrintUnformatted(doc);
+	int rc = ng_land_hook_run(cli->on_verdict, json ? json : "{}", timeout_s, note, sizeof note);
 	cJSON_free(json);
 	return rc == 0 ? NULL : strdup(note);
 }
 
-void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc)
+char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
 {
-	char *note = ng_cli_on_verdict(cli, doc);
+	return on_verdict_within(cli, doc, NG_HOOK_TIMEOUT_S);
+}
+
+void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc,
+                              double timeout_s)
+{
+	char *note = on_verdict_within(cli, doc, timeout_s);
 	if (note) {
 		char prefix[64];
 		snprintf(prefix, sizeof prefix, "nodegate %s: note: ", verb);

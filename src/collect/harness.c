@@ -226,7 +226,10 @@ static int keep_raw(const struct ng_harness_opts *o, unsigned run, const ng_spaw
 	*out_file = *err_file = NULL;
 	if (!o->raw_dir)
 		return 0;
-	if (mkdir(o->raw_dir, 0755) < 0 && errno != EEXIST)
+	/* 0700: raw output is evidence, and may hold what the tool printed of
+	 * its environment; the writer refuses the directory if others can
+	 * change names in it. */
+	if (mkdir(o->raw_dir, 0700) < 0 && errno != EEXIST)
 		return ng_fail(err, "cannot create the raw output directory %s: %s", o->raw_dir,
 		               strerror(errno));
 	time_t now = time(NULL);
@@ -234,13 +237,20 @@ static int keep_raw(const struct ng_harness_opts *o, unsigned run, const ng_spaw
 	gmtime_r(&now, &tm);
 	char stamp[32];
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	if (asprintf(out_file, "%s/%s-%s-%ld-%u.stdout", o->raw_dir, o->parser->tool, stamp,
-	             (long)getpid(), run) < 0 ||
-	    asprintf(err_file, "%s/%s-%s-%ld-%u.stderr", o->raw_dir, o->parser->tool, stamp,
-	             (long)getpid(), run) < 0)
+	/* A random part in each name: a name nobody can guess is a name nobody
+	 * can plant a link or a FIFO at beforehand. */
+	unsigned long long tag;
+	if (ng_random_u64(&tag) < 0)
+		return ng_fail(err, "cannot name the raw output files: no random numbers from the "
+		                    "kernel: %s",
+		               strerror(errno));
+	if (asprintf(out_file, "%s/%s-%s-%ld-%u-%016llx.stdout", o->raw_dir, o->parser->tool,
+	             stamp, (long)getpid(), run, tag) < 0 ||
+	    asprintf(err_file, "%s/%s-%s-%ld-%u-%016llx.stderr", o->raw_dir, o->parser->tool,
+	             stamp, (long)getpid(), run, tag) < 0)
 		return ng_fail(err, "out of memory");
-	if (ng_write_file_atomic(*out_file, r->out, r->out_len, err) < 0 ||
-	    ng_write_file_atomic(*err_file, r->err, r->err_len, err) < 0)
+	if (ng_write_file_atomic_mode(*out_file, r->out, r->out_len, 0600, err) < 0 ||
+	    ng_write_file_atomic_mode(*err_file, r->err, r->err_len, 0600, err) < 0)
 		return -1;
 	return 0;
 }

@@ -94,7 +94,18 @@ int ng_spawn_capture(char *const argv[], double timeout_s, size_t max_output,
 int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, size_t max_output,
                            ng_spawn_result *r, char *errbuf, size_t errlen)
 {
+	return ng_spawn_capture_until(argv, stdin_fd, timeout_s + KILL_GRACE_S, KILL_GRACE_S,
+	                              max_output, r, errbuf, errlen);
+}
+
+int ng_spawn_capture_until(char *const argv[], int stdin_fd, double timeout_s, double grace_s,
+                           size_t max_output, ng_spawn_result *r, char *errbuf, size_t errlen)
+{
 	*r = (ng_spawn_result){.exit_status = -1};
+	if (!(grace_s >= 0))
+		grace_s = 0;
+	if (grace_s > timeout_s)
+		grace_s = timeout_s > 0 ? timeout_s : 0;
 	int out_pipe[2], err_pipe[2];
 	if (pipe2(out_pipe, O_CLOEXEC) < 0) {
 		snprintf(errbuf, errlen, "cannot create a pipe: %s", strerror(errno));
@@ -145,7 +156,7 @@ int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, s
 
 	struct sink out = {.max = max_output}, err = {.max = max_output};
 	struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-	double deadline = start + timeout_s, kill_at = 0;
+	double deadline = start + timeout_s - grace_s, kill_at = 0;
 	bool open_out = true, open_err = true;
 	int status = 0;
 	bool reaped = false;
@@ -153,8 +164,8 @@ int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, s
 		double t = now_s();
 		if (!r->timed_out && t >= deadline) {
 			r->timed_out = true;
-			kill(-pid, SIGTERM);
-			kill_at = t + KILL_GRACE_S;
+			kill(-pid, grace_s > 0 ? SIGTERM : SIGKILL);
+			kill_at = grace_s > 0 ? deadline + grace_s : 0;
 		} else if (r->timed_out && kill_at && t >= kill_at) {
 			kill(-pid, SIGKILL);
 			kill_at = 0;

@@ -32,6 +32,12 @@ int ng_spawn_capture(char *const argv[], double timeout_s, size_t max_output,
 int ng_spawn_capture_stdin(char *const argv[], int stdin_fd, double timeout_s, size_t max_output,
                            ng_spawn_result *r, char *errbuf, size_t errlen);
 
+/* The same, with the time between SIGTERM and SIGKILL given: a caller that
+ * must be done by a deadline sends SIGTERM at timeout_s - grace_s and
+ * SIGKILL at timeout_s (grace_s 0: SIGKILL at timeout_s, no SIGTERM). */
+int ng_spawn_capture_until(char *const argv[], int stdin_fd, double timeout_s, double grace_s,
+                           size_t max_output, ng_spawn_result *r, char *errbuf, size_t errlen);
+
 void ng_spawn_result_free(ng_spawn_result *r);
 
 /* One line saying how the run ended, for reasons and logs. */

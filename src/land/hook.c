@@ -11,6 +11,7 @@
 #include "collect/spawn.h"
 
 #define HOOK_OUTPUT_MAX 4096 /* kept only to say why it failed */
+#define HOOK_GRACE_S 1.0     /* at most, between SIGTERM and SIGKILL */
 
 /* The verdict in an anonymous file, positioned at its start: the hook reads
  * it at its own pace and can never block nodegate on a full pipe. */
@@ -77,7 +78,11 @@ int ng_land_hook_run(const char *cmd, const char *json, double timeout_s, char *
 	}
 	ng_spawn_result r;
 	char errbuf[256] = "";
-	int rc = ng_spawn_capture_stdin(argv, fd, timeout_s, HOOK_OUTPUT_MAX, &r, errbuf,
+	/* timeout_s is the end, not the moment to start ending it: SIGTERM a
+	 * little before, and SIGKILL to its whole process group at timeout_s,
+	 * so a hook that ignores SIGTERM still ends on time. */
+	double grace = timeout_s / 4 < HOOK_GRACE_S ? timeout_s / 4 : HOOK_GRACE_S;
+	int rc = ng_spawn_capture_until(argv, fd, timeout_s, grace, HOOK_OUTPUT_MAX, &r, errbuf,
 	                                sizeof errbuf);
 	close(fd);
 	if (rc < 0) {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/atomic_file.h"
 #include "core/verdict.h"
 
 /* ---- text exposition ------------------------------------------------------------------ */
@@ -499,20 +498,5 @@ int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 	free(lines);
 	if (rc == 0 && out->oom)
 		rc = ng_fail(err, "out of memory");
-	return rc;
-}
-
-int ng_metrics_write_textfile(ng_store *st, const char *dir, int64_t now, ng_err *err)
-{
-	ng_strbuf text = {0};
-	int rc = ng_metrics_render(st, now, &text, err);
-	if (rc == 0) {
-		ng_strbuf path = {0};
-		ng_strbuf_printf(&path, "%s/%s", dir, NG_METRICS_FILE);
-		rc = path.oom ? ng_fail(err, "out of memory")
-		              : ng_write_file_atomic(path.s, text.s ? text.s : "", text.len, err);
-		ng_strbuf_free(&path);
-	}
-	ng_strbuf_free(&text);
 	return rc;
 }

@@ -16,10 +16,6 @@
  * now is the time written as nodegate_metrics_generated_timestamp_seconds. */
 int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err);
 
-/* Renders and replaces DIR/nodegate.prom atomically (the collector never
- * reads a torn file). */
-int ng_metrics_write_textfile(ng_store *st, const char *dir, int64_t now, ng_err *err);
-
 /* Appends s as a label value: backslash, double quote and newline escaped. */
 void ng_metrics_add_label_value(ng_strbuf *out, const char *s);
 /* metrics_gpu.c: nodegate_gpu_health and nodegate_gpu_check_timestamp_seconds

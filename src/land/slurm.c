@@ -19,6 +19,8 @@
 #include "collect/spawn.h"
 
 #define OUTPUT_MAX (64u << 10)
+#define KILL_GRACE_S 2.0    /* SIGTERM to SIGKILL, with no deadline to keep */
+#define DEADLINE_MIN_S 0.1  /* less than this left: no call is started */
 
 static double mono_now(void)
 {
@@ -380,9 +382,30 @@ static int scontrol(struct call *k, const char *const *args, size_t n_args, ng_s
 	double start = mono_now(), backoff = 0.25;
 	for (int attempt = 1;; attempt++) {
 		double left = k->budget_s - (mono_now() - start);
-		double t = k->timeout_s;
+		double t = k->timeout_s, grace = KILL_GRACE_S;
 		if (attempt > 1 && left < t)
 			t = left > 0.5 ? left : 0.5;
+		/* A deadline: the call, its SIGTERM and its SIGKILL all before it. */
+		if (k->o->deadline > 0) {
+			double room = k->o->deadline - mono_now();
+			if (room < DEADLINE_MIN_S) {
+				if (attempt == 1) {
+					snprintf(why, why_len, "%s %s not run: the check's deadline is spent",
+					         k->scontrol, args[0]);
+				} else {
+					size_t l = strlen(why);
+					snprintf(why + l, why_len - l,
+					         "; slurmctld unreachable for %.1f s (%d tries): gave up at "
+					         "the check's deadline",
+					         mono_now() - start, attempt - 1);
+				}
+				*r = (ng_spawn_result){.exit_status = -1};
+				return 1;
+			}
+			grace = room / 4 < 1.0 ? room / 4 : 1.0;
+			if (t + grace > room)
+				t = room - grace;
+		}
 		/* SLURM_CONF from the options, for this call only: a health check
 		 * has none in its environment. */
 		char *saved = NULL;
@@ -393,7 +416,8 @@ static int scontrol(struct call *k, const char *const *args, size_t n_args, ng_s
 			setenv("SLURM_CONF", k->o->slurm_conf, 1);
 		}
 		char ebuf[256];
-		int rc = ng_spawn_capture(argv, t, OUTPUT_MAX, r, ebuf, sizeof ebuf);
+		int rc = ng_spawn_capture_until(argv, -1, t + grace, grace, OUTPUT_MAX, r, ebuf,
+		                                sizeof ebuf);
 		if (set_conf) {
 			if (saved)
 				setenv("SLURM_CONF", saved, 1);
@@ -414,7 +438,7 @@ static int scontrol(struct call *k, const char *const *args, size_t n_args, ng_s
 			return 0;
 		bool retry = r->timed_out || unreachable(r->err) || unreachable(r->out);
 		if (r->timed_out) {
-			snprintf(why, why_len, "%s %s did not answer within %g s", k->scontrol, args[0], t);
+			snprintf(why, why_len, "%s %s did not answer within %.1f s", k->scontrol, args[0], t);
 		} else {
 			char line[256];
 			first_line(r->err && *r->err ? r->err : r->out, line, sizeof line);
@@ -432,6 +456,8 @@ static int scontrol(struct call *k, const char *const *args, size_t n_args, ng_s
 			return 1;
 		}
 		ng_spawn_result_free(r);
+		if (k->o->deadline > 0 && k->o->deadline - mono_now() < left)
+			left = k->o->deadline - mono_now();
 		nap(backoff < left ? backoff : left);
 		backoff = backoff * 2 > 4 ? 4 : backoff * 2;
 		if (k->budget_s - (mono_now() - start) <= 0.05) {
@@ -528,6 +554,8 @@ typedef bool (*done_fn)(const char *state, const char *reason, const void *arg);
 static int read_back(struct call *k, done_fn done, const void *arg, ng_err *err)
 {
 	double until = mono_now() + k->readback_s, wait = 0.1;
+	if (k->o->deadline > 0 && k->o->deadline < until)
+		until = k->o->deadline;
 	for (;;) {
 		if (read_node(k, k->out->state_after, sizeof k->out->state_after, k->out->reason_after,
 		              sizeof k->out->reason_after, err) < 0)

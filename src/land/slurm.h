@@ -58,6 +58,10 @@ typedef struct {
 	 * reason nodegate did not set */
 	ng_slurm_hook_drain_fn hook_drain_ours;
 	void *hook_arg;
+	/* CLOCK_MONOTONIC seconds by which every call, retry and read-back is
+	 * over, scontrol killed if need be (0: none; the budgets above alone).
+	 * An epilog's landing shares the check's one deadline. */
+	double deadline;
 } ng_slurm_opts;
 
 typedef struct {

@@ -275,7 +275,18 @@ static int add_name(const char *name, size_t len, void *arg)
 		s->names = p;
 		s->names_cap = cap;
 	}
+	if (s->n_names == s->name_at_cap) {
+		size_t cap = s->name_at_cap ? s->name_at_cap * 2 : 1024;
+		size_t *p = realloc(s->name_at, cap * sizeof *p);
+		if (!p) {
+			c->oom = true;
+			return 1;
+		}
+		s->name_at = p;
+		s->name_at_cap = cap;
+	}
 	memcpy(s->names + s->names_len, name, len + 1);
+	s->name_at[s->n_names++] = s->names_len;
 	s->names_len += len + 1;
 	return 0;
 }
@@ -331,7 +342,7 @@ static int read_line(ng_sacct *s, ng_span line, size_t line_no, ng_err *err)
 		refuse(s, line_no, "not a job id", f[0]);
 		return 0;
 	}
-	ng_sacct_job j = {.names_off = s->names_len};
+	ng_sacct_job j = {.first_name = s->n_names};
 	memcpy(j.id, f[0].s, f[0].len);
 	j.id[f[0].len] = '\0';
 	j.gpus = read_gpus(f[2]);
@@ -374,12 +385,13 @@ static int read_line(ng_sacct *s, ng_span line, size_t line_no, ng_err *err)
 	/* Pending jobs say "None assigned": no nodes, no hours. */
 	if (f[1].len && !ng_span_eq(f[1], "None assigned") && !ng_span_eq(f[1], "None")) {
 		struct names_ctx c = {s, false};
-		size_t before = s->names_len;
+		size_t before = s->names_len, before_n = s->n_names;
 		long got = ng_hostlist_expand(f[1].s, f[1].len, NG_SACCT_MAX_NODES, add_name, &c);
 		if (c.oom)
 			return ng_fail(err, "out of memory reading sacct host lists");
 		if (got < 0) {
 			s->names_len = before;
+			s->n_names = before_n;
 			refuse(s, line_no, "unreadable host list", f[1]);
 			return 0;
 		}
@@ -420,13 +432,11 @@ void ng_sacct_free(ng_sacct *s)
 {
 	free(s->jobs);
 	free(s->names);
+	free(s->name_at);
 	memset(s, 0, sizeof *s);
 }
 
 const char *ng_sacct_node(const ng_sacct *s, const ng_sacct_job *j, size_t k)
 {
-	const char *p = s->names + j->names_off;
-	for (size_t i = 0; i < k; i++)
-		p += strlen(p) + 1;
-	return p;
+	return s->names + s->name_at[j->first_name + k];
 }

@@ -24,7 +24,7 @@
 
 typedef struct {
 	char id[64];      /* JobID as printed: 12345, 12345_7 (array), 12345+0 (het) */
-	size_t names_off; /* the first of its host names in ng_sacct.names */
+	size_t first_name; /* index of its first host name in ng_sacct.name_at */
 	size_t n_nodes;
 	int64_t gpus;     /* GPUs of the whole allocation (AllocTRES gres/gpu); 0 when none */
 	int64_t start, end; /* unix seconds, UTC; 0 when sacct says Unknown or None */
@@ -37,6 +37,10 @@ typedef struct {
 	size_t n, cap;
 	char *names; /* expanded host names, each NUL-terminated, in job order */
 	size_t names_len, names_cap;
+	/* Where each name starts in names, in the same order: the k-th name of
+	 * a job is names + name_at[first_name + k], in constant time. */
+	size_t *name_at;
+	size_t n_names, name_at_cap;
 	size_t lines;      /* non-empty lines read */
 	size_t steps;      /* job-step lines skipped */
 	size_t bad;        /* lines refused */
@@ -49,7 +53,9 @@ typedef struct {
 int ng_sacct_parse(const char *text, size_t len, ng_sacct *out, ng_err *err);
 void ng_sacct_free(ng_sacct *s);
 
-/* The k-th host name of a job. */
+/* The k-th host name of a job (k < j->n_nodes), in constant time: callers
+ * walk every name of every job, and a walk from the first name would make
+ * that quadratic in the size of one host list. */
 const char *ng_sacct_node(const ng_sacct *s, const ng_sacct_job *j, size_t k);
 
 /* Expands one Slurm host list ("a[1-3,07],b", "r[1-2]-n[01-02]") calling fn

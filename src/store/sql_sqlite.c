@@ -7,14 +7,29 @@
 #include "store/sql.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define BUSY_TIMEOUT_MS 10000
+#include "core/atomic_file.h"
+
+/* How long a writer waits for the store, in the queue and then for
+ * SQLite's lock. Sized from `make stress` (tests/store/stress_writers.py):
+ * 64 nodegate ingests writing one store at once on a loaded two-core
+ * machine, the slowest command took 1.0 s with 20-record batches and 4.5 s
+ * with 500-record ones (without the queue: 11.2 s, and 6 of 512 failed at
+ * the old 10 s). 30 s leaves several times that, so a burst of a host's
+ * hooks waits its turn instead of failing. */
+#define BUSY_TIMEOUT_MS 30000
+#define QUEUE_COUNTER_BYTES 8 /* the ticket counter, then one byte per ticket */
 
 struct sq_db {
 	ng_sql base;
@@ -25,6 +40,10 @@ struct sq_db {
 	 * the rest; PostgreSQL cannot, and a half-done write must not land on
 	 * either, so commit refuses it. */
 	bool tx_failed;
+	/* The writers' queue beside the store (see queue_enter): its file, and
+	 * the ticket this connection holds while it writes (-1: none). */
+	int queue_fd;
+	int64_t ticket;
 };
 
 struct sq_stmt {
@@ -314,9 +333,140 @@ static int begin(struct sq_db *d, const char *sql, const char *doing, ng_err *er
 	return 0;
 }
 
+/* ---- the writers' queue ---------------------------------------------------------------
+ *
+ * SQLite's busy handler is not a queue: a writer that has waited a while
+ * sleeps longer between tries (up to 100 ms), and a newcomer that tries every
+ * millisecond takes the lock first. With 64 writers some waited past the
+ * whole timeout while the median took 0.15 s. So writers line up first, in
+ * the order they came, in a file beside the store (PATH-queue):
+ *
+ *   1. under flock, take the next ticket from the counter at the file's
+ *      start, and lock the ticket's byte (an OFD lock, non-blocking: it is
+ *      new);
+ *   2. wait until the byte of the ticket before is free: that writer has
+ *      committed, rolled back, or died (the kernel drops a dead process's
+ *      locks, so a SIGKILLed writer never blocks the queue);
+ *   3. BEGIN IMMEDIATE as before, and release the byte after COMMIT or
+ *      ROLLBACK, which lets the next one go.
+ *
+ * The queue only orders nodegate's writers; SQLite's lock still decides,
+ * so a queue that cannot be used (a read-only directory, a filesystem
+ * without OFD locks, a writer stuck past the timeout) costs fairness, never
+ * correctness: the writer goes on to BEGIN IMMEDIATE. */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool ofd_lock(int fd, int cmd, short type, int64_t byte)
+{
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET,
+	                   .l_start = (off_t)(QUEUE_COUNTER_BYTES + byte), .l_len = 1};
+	return fcntl(fd, cmd, &fl) == 0;
+}
+
+static void queue_open(struct sq_db *d)
+{
+	char path[4200];
+	d->queue_fd = -1;
+	d->ticket = -1;
+	if (snprintf(path, sizeof path, "%s-queue", d->path) >= (int)sizeof path)
+		return;
+	/* O_NOFOLLOW and 0600 like the store: prepare_file has checked the
+	 * directory, and a link planted here is refused like any other. */
+	d->queue_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	struct stat st;
+	if (d->queue_fd >= 0 && (fstat(d->queue_fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(d->queue_fd);
+		d->queue_fd = -1;
+	}
+}
+
+static void queue_leave(struct sq_db *d)
+{
+	if (d->queue_fd >= 0 && d->ticket >= 0)
+		ofd_lock(d->queue_fd, F_OFD_SETLK, F_UNLCK, d->ticket);
+	d->ticket = -1;
+}
+
+/* The connection's busy timeout as it stands (a caller may have set its
+ * own with PRAGMA busy_timeout): the queue and SQLite's lock share it. */
+static int busy_timeout_ms(struct sq_db *d)
+{
+	sqlite3_stmt *h = NULL;
+	int ms = BUSY_TIMEOUT_MS;
+	if (sqlite3_prepare_v2(d->h, "PRAGMA busy_timeout", -1, &h, NULL) == SQLITE_OK &&
+	    sqlite3_step(h) == SQLITE_ROW)
+		ms = sqlite3_column_int(h, 0);
+	sqlite3_finalize(h);
+	return ms;
+}
+
+/* Waits its turn; returns the milliseconds waited. */
+static int queue_enter(struct sq_db *d, int limit_ms)
+{
+	if (d->queue_fd < 0 || d->ticket >= 0)
+		return 0;
+	if (flock(d->queue_fd, LOCK_EX) < 0)
+		return 0;
+	uint64_t next = 0;
+	bool ok = pread(d->queue_fd, &next, sizeof next, 0) >= 0 && next < INT64_MAX / 2;
+	if (ok) {
+		uint64_t after = next + 1;
+		ok = pwrite(d->queue_fd, &after, sizeof after, 0) == (ssize_t)sizeof after &&
+		     ofd_lock(d->queue_fd, F_OFD_SETLK, F_WRLCK, (int64_t)next);
+	} else {
+		/* An unreadable counter (or one near its end): start it over. */
+		uint64_t zero = 0;
+		if (pwrite(d->queue_fd, &zero, sizeof zero, 0) < 0)
+			zero = 0;
+	}
+	flock(d->queue_fd, LOCK_UN);
+	if (!ok)
+		return 0;
+	d->ticket = (int64_t)next;
+	if (next == 0)
+		return 0;
+	/* The one before: poll its byte (an F_OFD_SETLKW cannot be given a
+	 * timeout), briefly at first since most waits are one transaction. */
+	int64_t before = (int64_t)next - 1;
+	long nap_us = 200;
+	double start = now_ms();
+	for (;;) {
+		if (ofd_lock(d->queue_fd, F_OFD_SETLK, F_RDLCK, before)) {
+			ofd_lock(d->queue_fd, F_OFD_SETLK, F_UNLCK, before);
+			break;
+		}
+		if (errno != EAGAIN && errno != EACCES)
+			break; /* no OFD locks here: no queue, SQLite's lock alone */
+		if (now_ms() - start >= limit_ms)
+			break;
+		usleep((useconds_t)nap_us);
+		if (nap_us < 2000)
+			nap_us *= 2;
+	}
+	return (int)(now_ms() - start);
+}
+
 static int sq_begin_write(ng_sql *db, ng_err *err)
 {
-	return begin(db_of(db), "BEGIN IMMEDIATE", "starting a write transaction", err);
+	struct sq_db *d = db_of(db);
+	int limit = busy_timeout_ms(d);
+	int waited = queue_enter(d, limit);
+	/* What is left of the timeout for SQLite's own lock, so the whole wait
+	 * is the timeout the message names. */
+	if (waited > 0)
+		sqlite3_busy_timeout(d->h, limit - waited > 1 ? limit - waited : 1);
+	int rc = begin(d, "BEGIN IMMEDIATE", "starting a write transaction", err);
+	if (waited > 0)
+		sqlite3_busy_timeout(d->h, limit);
+	if (rc < 0)
+		queue_leave(d);
+	return rc;
 }
 
 static int sq_begin_read(ng_sql *db, ng_err *err)
@@ -332,6 +482,7 @@ static void sq_rollback(ng_sql *db)
 	if (!sqlite3_get_autocommit(d->h))
 		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	d->tx_failed = false;
+	queue_leave(d);
 }
 
 static int sq_commit(ng_sql *db, ng_err *err)
@@ -344,8 +495,10 @@ static int sq_commit(ng_sql *db, ng_err *err)
 		               d->path);
 	}
 	int rc = sqlite3_exec(d->h, "COMMIT", NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
+		queue_leave(d);
 		return 0;
+	}
 	/* The message is taken before the rollback replaces SQLite's. */
 	sq_fail(d, err, rc, "committing");
 	sq_rollback(db);
@@ -360,6 +513,9 @@ static void sq_close(ng_sql *db)
 	/* close_v2: statements a caller forgot to finalize do not keep the
 	 * file open forever, they end it when they go. */
 	sqlite3_close_v2(d->h);
+	queue_leave(d);
+	if (d->queue_fd >= 0)
+		close(d->queue_fd);
 	free(d->path);
 	free(d);
 }
@@ -459,6 +615,181 @@ static int configure(struct sq_db *d, ng_err *err)
 	return run(d, "PRAGMA foreign_keys=ON", "turning on foreign keys", err);
 }
 
+/* ---- the file, before SQLite sees it --------------------------------------------- */
+
+/* The first 16 bytes of every SQLite database file. */
+static const char sqlite_magic[16] = "SQLite format 3";
+
+static int not_a_store(struct sq_db *d, ng_err *err, const char *why)
+{
+	d->last = NG_SQL_E_CORRUPT;
+	return ng_fail(err, "%s is not a nodegate store: %s; nodegate makes a new store only where "
+	                    "no file is: move it aside or name another path",
+	               d->path, why);
+}
+
+/* A file that is there already must be a database: SQLite would take an
+ * empty one for a new database and make it one, and would open a FIFO
+ * (and wait) or a device. */
+static int check_existing(struct sq_db *d, int fd, ng_err *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot examine %s: %s", d->path, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode))
+		return not_a_store(d, err, "it is a directory");
+	if (!S_ISREG(st.st_mode))
+		return not_a_store(d, err, S_ISFIFO(st.st_mode) ? "it is a FIFO, not a file"
+		                           : S_ISSOCK(st.st_mode) ? "it is a socket, not a file"
+		                                                  : "it is a device, not a file");
+	if (st.st_size == 0)
+		return not_a_store(d, err, "it is an empty file (0 bytes)");
+	char head[sizeof sqlite_magic];
+	ssize_t n = pread(fd, head, sizeof head, 0);
+	if (n < 0) {
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot read %s: %s", d->path, strerror(errno));
+	}
+	if ((size_t)n < sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
+		return not_a_store(d, err, "file is not a database (it does not begin as an SQLite "
+		                           "database does)");
+	return 0;
+}
+
+/* A new store: made whole under a random name beside it (0600: it holds
+ * evidence; SQLite gives its -wal and -shm the database's mode), then
+ * linked into place, which fails rather than replace anything. So the
+ * store's path never holds an empty file, not even for a moment, and a
+ * second nodegate opening the same new path at the same time finds either
+ * nothing (and makes its own, which loses the race to link) or a database. */
+static int create_new(struct sq_db *d, int dir_fd, const char *dir, const char *name,
+                      ng_err *err)
+{
+	char tmp[320], tmp_path[4096 + 1 + sizeof tmp];
+	int fd = -1;
+	for (int i = 0; i < 16 && fd < 0; i++) {
+		unsigned long long r;
+		if (ng_random_u64(&r) < 0)
+			break;
+		snprintf(tmp, sizeof tmp, ".%.200s.%016llx.new", name, r);
+		fd = openat(dir_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		d->last = errno == EACCES || errno == EROFS || errno == EPERM ? NG_SQL_E_READONLY
+		                                                               : NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot create %s: %s: its directory may not be writable", d->path,
+		               strerror(errno));
+	}
+	close(fd);
+	snprintf(tmp_path, sizeof tmp_path, "%s/%s", dir, tmp);
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open_v2(tmp_path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	/* WAL mode is what the store runs in, and setting it writes the first
+	 * page: the file is a database from here on. */
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		int e = h ? sqlite3_extended_errcode(h) : rc;
+		char say[200];
+		snprintf(say, sizeof say, "%s", h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+		sqlite3_close_v2(h);
+		unlinkat(dir_fd, tmp, 0);
+		d->last = classify(NULL, e);
+		return ng_fail(err, "cannot create %s (SQLite says: %s)", d->path, say);
+	}
+	sqlite3_close_v2(h);
+	int linked = linkat(dir_fd, tmp, dir_fd, name, 0);
+	int why = errno;
+	if (linked < 0 && why != EEXIST) {
+		/* A filesystem without hard links: renameat2 would not replace
+		 * either, where it exists; failing that, a rename after a check. */
+		linked = renameat2(dir_fd, tmp, dir_fd, name, RENAME_NOREPLACE);
+		why = errno;
+		if (linked < 0 && (why == EINVAL || why == ENOSYS)) {
+			struct stat st;
+			linked = fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+			             ? (errno = EEXIST, -1)
+			             : renameat(dir_fd, tmp, dir_fd, name);
+			why = errno;
+		}
+	}
+	unlinkat(dir_fd, tmp, 0);
+	if (linked < 0 && why != EEXIST) {
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "cannot put the new store %s in place: %s", d->path, strerror(why));
+	}
+	fsync(dir_fd);
+	return 0; /* made here, or by another nodegate a moment before: either way a database */
+}
+
+/* Before SQLite opens path: its directory must not let anyone else swap
+ * names in it (SQLite opens path-wal and path-shm by name, and truncates the
+ * -shm through whatever stands there), a link at path must be this user's
+ * or root's, what is there must be a database, and a missing store is made
+ * as create_new says. */
+static int prepare_file(struct sq_db *d, ng_err *err)
+{
+	const char *slash = strrchr(d->path, '/');
+	const char *name = slash ? slash + 1 : d->path;
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == d->path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - d->path), d->path);
+	if (!*name) {
+		d->last = NG_SQL_E_OTHER;
+		return ng_fail(err, "%s names a directory: name the store's file", d->path);
+	}
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		d->last = NG_SQL_E_READONLY;
+		return ng_fail(err, "cannot open %s (%s, its directory: %s): its directory may not "
+		                    "exist or may not be writable",
+		               d->path, dir, strerror(errno));
+	}
+	ng_err why;
+	int rc = ng_atomic_check_dir(dir_fd, dir, &why);
+	if (rc < 0) {
+		d->last = NG_SQL_E_OTHER;
+		ng_fail(err, "cannot use the store %s: %s", d->path, why.msg);
+	}
+	for (int attempt = 0; rc == 0 && attempt < 3; attempt++) {
+		struct stat ln;
+		if (fstatat(dir_fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ln.st_mode) &&
+		    ln.st_uid != geteuid() && ln.st_uid != 0) {
+			d->last = NG_SQL_E_OTHER;
+			rc = ng_fail(err, "refusing the store %s: it is a symbolic link made by uid %ld, "
+			                  "not by this user or root; name the file it points to",
+			             d->path, (long)ln.st_uid);
+			break;
+		}
+		/* O_NONBLOCK: a FIFO planted at the path is opened and refused,
+		 * not waited on. */
+		int fd = openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			rc = check_existing(d, fd, err);
+			close(fd);
+			break;
+		}
+		if (errno != ENOENT) {
+			d->last = errno == EACCES ? NG_SQL_E_READONLY : NG_SQL_E_OTHER;
+			rc = ng_fail(err, "cannot open %s: %s", d->path, strerror(errno));
+			break;
+		}
+		/* Made here (or by another nodegate at the same moment): examined
+		 * like any other on the next turn. */
+		rc = create_new(d, dir_fd, dir, name, err);
+	}
+	close(dir_fd);
+	return rc;
+}
+
 int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
 {
 	*out = NULL;
@@ -469,15 +800,22 @@ int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
 		return ng_fail(err, "out of memory opening %s", path);
 	}
 	d->base.ops = &sqlite_ops;
-	int rc = sqlite3_open_v2(path, &d->h,
-	                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                         NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_extended_result_codes(d->h, 1);
-	if (rc != SQLITE_OK)
-		sq_fail(d, err, rc, "opening it");
-	else
-		rc = configure(d, err) == 0 ? SQLITE_OK : SQLITE_ERROR;
+	d->queue_fd = -1;
+	d->ticket = -1;
+	int rc = SQLITE_ERROR;
+	/* Without SQLITE_OPEN_CREATE: the file is there (prepare_file made it
+	 * if it was not); one removed in between is an error, not a new 0644
+	 * database. */
+	if (prepare_file(d, err) == 0) {
+		queue_open(d);
+		rc = sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_extended_result_codes(d->h, 1);
+		if (rc != SQLITE_OK)
+			sq_fail(d, err, rc, "opening it");
+		else
+			rc = configure(d, err) == 0 ? SQLITE_OK : SQLITE_ERROR;
+	}
 	if (rc != SQLITE_OK) {
 		ng_sql_note_open_error(d->last);
 		sq_close(&d->base);

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "store"))
 import admission_flow as af  # noqa: E402  (records and runs written the same way)
@@ -257,6 +258,58 @@ def test_hook_health(tmp):
     check("note: --on-verdict" in p.stderr and "status 5" in p.stderr, p.stderr)
 
 
+# A hook that will not end: it ignores SIGTERM, starts a child of its own
+# that ignores it too (its pid kept in the file its first argument names),
+# and sleeps.
+STUBBORN = """#!%s
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+sys.stdin.read()
+pid = os.fork()
+if pid == 0:
+    time.sleep(600)
+    os._exit(0)
+with open(sys.argv[1], "w") as f:
+    f.write(str(pid))
+time.sleep(600)
+"""
+
+
+def test_hook_within_the_deadline(tmp):
+    # epilog --deadline 2 with a hook that ignores SIGTERM: done by the
+    # deadline (before, the hook had its own 10 s and 2 s more), the hook
+    # and its child killed, the verdict unchanged and the failure a note.
+    hook = write(os.path.join(tmp, "stubborn"), STUBBORN % sys.executable, 0o755)
+    pidfile = os.path.join(tmp, "child.pid")
+    t0 = time.monotonic()
+    p = run_gpu(tmp, ["--on-verdict", f"{hook} {pidfile}", "epilog", "--deadline", "2",
+                      "--no-kmsg", "--no-store"], "01-healthy.json", SLURM_JOB_GPUS="0")
+    took = time.monotonic() - t0
+    check(p.returncode == 0, f"a hook past the deadline changed the exit: {p.returncode}")
+    check(took < 2 + 1.5, f"epilog --deadline 2 with a stubborn hook took {took:.1f} s")
+    check("note: --on-verdict" in p.stderr and "killed" in p.stderr, p.stderr)
+    with open(pidfile) as f:
+        child = int(f.read())
+    gone = False
+    for _ in range(50):  # init reaps it a moment after the kill
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            gone = True
+            break
+        with open(f"/proc/{child}/stat") as f:
+            if f.read().split(")")[-1].split()[0] == "Z":
+                gone = True
+                break
+        time.sleep(0.05)
+    check(gone, f"the hook's child {child} was killed with its process group")
+    # A deadline already spent by the check: the hook is not started at all.
+    p = run_gpu(tmp, ["--on-verdict", f"{hook} {pidfile}", "health", "--deadline", "0.01",
+                      "--no-kmsg", "--no-store"], "01-healthy.json")
+    check("--on-verdict" in p.stderr and ("not run" in p.stderr or "killed" in p.stderr),
+          f"a spent deadline: {p.stderr}")
+
+
 def test_kube(tmp):
     fake = write(os.path.join(tmp, "kubectl"), FAKE_KUBECTL % sys.executable, 0o755)
     log = os.path.join(tmp, "kubectl.log")
@@ -352,6 +405,7 @@ def test_npd(tmp):
 
 
 TESTS = [test_metrics_textfile, test_metrics_label_escaping, test_hook_admit, test_hook_health,
+         test_hook_within_the_deadline,
          test_kube, test_npd]
 
 

@@ -209,6 +209,22 @@ def test_slurm_epilog_error_after_our_epilog_is_ours():
                   "Slurm's drain after our epilog exited 1 is ours: reason replaced", r)
 
 
+def test_epilog_landing_ends_by_the_deadline():
+    # scontrol hangs, ignoring SIGTERM: the epilog still drains (exit 1) and
+    # ends by its --deadline, the landing cut short and said so. Before the
+    # landing shared the deadline this took its own 10 s budget and more.
+    t0 = time.monotonic()
+    r = run(["epilog", "--land", "slurm", "--deadline", "2", "--json"], gpus=PCIE_X8,
+            env={"FAKE_SCONTROL_HANG": "all", "FAKE_SCONTROL_IGNORE_TERM": "1",
+                 "SLURM_JOB_GPUS": "1"})
+    took = time.monotonic() - t0
+    check(r.exit == 1, "the epilog still exits 1: Slurm drains it", r)
+    check(took < 2 + 1.5, f"ends by the 2 s deadline ({took:.1f} s)", r)
+    check(r.json and r.json["landing"]["result"] == "failed", "landing failed", r)
+    check("did not answer" in r.json["landing"]["message"]
+          or "deadline" in r.json["landing"]["message"], "says why", r)
+
+
 def test_usage():
     r = run(["health", "--land", "kube"])
     check(r.exit == 0 and "CONFIGURATION ERROR" in r.err and "--land takes slurm or none" in r.err,

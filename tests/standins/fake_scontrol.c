@@ -13,12 +13,14 @@
  * and misbehaves as the environment says:
  *   FAKE_SCONTROL_UNREACHABLE=K  the first K calls cannot reach the controller
  *   FAKE_SCONTROL_HANG=all|update|show  sleeps (until killed) on those calls
+ *   FAKE_SCONTROL_IGNORE_TERM=1  ... and ignores SIGTERM while it does
  *   FAKE_SCONTROL_REFUSE=1       updates fail: permission denied
  *   FAKE_SCONTROL_LIE=1          updates exit 0 and change nothing
  *   FAKE_SCONTROL_STAR=N         after RESUME, N reads show IDLE* (default 1)
  * Every call's argv is appended to $FAKE_SCONTROL_STATE.log (one call per
  * line, arguments separated by a tab) and SLURM_CONF to .conf, and the calls
  * are counted in $FAKE_SCONTROL_STATE.calls. */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,8 @@ static void log_call(int argc, char **argv)
 
 static void hang(void)
 {
+	if (getenv("FAKE_SCONTROL_IGNORE_TERM"))
+		signal(SIGTERM, SIG_IGN);
 	for (;;)
 		pause();
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "store/sql.h"
@@ -419,6 +420,85 @@ static void writers_take_turns(void **state)
 	ng_sql_close(b);
 }
 
+/* One writer in a child process: opens the store, begins a write, says
+ * `me` on fd (x when it could not), holds the transaction hold_ms, inserts
+ * a row and commits. Never returns. */
+static void child_writer(int fd, char me, long hold_ms)
+{
+	ng_sql *db = NULL;
+	ng_err e = {{0}};
+	if (ng_sql_sqlite_open(spec, &db, &e) != 0 || ng_sql_begin_write(db, &e) != 0)
+		me = 'x';
+	if (write(fd, &me, 1) != 1)
+		_exit(2);
+	nanosleep(&(struct timespec){hold_ms / 1000, (hold_ms % 1000) * 1000 * 1000}, NULL);
+	if (me == 'x' || ng_sql_exec(db, "INSERT INTO t_order (i) VALUES (1)", &e) != 0 ||
+	    ng_sql_commit(db, &e) != 0)
+		_exit(3);
+	ng_sql_close(db);
+	_exit(0);
+}
+
+/* SQLite writers are served in the order they came (the queue beside the
+ * store, sql_sqlite.c), not by whichever retries first: SQLite's own busy
+ * handler sleeps longer the longer a writer has waited, so the newest
+ * waiter usually won and the oldest could wait out the whole timeout.
+ * PostgreSQL's lock manager queues its own waiters. */
+static void writers_served_in_order(void **state)
+{
+	(void)state;
+	if (pg)
+		skip();
+	enum { KIDS = 4 };
+	ng_sql *a = open_db();
+	create_table(a, "t_order");
+	/* No connection open across fork (SQLite's rule): each writer is a
+	 * child of its own, the first holding the lock while the others come. */
+	ng_sql_close(a);
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t kid[KIDS + 1];
+	char first;
+	kid[0] = fork();
+	assert_true(kid[0] >= 0);
+	if (kid[0] == 0) {
+		close(p[0]);
+		child_writer(p[1], 'H', 200 * (KIDS + 1));
+	}
+	assert_int_equal(read(p[0], &first, 1), 1);
+	assert_int_equal(first, 'H');
+	for (int i = 1; i <= KIDS; i++) {
+		kid[i] = fork();
+		assert_true(kid[i] >= 0);
+		if (kid[i] == 0) {
+			close(p[0]);
+			child_writer(p[1], (char)('0' + i - 1), 20);
+		}
+		/* Each is waiting before the next one comes. */
+		nanosleep(&(struct timespec){0, 150 * 1000 * 1000}, NULL);
+	}
+	close(p[1]);
+	char order[KIDS + 1] = "";
+	size_t got = 0;
+	while (got < KIDS) {
+		ssize_t n = read(p[0], order + got, KIDS - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(p[0]);
+	for (int i = 0; i <= KIDS; i++) {
+		int status;
+		assert_int_equal(waitpid(kid[i], &status, 0), kid[i]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	fprintf(stderr, "[ info     ] writers served in the order %s\n", order);
+	assert_string_equal(order, "0123");
+	a = open_db();
+	assert_int_equal(query_int(a, "SELECT count(*) FROM t_order"), KIDS + 1);
+	ng_sql_close(a);
+}
+
 /* A read transaction sees one snapshot, whatever commits meanwhile. */
 static void read_transaction_is_a_snapshot(void **state)
 {
@@ -550,7 +630,7 @@ static void sqlite_open_sets_its_pragmas(void **state)
 	ng_sql_finalize(st);
 	assert_int_equal(query_int(db, "PRAGMA synchronous"), 2);
 	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
-	assert_int_equal(query_int(db, "PRAGMA busy_timeout"), 10000);
+	assert_int_equal(query_int(db, "PRAGMA busy_timeout"), 30000);
 	/* More than one statement is refused, not half-run. */
 	assert_int_equal(ng_sql_prepare(db, "SELECT 1; SELECT 2", &st, &err), -1);
 	assert_null(st);
@@ -701,6 +781,7 @@ int main(void)
 		cmocka_unit_test(commit_without_transaction_fails),
 		cmocka_unit_test(failed_statement_spoils_the_transaction),
 		cmocka_unit_test(writers_take_turns),
+		cmocka_unit_test(writers_served_in_order),
 		cmocka_unit_test(read_transaction_is_a_snapshot),
 		cmocka_unit_test(constraint_violation_is_constraint),
 		cmocka_unit_test(step_error_names_the_sql),

@@ -149,6 +149,46 @@ static void nothing_is_nothing(void **state)
 	ng_sacct_free(&s);
 }
 
+/* Host lists at the limit, several to a line's worth of text, and a list
+ * refused halfway (its names must not stay behind): every name of every
+ * job is where the index says, in order. The index (name_at) is what makes
+ * ng_sacct_node constant-time; a walk over all names is then linear in
+ * their number, which the fuzz target and the report both do. */
+static void every_name_is_indexed(void **state)
+{
+	(void)state;
+	char text[512];
+	snprintf(text, sizeof text,
+	         "1|n[00000-%05d]|gres/gpu=8|Unknown|Unknown|RUNNING|0:0\n"
+	         "2|a[1-3],b[7-8]|gres/gpu=8|Unknown|Unknown|RUNNING|0:0\n"
+	         "3|x[0-99999]|gres/gpu=8|Unknown|Unknown|RUNNING|0:0\n"
+	         "4|m[0-9]-r[0-9]|gres/gpu=8|Unknown|Unknown|RUNNING|0:0\n",
+	         NG_SACCT_MAX_NODES - 1);
+	ng_sacct s = parse_ok(text);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.bad, 1); /* job 3: more than the limit, and no names of it kept */
+	assert_int_equal(s.jobs[0].n_nodes, NG_SACCT_MAX_NODES);
+	assert_int_equal(s.jobs[1].n_nodes, 5);
+	assert_int_equal(s.jobs[2].n_nodes, 100);
+	assert_int_equal(s.n_names, NG_SACCT_MAX_NODES + 5 + 100);
+	char want[64];
+	for (size_t k = 0; k < s.jobs[0].n_nodes; k++) {
+		snprintf(want, sizeof want, "n%05zu", k);
+		assert_string_equal(ng_sacct_node(&s, &s.jobs[0], k), want);
+	}
+	static const char *const second[] = {"a1", "a2", "a3", "b7", "b8"};
+	for (size_t k = 0; k < 5; k++)
+		assert_string_equal(ng_sacct_node(&s, &s.jobs[1], k), second[k]);
+	for (size_t k = 0; k < 100; k++) {
+		snprintf(want, sizeof want, "m%zu-r%zu", k / 10, k % 10);
+		assert_string_equal(ng_sacct_node(&s, &s.jobs[2], k), want);
+	}
+	/* The names lie end to end: the last one ends the buffer. */
+	const char *last = ng_sacct_node(&s, &s.jobs[2], 99);
+	assert_ptr_equal(last + strlen(last) + 1, s.names + s.names_len);
+	ng_sacct_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +197,7 @@ int main(void)
 		cmocka_unit_test(jobs_read),
 		cmocka_unit_test(bad_lines_are_counted_not_guessed),
 		cmocka_unit_test(nothing_is_nothing),
+		cmocka_unit_test(every_name_is_indexed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

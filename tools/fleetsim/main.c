@@ -19,6 +19,8 @@
 
 #include "sim.h"
 
+#include "core/atomic_file.h"
+
 static int number(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi,
                   unsigned long long *out)
 {
@@ -99,16 +101,18 @@ int main(int argc, char **argv)
 		}
 	}
 	FILE *tr = NULL;
-	if (trace && !(tr = fopen(trace, "w"))) {
-		fprintf(stderr, "nodegate-fleetsim: --trace %s: cannot write it\n", trace);
+	ng_atomic_file tr_file;
+	ng_err err;
+	if (trace && !(tr = ng_atomic_fopen(&tr_file, trace, 0644, &err))) {
+		fprintf(stderr, "nodegate-fleetsim: --trace: %s\n", err.msg);
 		cJSON_Delete(pol);
 		return 2;
 	}
 	ng_sim_result res;
 	int rc = ng_sim_run(&spec, all, sizeof all / sizeof all[0], pol, (size_t)clear_after, tr, &res);
 	cJSON_Delete(pol);
-	if (tr && fclose(tr) != 0 && rc == 0) {
-		fprintf(stderr, "nodegate-fleetsim: --trace %s: write failed\n", trace);
+	if (tr && ng_atomic_fclose(&tr_file, tr, rc == 0, &err) < 0 && rc == 0) {
+		fprintf(stderr, "nodegate-fleetsim: --trace: %s\n", err.msg);
 		rc = -1;
 	}
 	snprintf(res.policy, sizeof res.policy, "%s", policy ? policy : "");

@@ -7,6 +7,8 @@
 
 #include "sim.h"
 
+#include "core/atomic_file.h"
+
 #define DEGRADED NG_FLEET_FAULT_COUNT /* the kind slot of the degraded class */
 
 static double now_s(void)
@@ -377,12 +379,17 @@ int ng_sim_write_json(const char *path, const ng_fleet_spec *spec, const ng_sim_
 		fprintf(stderr, "fleetsim: out of memory writing %s\n", path);
 		return -1;
 	}
-	FILE *fp = fopen(path, "w");
-	int rc = fp && fputs(text, fp) >= 0 && fputc('\n', fp) != EOF ? 0 : -1;
-	if (fp && fclose(fp) != 0)
-		rc = -1;
+	ng_err err;
+	ng_atomic_file af;
+	FILE *fp = ng_atomic_fopen(&af, path, 0644, &err);
+	int rc = fp ? 0 : -1;
+	if (fp) {
+		fputs(text, fp);
+		fputc('\n', fp);
+		rc = ng_atomic_fclose(&af, fp, true, &err);
+	}
 	if (rc < 0)
-		fprintf(stderr, "fleetsim: cannot write %s\n", path);
+		fprintf(stderr, "fleetsim: %s\n", err.msg);
 	cJSON_free(text);
 	return rc;
 }
