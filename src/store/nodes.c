@@ -64,6 +64,7 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 	              "ttttiiti", s->node, s->class_key, s->software, s->outcome, s->updated_at,
 	              s->recheck_at, s->run_id, s->duration_ms) < 0)
 		return -1;
+	ng_state_touch(st, "node_states", s->node);
 	/* The decision itself, kept beside the node's latest state: the report
 	 * counts admissions that later straggled per class and policy. */
 	if (ng_q_exec(st, err,
@@ -159,6 +160,7 @@ static int put_one_of_batch(ng_store *st, ng_sql_stmt *const q[3], ng_audit_curs
 	ng_sql_bind_int64(q[1], 8, s->duration_ms);
 	if (step_done(q[1], err) < 0)
 		return -1;
+	ng_state_touch(st, "node_states", s->node);
 	ng_sql_reset(q[2]);
 	ng_sql_bind_text(q[2], 1, s->run_id);
 	ng_sql_bind_text(q[2], 2, s->node);

@@ -301,6 +301,45 @@ def audit_finds_tampering(env, rng):
     check("entry 2 " in p.stdout + p.stderr, f"verify did not name entry 2: {p.stdout}{p.stderr}")
 
 
+def audit_covers_state_and_its_tail(env, rng):
+    env.ingest_history(class_history(rng))
+    env.run("override", "node70", "--reason", "cable swapped, watch it", "--expires", "+2h",
+            "--by", "alice", expect=0)
+    bad = node_run(rng, "node70", [980, 1500, 6.0, 240.0])
+    confirm = node_run(rng, "node70", [0, 0, 0, 241.0], only={"fabric"})
+    env.admit(bad, confirm, expect=0, at=NOW + 60)
+    v = env.json("audit", "verify", expect=0)
+    check(v["verified"] and v["rows"] >= 2 and v["rows_changed"] == 0, f"verify: {v}")
+    # The expiry pushed past the 90-day cap: the override would admit the
+    # node with wrong results for most of a year.
+    tamper(env, f"UPDATE overrides SET expires_at = {NOW + 200 * 24 * HOUR}")
+    p = env.run("audit", "verify", expect=1)
+    check("overrides row 1 was changed outside nodegate" in p.stdout, f"verify: {p.stdout}")
+    v = env.json("audit", "verify", expect=1)
+    check(not v["verified"] and v["rows_changed"] == 1 and v["first_bad"] is None, f"{v}")
+    tamper(env, f"UPDATE overrides SET expires_at = {NOW + 2 * HOUR}")
+    env.run("audit", "verify", expect=0)
+    # A node state set to admitted by hand.
+    tamper(env, "UPDATE node_states SET outcome = 'admitted' WHERE node = 'node70'")
+    p = env.run("audit", "verify", expect=1)
+    check("node_states row node70 was changed" in p.stdout, f"verify: {p.stdout}")
+
+
+def audit_finds_a_cut_tail_with_meta_edited(env, rng):
+    env.ingest_history(class_history(rng))
+    env.admit(node_run(rng, "node27", [m[4] for m in METRICS]),
+              node_run(rng, "node27", [0, 0, 0, 255.0], only={"fabric"}))
+    env.run("audit", "verify", expect=0)
+    # The last entry cut, and the head kept in meta moved back to match.
+    tamper(env, "DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
+    tamper(env, "UPDATE meta SET value = (SELECT CAST(max(seq) AS TEXT) FROM audit_log)"
+                " WHERE key = 'audit_head_seq'")
+    tamper(env, "UPDATE meta SET value = (SELECT hash FROM audit_log WHERE seq ="
+                " (SELECT max(seq) FROM audit_log)) WHERE key = 'audit_head_hash'")
+    p = env.run("audit", "verify", expect=1)
+    check("BROKEN" in p.stdout and "anchored at entry" in p.stdout, f"verify: {p.stdout}")
+
+
 def fabric_through_the_harness(env, rng):
     """This node's own admission with fabric measured by a tool through the
     harness (a stand-in all_reduce_perf): judged, confirmed by re-running
@@ -528,6 +567,8 @@ SCENARIOS = [
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
     audit_finds_tampering,
+    audit_covers_state_and_its_tail,
+    audit_finds_a_cut_tail_with_meta_edited,
     fabric_through_the_harness,
     bad_stores_are_clear_errors,
     diagnostics_decide_without_baseline,
