@@ -5,6 +5,7 @@
 BUILD      ?= build
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
+CTEST_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all build deps test-deps run check bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
@@ -38,7 +39,7 @@ run: deps
 
 check: test-deps
 	$(MAKE) build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # Benchmarks use their own optimised build, whatever build/ holds. Each prints
 # its ratios against a reference measured in the same run (bench/README.md);
