@@ -240,8 +240,13 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		rc = ng_gate_input_baseline(&in, bj, err);
 	if (rc == 0 && j->n_cohort)
 		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
+	ng_gate_trace trace = {0};
 	if (rc == 0)
-		j->raw = ng_gate_input_judge(&in, pol, NULL);
+		j->raw = ng_gate_input_judge(&in, pol, &trace);
+	if (rc == 0 && (trace.step == NG_STEP_METRIC_MISMATCH || trace.step == NG_STEP_UNIT_MISMATCH))
+		ng_admit_note(r, "%s run: %s: %s (the record says %s, the class baseline %s): "
+		              "incomparable, held", j->stage, j->metric, ng_gate_step_text(trace.step),
+		              trace.record_says, trace.baseline_says);
 	if (rc == 0 && j->raw == NG_V_NO_BASELINE)
 		diagnostics_without_baseline(r, j, &in, pol);
 	ng_gate_input_free(&in);

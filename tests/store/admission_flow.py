@@ -553,6 +553,21 @@ def overridden_warning_does_not_feed_baseline(env, rng):
     check(nodes == {m[0]: 21 for m in METRICS}, f"a plain warning did not feed: {nodes}")
 
 
+def baseline_of_another_unit_is_incomparable(env, rng):
+    env.ingest_history(class_history(rng))
+    # A run in the class's unit builds the baseline (GB/s) ...
+    env.admit(node_run(rng, "unit0", [m[3] for m in METRICS]), expect=0)
+    # ... and a run that says MB/s is not compared with it, its class the same.
+    run = node_run(rng, "unit1", [m[3] for m in METRICS])
+    run[3]["unit"] = "MB/s"
+    run[3]["samples"] = [v * 1000 for v in run[3]["samples"]]
+    d = env.admit(run, expect=1)
+    fab = result(d, "first", "nccl.all_reduce.busbw")
+    check(d["outcome"] == "held" and fab["gate"] == "incomparable" and fab["status"] == "unmeasured",
+          f"a MB/s record against a GB/s baseline: {d['outcome']} {fab}")
+    check(any("MB/s" in n and "GB/s" in n for n in d["notes"]), f"no reason given: {d['notes']}")
+
+
 SCENARIOS = [
     quarantine_lands_on_slurm,
     node27_flagged_on_fabric_only,
@@ -575,6 +590,7 @@ SCENARIOS = [
     diagnostics_decide_after_baseline_expire,
     floor_decides_over_the_peers,
     overridden_warning_does_not_feed_baseline,
+    baseline_of_another_unit_is_incomparable,
 ]
 
 
