@@ -280,13 +280,27 @@ static void latest_only(ng_state_record *r)
 	r->n = k;
 }
 
-static void problem(ng_store_audit_report *rep, const char *fmt, const char *table,
+enum change { ADDED, CHANGED, REMOVED };
+
+/* Counts a row that differs from the chain; the first is described. */
+static void problem(ng_store_audit_report *rep, enum change how, const char *table,
                     const char *key, int64_t seq)
 {
 	rep->rows_bad++;
 	if (rep->state_problem[0])
 		return;
-	snprintf(rep->state_problem, sizeof rep->state_problem, fmt, table, key, seq);
+	if (how == ADDED)
+		snprintf(rep->state_problem, sizeof rep->state_problem,
+		         "%s row %.80s is in no audit entry: it was added outside nodegate", table, key);
+	else if (how == CHANGED)
+		snprintf(rep->state_problem, sizeof rep->state_problem,
+		         "%s row %.80s was changed outside nodegate: it is not what audit entry %" PRId64
+		         " recorded",
+		         table, key, seq);
+	else
+		snprintf(rep->state_problem, sizeof rep->state_problem,
+		         "%s row %.80s was removed outside nodegate: audit entry %" PRId64 " recorded it",
+		         table, key, seq);
 }
 
 int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep, ng_err *err)
@@ -316,16 +330,12 @@ int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep
 			                                          cmp_key)
 			                                : NULL;
 			if (!got) {
-				problem(rep, "%s row %s is in no audit entry: it was added outside nodegate%.0" PRId64,
-				        c->table, want.key, 0);
+				problem(rep, ADDED, c->table, want.key, 0);
 				continue;
 			}
 			seen[got - r->rows] = true;
 			if (strcmp(got->digest, digest) != 0)
-				problem(rep,
-				        "%s row %s was changed outside nodegate: it is not what audit entry %" PRId64
-				        " recorded",
-				        c->table, want.key, got->seq);
+				problem(rep, CHANGED, c->table, want.key, got->seq);
 		}
 		ng_sql_finalize(q);
 		if (s < 0)
@@ -333,9 +343,7 @@ int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep
 	}
 	for (size_t i = 0; rc == 0 && i < r->n; i++)
 		if (!seen[i] && strcmp(r->rows[i].digest, ABSENT) != 0)
-			problem(rep,
-			        "%s row %s was removed outside nodegate: audit entry %" PRId64 " recorded it",
-			        r->rows[i].table, r->rows[i].key, r->rows[i].seq);
+			problem(rep, REMOVED, r->rows[i].table, r->rows[i].key, r->rows[i].seq);
 	free(seen);
 	return rc;
 }
