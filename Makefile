@@ -5,6 +5,7 @@
 BUILD      ?= build
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_ARGS ?=
+CTEST_ARGS ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: install deb all build deps test-deps run check stress bench bench-build bench-gate bench-cpu bench-hostmem bench-storage bench-store bench-epilog fleet-sim clean
@@ -50,7 +51,7 @@ run: deps
 
 check: test-deps
 	$(MAKE) build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # The store under load, at a scale `make check` does not run (minutes on a
 # small machine): writer processes SIGKILLed mid-transaction STRESS_KILLS

@@ -67,6 +67,8 @@ static cJSON *baseline_json(const ng_store_baseline *b)
 	cJSON_AddStringToObject(o, "metric", b->metric);
 	cJSON_AddNumberToObject(o, "median", b->median);
 	cJSON_AddNumberToObject(o, "cv", b->cv);
+	if (b->unit[0])
+		cJSON_AddStringToObject(o, "unit", b->unit);
 	return o;
 }
 
@@ -178,6 +180,25 @@ static void note_sibling_outlier(struct ng_admit_run *r, const struct ng_admit_j
 	              j->have_base ? "" : " (the class has no baseline yet)");
 }
 
+/* The gate answers no-baseline before it reads the diagnostics (the
+ * reference's order), and admission admits a class that is establishing with
+ * a warning. A run whose DCGM diagnostics failed, were skipped or are absent
+ * is not evidence of a healthy node in any class: it takes the verdict the
+ * gate will give it once the class has a baseline (diag-failed flags the
+ * run; diag-incomplete and a malformed status hold it). */
+static void diagnostics_without_baseline(struct ng_admit_run *r, struct ng_admit_judged *j,
+                                         const ng_gate_input *in, const ng_policy *pol)
+{
+	ng_gate_trace t = {0};
+	ng_verdict v = ng_gate_diagnostics(&in->rec, pol, &t);
+	if (v == NG_V_PASS)
+		return;
+	j->raw = v;
+	ng_admit_note(r, "%s run: %s: %s (%s); the class has no baseline yet, and the "
+	              "diagnostics decide without one", j->stage, j->metric,
+	              ng_gate_step_text(t.step), t.diag_test ? t.diag_test : "the diag field");
+}
+
 static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                      struct ng_admit_judged *j, ng_err *err)
 {
@@ -211,12 +232,23 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 	ng_gate_input in = {0};
 	cJSON *bj = j->have_base ? baseline_json(&j->base) : NULL;
 	int rc = ng_gate_input_record(&in, j->rec, NULL, err);
+	/* A record that names no domain has its registered metric's: the gate
+	 * exempts a node's own probes from DCGM by domain, baseline or none. */
+	if (rc == 0 && !in.rec.domain)
+		in.rec.domain = j->domain;
 	if (rc == 0)
 		rc = ng_gate_input_baseline(&in, bj, err);
 	if (rc == 0 && j->n_cohort)
 		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
+	ng_gate_trace trace = {0};
 	if (rc == 0)
-		j->raw = ng_gate_input_judge(&in, pol, NULL);
+		j->raw = ng_gate_input_judge(&in, pol, &trace);
+	if (rc == 0 && (trace.step == NG_STEP_METRIC_MISMATCH || trace.step == NG_STEP_UNIT_MISMATCH))
+		ng_admit_note(r, "%s run: %s: %s (the record says %s, the class baseline %s): "
+		              "incomparable, held", j->stage, j->metric, ng_gate_step_text(trace.step),
+		              trace.record_says, trace.baseline_says);
+	if (rc == 0 && j->raw == NG_V_NO_BASELINE)
+		diagnostics_without_baseline(r, j, &in, pol);
 	ng_gate_input_free(&in);
 	cJSON_Delete(bj);
 	j->cohort = drops; /* kept as evidence; freed with the run */

@@ -24,7 +24,13 @@ const struct ng_cmd_entry ng_cmd_audit_entry = {
 	"or expired, a quarantine opened or released, an override, a fleet event) is\n"
 	"written to the audit log in the same transaction as the change. Each entry's\n"
 	"hash covers the entry before it, so an entry edited, removed or reordered\n"
-	"breaks the chain from that point.\n"
+	"breaks the chain from that point. The head is also anchored outside the\n"
+	"database, in a file beside a SQLite store (STORE.audit-head) or, for\n"
+	"PostgreSQL, under $NODEGATE_STATE_DIR (default /var/lib/nodegate), so a tail\n"
+	"cut with the head in the database edited to match still shows. Overrides,\n"
+	"baselines, cases and node states carry a digest the chain covers: a row\n"
+	"edited, added or removed outside nodegate shows too (docs/store.md says\n"
+	"what this detects and what it cannot).\n"
 	"\n"
 	"  verify   walks the whole chain. Prints the number of entries and the head\n"
 	"           hash; keep that hash somewhere else (a ticket, a log shipper): someone\n"
@@ -43,7 +49,8 @@ const struct ng_cmd_entry ng_cmd_audit_entry = {
 	"  -j, --json          JSON instead of text\n"
 	"  -h, --help          this text\n"
 	"\n"
-	"Exit status: 0 verified (or shown); 1 verify found a break; 2 usage error;\n"
+	"Exit status: 0 verified (or shown); 1 verify found a break or a changed row;\n"
+	"2 usage error;\n"
 	"3 the store could not be opened or read.\n",
 	.exec = exec_audit,
 };
@@ -123,18 +130,40 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 		cJSON_AddBoolToObject(d, "verified", r == 0);
 		cJSON_AddNumberToObject(d, "entries", (double)rep.entries);
 		cJSON_AddStringToObject(d, "head", rep.head);
-		if (r == 0) {
-			cJSON_AddNullToObject(d, "first_bad");
-			cJSON_AddNullToObject(d, "problem");
-		} else {
+		cJSON_AddStringToObject(d, "anchor", ng_store_anchor_path(st));
+		if (rep.anchor_seq)
+			cJSON_AddNumberToObject(d, "anchored_at", (double)rep.anchor_seq);
+		else
+			cJSON_AddNullToObject(d, "anchored_at");
+		cJSON_AddNumberToObject(d, "rows", (double)rep.rows);
+		cJSON_AddNumberToObject(d, "rows_changed", (double)rep.rows_bad);
+		if (rep.first_bad) {
 			cJSON_AddNumberToObject(d, "first_bad", (double)rep.first_bad);
 			cJSON_AddStringToObject(d, "problem", rep.problem);
+		} else {
+			cJSON_AddNullToObject(d, "first_bad");
+			if (rep.rows_bad)
+				cJSON_AddStringToObject(d, "problem", rep.state_problem);
+			else
+				cJSON_AddNullToObject(d, "problem");
 		}
 		ng_print_json(d);
 		cJSON_Delete(d);
 	} else if (r == 0) {
 		printf("audit log verified: %" PRId64 " entr%s, head %s\n", rep.entries,
 		       rep.entries == 1 ? "y" : "ies", rep.head);
+		printf("state verified: %" PRId64 " row%s of overrides, baselines, cases and node states"
+		       " as the log last recorded them; head anchored in %s\n",
+		       rep.rows, rep.rows == 1 ? "" : "s", ng_store_anchor_path(st));
+	} else if (!rep.first_bad) {
+		printf("audit log verified: %" PRId64 " entr%s, head %s\n", rep.entries,
+		       rep.entries == 1 ? "y" : "ies", rep.head);
+		printf("state CHANGED outside nodegate: %" PRId64 " of %" PRId64 " rows differ from what"
+		       " the audit log recorded; the first: %s\n",
+		       rep.rows_bad, rep.rows, rep.state_problem);
+		printf("Do not trust those rows (an override, a case, a baseline or a node state may "
+		       "admit or hold a node it should not). Keep the store as it is for investigation: "
+		       "copy the file (SQLite) or dump the database before anything writes to it again.\n");
 	} else {
 		printf("audit log BROKEN at entry %" PRId64 ": %s\n", rep.first_bad, rep.problem);
 		printf("Entries before %" PRId64 " verified (last good hash %s). Keep the store as it is "

@@ -24,6 +24,8 @@ void ng_report_gate_explain(FILE *out, const char *path, const ng_gate_input *in
 	fprintf(out, "decided by  %s", ng_gate_step_text(t->step));
 	if (t->diag_test)
 		fprintf(out, " (%s)", t->diag_test);
+	if (t->record_says && t->baseline_says)
+		fprintf(out, " (record: %s, baseline: %s)", t->record_says, t->baseline_says);
 	fprintf(out, "\nlands       %s\n", vi->lands);
 	fprintf(out, "baseline    median %.6g, cv %.6g\n", in->base.median, in->base.cv);
 	fprintf(out, "samples     n=%zu", t->n);
@@ -70,6 +72,10 @@ void ng_report_gate_json(FILE *out, const char *path, const ng_gate_trace *t)
 	cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t->step));
 	if (t->diag_test)
 		cJSON_AddStringToObject(o, "diag_test", t->diag_test);
+	if (t->record_says && t->baseline_says) {
+		cJSON_AddStringToObject(o, "record_says", t->record_says);
+		cJSON_AddStringToObject(o, "baseline_says", t->baseline_says);
+	}
 	cJSON_AddStringToObject(o, "lands", vi->lands);
 	cJSON *e = cJSON_AddObjectToObject(o, "explain");
 	cJSON_AddNumberToObject(e, "n", (double)t->n);

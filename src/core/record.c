@@ -158,6 +158,8 @@ int ng_gate_input_record(ng_gate_input *in, const cJSON *record, const ng_json_s
 	in->rec.domain = cJSON_IsString(domain) ? domain->valuestring : NULL;
 	const cJSON *metric = ng_json_get(record, "metric");
 	in->rec.metric = cJSON_IsString(metric) ? metric->valuestring : NULL;
+	const cJSON *unit = ng_json_get(record, "unit");
+	in->rec.unit = cJSON_IsString(unit) ? unit->valuestring : NULL;
 	if (in->rec_class.oom)
 		return ng_fail(err, "out of memory reading the class");
 	return 0;
@@ -173,6 +175,9 @@ int ng_gate_input_baseline(ng_gate_input *in, const cJSON *b, ng_err *err)
 	in->base.median = in->base.median_overflow ? DBL_MAX : number_or_nan(median);
 	in->base.cv = in->base.cv_overflow ? DBL_MAX : number_or_nan(cv);
 	read_class(ng_json_get(b, "class"), &in->base_class, &in->base.cls);
+	const cJSON *metric = ng_json_get(b, "metric"), *unit = ng_json_get(b, "unit");
+	in->base.metric = cJSON_IsString(metric) ? metric->valuestring : NULL;
+	in->base.unit = cJSON_IsString(unit) ? unit->valuestring : NULL;
 	if (in->base_class.oom)
 		return ng_fail(err, "out of memory reading the baseline class");
 	return 0;

@@ -18,6 +18,8 @@ static const char *const step_text[NG_STEP_COUNT] = {
 	[NG_STEP_DIAG_INCOMPLETE] = "a required diagnostic is absent, or a diagnostic was skipped",
 	[NG_STEP_DIAG_FAILED] = "a diagnostic reported a failure",
 	[NG_STEP_CLASS_MISMATCH] = "the record's class is not the baseline's class",
+	[NG_STEP_METRIC_MISMATCH] = "the record's metric is not the baseline's metric",
+	[NG_STEP_UNIT_MISMATCH] = "the record's unit is not the baseline's unit",
 	[NG_STEP_UNSTABLE] = "the run's spread exceeds the instability bar",
 	[NG_STEP_IMPLAUSIBLE] = "the median ratio is outside the plausible range",
 	[NG_STEP_BIMODAL] = "the median is acceptable but too many samples are slow",
@@ -72,36 +74,9 @@ static ng_verdict decide(ng_gate_trace *t, ng_verdict v, ng_gate_step s)
 	return v;
 }
 
-/* Every way a run can fail to be a measurement, checked before any
- * arithmetic. Returns NG_V_COUNT when the run is a measurement. */
-static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
-                             const ng_policy *pol, ng_gate_trace *t)
+/* The diagnostics, as the rule checks them once it has a baseline. */
+ng_verdict ng_gate_diagnostics(const ng_gate_record *r, const ng_policy *pol, ng_gate_trace *t)
 {
-	/* Corruption is baseline-independent and outranks everything. */
-	if (r->wrong_kind == NG_WRONG_ABSENT || r->wrong_kind == NG_WRONG_INVALID ||
-	    (r->wrong_kind == NG_WRONG_VALUE && !isfinite(r->wrong)))
-		return decide(t, NG_V_INVALID_INPUT, NG_STEP_WRONG_INVALID);
-	if (r->wrong_kind == NG_WRONG_NULL)
-		return decide(t, NG_V_CORRECTNESS_UNVERIFIED, NG_STEP_WRONG_NULL);
-	if (r->wrong < 0)
-		return decide(t, NG_V_INVALID_INPUT, NG_STEP_WRONG_NEGATIVE);
-	if (r->wrong > 0)
-		return decide(t, NG_V_CORRUPT, NG_STEP_WRONG_POSITIVE);
-
-	if (r->n_samples == 0)
-		return decide(t, NG_V_NO_MEASUREMENT, NG_STEP_NO_SAMPLES);
-	/* A sample is valid when finite and positive: 0 < x <= DBL_MAX, which NaN
-	 * fails too. Every sample is looked at (no early exit) so the loop has no
-	 * branch per sample; the verdict does not depend on which one failed. */
-	bool samples_ok = true;
-	for (size_t i = 0; i < r->n_samples; i++)
-		samples_ok &= (r->samples[i] > 0) & (r->samples[i] <= DBL_MAX);
-	if (!samples_ok)
-		return decide(t, NG_V_INVALID_INPUT, NG_STEP_SAMPLES_INVALID);
-
-	if (!isfinite(b->median) || !isfinite(b->cv) || b->median <= 0 || b->cv <= 0)
-		return decide(t, NG_V_NO_BASELINE, NG_STEP_BASELINE_INVALID);
-
 	if (r->diag_malformed)
 		return decide(t, NG_V_INVALID_INPUT, NG_STEP_DIAG_INVALID);
 	for (size_t i = 0; i < r->n_diag; i++) {
@@ -139,9 +114,55 @@ static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
 			return decide(t, NG_V_DIAG_FAILED, NG_STEP_DIAG_FAILED);
 		}
 	}
+	return NG_V_PASS;
+}
+
+/* Every way a run can fail to be a measurement, checked before any
+ * arithmetic. Returns NG_V_COUNT when the run is a measurement. */
+static ng_verdict unmeasured(const ng_gate_record *r, const ng_gate_baseline *b,
+                             const ng_policy *pol, ng_gate_trace *t)
+{
+	/* Corruption is baseline-independent and outranks everything. */
+	if (r->wrong_kind == NG_WRONG_ABSENT || r->wrong_kind == NG_WRONG_INVALID ||
+	    (r->wrong_kind == NG_WRONG_VALUE && !isfinite(r->wrong)))
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_WRONG_INVALID);
+	if (r->wrong_kind == NG_WRONG_NULL)
+		return decide(t, NG_V_CORRECTNESS_UNVERIFIED, NG_STEP_WRONG_NULL);
+	if (r->wrong < 0)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_WRONG_NEGATIVE);
+	if (r->wrong > 0)
+		return decide(t, NG_V_CORRUPT, NG_STEP_WRONG_POSITIVE);
+
+	if (r->n_samples == 0)
+		return decide(t, NG_V_NO_MEASUREMENT, NG_STEP_NO_SAMPLES);
+	/* A sample is valid when finite and positive: 0 < x <= DBL_MAX, which NaN
+	 * fails too. Every sample is looked at (no early exit) so the loop has no
+	 * branch per sample; the verdict does not depend on which one failed. */
+	bool samples_ok = true;
+	for (size_t i = 0; i < r->n_samples; i++)
+		samples_ok &= (r->samples[i] > 0) & (r->samples[i] <= DBL_MAX);
+	if (!samples_ok)
+		return decide(t, NG_V_INVALID_INPUT, NG_STEP_SAMPLES_INVALID);
+
+	if (!isfinite(b->median) || !isfinite(b->cv) || b->median <= 0 || b->cv <= 0)
+		return decide(t, NG_V_NO_BASELINE, NG_STEP_BASELINE_INVALID);
+
+	ng_verdict diag = ng_gate_diagnostics(r, pol, t);
+	if (diag != NG_V_PASS)
+		return diag;
 
 	if (!same_class(r->cls, b->cls))
 		return decide(t, NG_V_INCOMPARABLE, NG_STEP_CLASS_MISMATCH);
+	/* Only when both sides name it: the reference's records and baselines
+	 * carry neither, and its verdicts stand. */
+	if (r->metric && b->metric && strcmp(r->metric, b->metric) != 0) {
+		t->record_says = r->metric, t->baseline_says = b->metric;
+		return decide(t, NG_V_INCOMPARABLE, NG_STEP_METRIC_MISMATCH);
+	}
+	if (r->unit && b->unit && strcmp(r->unit, b->unit) != 0) {
+		t->record_says = r->unit, t->baseline_says = b->unit;
+		return decide(t, NG_V_INCOMPARABLE, NG_STEP_UNIT_MISMATCH);
+	}
 
 	/* An integer too large for a double passed the checks above as the finite
 	 * number it is. The reference raises where its arithmetic first converts

@@ -57,8 +57,10 @@ typedef struct {
 	 * domain from the required diagnostics (gate.diag_exempt_domains). */
 	const char *domain;
 	/* The record's metric when it is a string, else NULL
-	 * (gate.diag_exempt_metrics). */
+	 * (gate.diag_exempt_metrics), and compared with the baseline's. */
 	const char *metric;
+	/* The record's unit when it is a string, else NULL. */
+	const char *unit;
 } ng_gate_record;
 
 typedef struct {
@@ -68,6 +70,11 @@ typedef struct {
 	/* median or cv written as a positive integer too large for a double, as
 	 * samples_overflow; the field holds DBL_MAX. */
 	bool median_overflow, cv_overflow;
+	/* The metric and unit the baseline was built from, when it names them
+	 * (strings), else NULL. The reference rule compares the class only; a
+	 * baseline of another metric or unit, when both sides say so, is not a
+	 * yardstick for the run however the classes match. */
+	const char *metric, *unit;
 } ng_gate_baseline;
 
 /* Which check decided, in the order the rule makes them. */
@@ -83,6 +90,8 @@ typedef enum {
 	NG_STEP_DIAG_INCOMPLETE,
 	NG_STEP_DIAG_FAILED,
 	NG_STEP_CLASS_MISMATCH,
+	NG_STEP_METRIC_MISMATCH,
+	NG_STEP_UNIT_MISMATCH,
 	NG_STEP_UNSTABLE,
 	NG_STEP_IMPLAUSIBLE,
 	NG_STEP_BIMODAL,
@@ -115,6 +124,8 @@ typedef struct {
 	double cohort_median;
 	double cohort_past_warn; /* share of the cohort past the warn bar */
 	const char *diag_test;   /* the test that decided a diag step, if any */
+	/* A metric or unit step: what the record and the baseline each said. */
+	const char *record_says, *baseline_says;
 } ng_gate_trace;
 
 /* Scratch the rule may overwrite: at least max(n_samples, n_cohort) doubles.
@@ -127,5 +138,14 @@ typedef struct {
 ng_verdict ng_gate(const ng_gate_record *rec, const ng_gate_baseline *base,
                    const double *cohort_drops, size_t n_cohort, const ng_policy *pol,
                    ng_work work, ng_gate_trace *trace);
+
+/* The rule's diagnostic checks alone, in its order: invalid-input (a status
+ * that is not pass, skip or fail), diag-incomplete (a required test absent,
+ * or any skipped), diag-failed; NG_V_PASS when none applies. The gate makes
+ * them after it has found a baseline; admission asks them of a run whose
+ * class has none yet, so a failed diagnostic is never taken for a class
+ * still establishing. t (required) gets the step and the test. */
+ng_verdict ng_gate_diagnostics(const ng_gate_record *rec, const ng_policy *pol,
+                               ng_gate_trace *t);
 
 #endif

@@ -85,6 +85,7 @@ static int put(ng_store *st, void *arg, ng_err *err)
 	               b->median, b->cv, b->node_mad, b->n_nodes, b->n_runs, b->n_samples,
 	               b->min_nodes, b->built_at, b->window_start, b->window_end) != 1)
 		return -1;
+	ng_state_touch_id(st, "baselines", b->id);
 	ng_strbuf d = {0};
 	baseline_detail(b, &d);
 	char subject[300];
@@ -158,6 +159,7 @@ static int pin(ng_store *st, void *arg, ng_err *err)
 	if (ng_q_exec(st, err, "UPDATE baselines SET pinned_name = ?, pinned_at = ? WHERE id = ?",
 	              "tii", p->name, p->at, p->id) < 0)
 		return -1;
+	ng_state_touch_id(st, "baselines", p->id);
 	ng_strbuf d = {0};
 	ng_strbuf_adds(&d, "{\"name\":");
 	ng_strbuf_add_json_string(&d, p->name);
@@ -181,6 +183,22 @@ struct expire {
 	int64_t at, count;
 };
 
+/* The rows expire() just wrote, for the audit entry to cover. */
+static int touch_expired(ng_store *st, const struct expire *e, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT id FROM baselines WHERE class = ? AND expired_at = ?"
+	                      " AND expired_reason = ? AND (CAST(? AS TEXT) IS NULL OR metric = ?)",
+	                      "titt" "t", e->class_key, e->at, e->reason, e->metric, e->metric);
+	if (!q)
+		return -1;
+	int r;
+	while ((r = ng_sql_step(q, err)) == 1)
+		ng_state_touch_id(st, "baselines", ng_sql_column_int64(q, 0));
+	ng_sql_finalize(q);
+	return r < 0 ? -1 : 0;
+}
+
 static int expire(ng_store *st, void *arg, ng_err *err)
 {
 	struct expire *e = arg;
@@ -193,6 +211,8 @@ static int expire(ng_store *st, void *arg, ng_err *err)
 	              "UPDATE baselines SET expired_at = ?, expired_reason = ? WHERE class = ?"
 	              " AND expired_at = 0 AND (CAST(? AS TEXT) IS NULL OR metric = ?)",
 	              "itttt", e->at, e->reason, e->class_key, e->metric, e->metric) < 0)
+		return -1;
+	if (touch_expired(st, e, err) < 0)
 		return -1;
 	/* A retirement covers the whole class: after a software or firmware
 	 * change no metric's old samples describe the class any more. */

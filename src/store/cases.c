@@ -81,6 +81,7 @@ static int open_case(ng_store *st, void *arg, ng_err *err)
 	               c->node_name) != 1 ||
 	    ng_store_put_node_name(st, c->node, c->node_name, c->opened_at, err) < 0)
 		return -1;
+	ng_state_touch_id(st, "cases", c->id);
 	if (st->policy[0] &&
 	    ng_q_exec(st, err, "INSERT INTO case_policies (case_id, policy) VALUES (?, ?)", "it",
 	              c->id, st->policy) < 0)
@@ -169,6 +170,7 @@ static int retry(ng_store *st, void *arg, ng_err *err)
 	              " AND closed_at = 0",
 	              "ii", (int64_t)t->passed, t->id) < 0)
 		return -1;
+	ng_state_touch_id(st, "cases", t->id);
 	ng_strbuf d = {0};
 	ng_strbuf_printf(&d, "{\"case\":%" PRId64 ",\"passed\":%s,\"run\":", t->id,
 	                 t->passed ? "true" : "false");
@@ -213,6 +215,8 @@ static int close_case(ng_store *st, void *arg, ng_err *err)
 	              "UPDATE node_states SET outcome = 'released', updated_at = ? WHERE node = ?",
 	              "it", c->at, subject + 5) < 0)
 		return -1;
+	ng_state_touch_id(st, "cases", c->id);
+	ng_state_touch(st, "node_states", subject + 5);
 	ng_strbuf d = {0};
 	ng_strbuf_printf(&d, "{\"case\":%" PRId64 ",\"reason\":", c->id);
 	ng_strbuf_add_json_string(&d, c->reason);
@@ -250,6 +254,7 @@ static int put_override(ng_store *st, void *arg, ng_err *err)
 	               " VALUES (?, ?, ?, ?, ?) RETURNING id",
 	               "tttii", o->node, o->reason, o->by, o->created_at, o->expires_at) != 1)
 		return -1;
+	ng_state_touch_id(st, "overrides", o->id);
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", o->node);
 	ng_strbuf d = {0};

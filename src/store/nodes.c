@@ -66,6 +66,7 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 	              s->recheck_at, s->run_id, s->duration_ms, s->node_name) < 0 ||
 	    ng_store_put_node_name(st, s->node, s->node_name, s->updated_at, err) < 0)
 		return -1;
+	ng_state_touch(st, "node_states", s->node);
 	/* The decision itself, kept beside the node's latest state: the report
 	 * counts admissions that later straggled per class and policy. */
 	if (ng_q_exec(st, err,
@@ -164,6 +165,7 @@ static int put_one_of_batch(ng_store *st, ng_sql_stmt *const q[3], ng_audit_curs
 	if (step_done(q[1], err) < 0 ||
 	    ng_store_put_node_name(st, s->node, s->node_name, s->updated_at, err) < 0)
 		return -1;
+	ng_state_touch(st, "node_states", s->node);
 	ng_sql_reset(q[2]);
 	ng_sql_bind_text(q[2], 1, s->run_id);
 	ng_sql_bind_text(q[2], 2, s->node);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "core/strbuf.h"
 #include "store/store_internal.h"
@@ -117,7 +119,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE cases ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE decisions ADD COLUMN node_name TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE node_states ADD COLUMN node_name TEXT NOT NULL DEFAULT '';",
+	/* 7: the digests of the overrides, baselines, cases and node states an
+	 * audit entry wrote, covered by its hash (audit_state.c). A store from
+	 * before has its rows adopted as they are, in one entry (migrate()). */
+	"ALTER TABLE audit_log ADD COLUMN state TEXT NOT NULL DEFAULT '';",
 };
+/* The migration after which the chain covers state. */
+#define STATE_COVERED_FROM 7
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");
 
@@ -228,6 +236,25 @@ static int migrate(ng_store *st, void *arg, ng_err *err)
 	ng_strbuf_free(&ddl);
 	if (rc < 0 || version == (long)N_MIGRATIONS)
 		return rc;
+	/* The store's id, which its audit anchor names (audit_anchor.c). */
+	if (version < STATE_COVERED_FROM) {
+		unsigned char raw[16];
+		char id[33];
+		if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+			return ng_fail(err, "cannot make the store's id: no random bytes");
+		for (size_t i = 0; i < sizeof raw; i++)
+			snprintf(id + 2 * i, 3, "%02x", raw[i]);
+		if (ng_q_exec(st, err, "INSERT INTO meta (key, value) VALUES ('store_id', ?)"
+		              " ON CONFLICT (key) DO NOTHING", "t", id) < 0)
+			return -1;
+	}
+	/* Rows written before the chain covered them are taken as they are now,
+	 * and from here on any change to them shows. */
+	if (version > 0 && version < STATE_COVERED_FROM &&
+	    (ng_state_touch_all(st, err) < 0 ||
+	     ng_store_audit(st, true, (int64_t)time(NULL), "nodegate", "store.upgrade", "store",
+	                    "{\"covers\":\"overrides, baselines, cases, node states\"}", err) < 0))
+		return -1;
 	char v[16];
 	snprintf(v, sizeof v, "%zu", N_MIGRATIONS);
 	if (version == 0 &&

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/store_internal.h"
@@ -110,9 +111,11 @@ int ng_store_open(const char *spec, ng_store **out, ng_err *err)
 	int rc;
 	if (is_pg_uri(spec)) {
 		hide_password(spec, st->where, sizeof st->where);
+		ng_anchor_init(st, spec, true);
 		rc = ng_sql_pg_open(spec, &st->db, err);
 	} else {
 		ng_copy(st->where, sizeof st->where, spec);
+		ng_anchor_init(st, spec, false);
 		rc = ensure_parent_dir(spec, err);
 		if (rc == 0)
 			rc = ng_sql_sqlite_open(spec, &st->db, err);
@@ -133,6 +136,8 @@ void ng_store_close(ng_store *st)
 	if (!st)
 		return;
 	ng_sql_close(st->db);
+	ng_state_forget(st);
+	free(st->touched);
 	free(st);
 }
 
@@ -316,11 +321,24 @@ char *ng_q_strdup(ng_sql_stmt *q, int col)
 int ng_store_tx(ng_store *st, int (*fn)(ng_store *st, void *arg, ng_err *err), void *arg,
                 ng_err *err)
 {
+	ng_state_forget(st);
+	st->anchor_due = false;
 	if (ng_sql_begin_write(st->db, err) < 0)
 		return -1;
-	if (fn(st, arg, err) < 0) {
+	/* Rows the chain covers, written with no audit entry after them, get
+	 * one of their own: no covered write leaves the chain behind. */
+	if (fn(st, arg, err) < 0 ||
+	    (st->n_touched && ng_store_audit(st, true, (int64_t)time(NULL), "nodegate", "state.write",
+	                                     "store", NULL, err) < 0)) {
 		ng_sql_rollback(st->db);
+		ng_state_forget(st);
+		st->anchor_due = false;
 		return -1;
 	}
-	return ng_sql_commit(st->db, err);
+	if (ng_sql_commit(st->db, err) < 0) {
+		st->anchor_due = false;
+		return -1;
+	}
+	ng_anchor_write(st);
+	return 0;
 }

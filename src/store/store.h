@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 6
+#define NG_STORE_SCHEMA_VERSION 7
 
 typedef struct ng_store ng_store;
 
@@ -358,11 +358,22 @@ typedef struct {
 	int64_t first_bad; /* seq of the first entry that fails, 0 when none */
 	char problem[256];
 	char head[65]; /* the hash of the last entry: keep it elsewhere to anchor the log */
+	/* The anchor beside the store (or under the state directory): the entry
+	 * it names, 0 when there is none. */
+	int64_t anchor_seq;
+	/* Rows of overrides, baselines, cases and node states checked against
+	 * the digests the chain recorded, and how many differ. */
+	int64_t rows, rows_bad;
+	char state_problem[320]; /* the first row that differs, "" when none */
 } ng_store_audit_report;
 
-/* Walks the whole chain: finds any entry edited, removed or reordered.
- * Returns 0 when it verified, 1 when it found a break (report says where),
- * -1 on error. */
+/* Where this store's audit head is anchored (a file path). */
+const char *ng_store_anchor_path(ng_store *st);
+
+/* Walks the whole chain: finds any entry edited, removed or reordered, a
+ * tail cut below the anchored head, and any covered row that is not what
+ * the chain last recorded of it. Returns 0 when it verified, 1 when it found
+ * a break (report says where), -1 on error. */
 int ng_store_audit_verify(ng_store *st, ng_store_audit_report *rep, ng_err *err);
 /* Entries newest first, at most limit, as a JSON array. */
 cJSON *ng_store_audit_list(ng_store *st, int64_t limit, const char *subject, ng_err *err);

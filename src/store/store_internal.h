@@ -7,10 +7,27 @@
 
 #include "store/store.h"
 
+/* A row of a table the audit chain covers, written in the open transaction. */
+struct ng_touched {
+	const char *table; /* a string constant */
+	char *key;
+};
+
 struct ng_store {
 	ng_sql *db;
 	char where[512];
 	char policy[32]; /* ng_store_set_policy: kept with decisions and cases */
+	/* audit_state.c: rows written since the last audit entry */
+	struct ng_touched *touched;
+	size_t n_touched, cap_touched;
+	bool touch_oom;
+	/* audit_anchor.c: where the head is anchored, and the head to write
+	 * there once the transaction that made it has committed */
+	char anchor_path[4096]; /* "" until known (PostgreSQL: named by the store id) */
+	char store_id[33];
+	bool anchor_pg, anchor_due;
+	int64_t anchor_seq;
+	char anchor_hash[65];
 };
 
 /* Prepares sql and binds its `?` parameters from the arguments, one type
@@ -60,6 +77,46 @@ int ng_audit_cursor_append(ng_store *st, ng_audit_cursor *c, int64_t at, const c
                            ng_err *err);
 /* Writes the head (when ok) and releases the cursor. */
 int ng_audit_cursor_close(ng_store *st, ng_audit_cursor *c, bool ok, ng_err *err);
+
+/* audit_state.c: the rows of overrides, baselines, cases and node_states the
+ * chain covers. A write to such a row names it (touch) in the transaction
+ * that writes it, before that transaction's audit entry; the entry then
+ * carries the digest of every row named since the entry before (seal), and
+ * its hash covers them. A transaction that names rows and writes no entry
+ * gets one (state.write) before it commits. */
+void ng_state_touch(ng_store *st, const char *table, const char *key);
+void ng_state_touch_id(ng_store *st, const char *table, int64_t id);
+/* Names every row of every covered table (a store from before the chain
+ * covered state: its rows are adopted as they are). */
+int ng_state_touch_all(ng_store *st, ng_err *err);
+/* The JSON the next entry keeps in `state` ("" when no row was named), and
+ * forgets the names. */
+int ng_state_seal(ng_store *st, ng_strbuf *out, ng_err *err);
+void ng_state_forget(ng_store *st);
+
+struct ng_state_row {
+	const char *table;
+	char *key;
+	char digest[65];
+	int64_t seq; /* the entry that recorded it */
+};
+typedef struct {
+	struct ng_state_row *rows;
+	size_t n, cap;
+} ng_state_record;
+/* Adds an entry's state; 1 when it is not state nodegate wrote. */
+int ng_state_record_add(ng_state_record *r, int64_t seq, const char *state, ng_err *err);
+/* Every covered row against the latest digest the chain holds for it. */
+int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep, ng_err *err);
+void ng_state_record_free(ng_state_record *r);
+
+/* audit_anchor.c */
+void ng_anchor_init(ng_store *st, const char *spec, bool postgres);
+void ng_anchor_due(ng_store *st, int64_t seq, const char *hash);
+/* After commit: writes the head, warning on stderr when it cannot. */
+void ng_anchor_write(ng_store *st);
+/* 1 read, 0 no anchor file, -1 unreadable or not an anchor (why says). */
+int ng_anchor_read(ng_store *st, int64_t *seq, char hash[65], char *why, size_t why_len);
 
 /* schema.c: creates or migrates the schema, refusing foreign and newer ones. */
 int ng_store_schema_ensure(ng_store *st, ng_err *err);

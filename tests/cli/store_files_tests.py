@@ -59,8 +59,11 @@ def test_new_store_modes(tmp):
     p = nodegate("--store", store, "ingest", record())
     check(p and p.returncode == 0, f"ingest into a new store: {p and p.stderr}")
     check(mode(store) == 0o600, f"the new store is 0600: {oct(mode(store))}")
-    check(sorted(os.listdir(d)) == ["store.db", "store.db-queue"],
-          f"only the writers' queue left beside it: {os.listdir(d)}")
+    check(sorted(os.listdir(d)) == ["store.db", "store.db-queue", "store.db.audit-head"],
+          f"only the writers' queue and the audit anchor left beside it: {os.listdir(d)}")
+    for beside in ("store.db-queue", "store.db.audit-head"):
+        check(mode(os.path.join(d, beside)) == 0o600,
+              f"{beside} is 0600: {oct(mode(os.path.join(d, beside)))}")
     check(mode(store + "-queue") == 0o600, f"the queue is 0600: {oct(mode(store + '-queue'))}")
     # With a reader holding it open the -wal and -shm stay; a second write
     # goes through them.

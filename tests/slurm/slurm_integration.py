@@ -11,8 +11,9 @@ by the CTest fixture `slurm`), one case per run:
   other_gpu_fault  the same fault on GPU 3, not the job's: the node stays idle
   nvml_missing     NVML cannot be loaded: no drain by prolog, epilog or
                    health check
-  operator_drain   an operator's drain (reason "ops: cable check") survives a
-                   healthy job's epilog and a health check, reason unchanged
+  operator_drain   an operator's drain (reason "ops: cable check") survives the
+                   epilog and a health check of a job whose GPU 0 then has a
+                   fatal fault, reason unchanged
   resume           after a nodegate drain, RESUME returns the node to idle
   health_drain     a fault on GPU 3 while idle: the health check drains with
                    a "nodegate:" reason
@@ -324,9 +325,20 @@ def case_operator_drain(c):
     c.wait_prolog(job)
     ops = "ops: cable check"
     c.cmd("scontrol", "update", f"NodeName={NODE}", "State=DRAIN", f"Reason={ops}")
+    # A real fault on one of the job's GPUs: the epilog and the health check
+    # both find something to drain for, and must still leave the operator's
+    # drain (and its reason) alone. With healthy GPUs nodegate would never
+    # try, and the rule could break unseen.
+    c.write_gpus({0: ECC})
     c.wait_job_end(job)
     c.wait_state("drained")
     expect(c.reason() == ops, f"after the epilog: reason {c.reason()!r}, expected {ops!r}")
+    said, rc = epilog_said(c, job)
+    expect(any(l.startswith("epilog: fatal: drain: nodegate: GPU 0 ") for l in said),
+           f"epilog of job {job} said {said!r}: it did not find the fault on GPU 0")
+    if c.land == "slurm":
+        expect(any("already drained by an operator: left alone" in l for l in said),
+               f"epilog of job {job} said {said!r}, expected it to leave the operator's drain alone")
     c.run_health_once()
     time.sleep(0.3)
     expect(c.state() == "drained", f"after a health check: node {c.state()!r}")

@@ -301,6 +301,45 @@ def audit_finds_tampering(env, rng):
     check("entry 2 " in p.stdout + p.stderr, f"verify did not name entry 2: {p.stdout}{p.stderr}")
 
 
+def audit_covers_state_and_its_tail(env, rng):
+    env.ingest_history(class_history(rng))
+    env.run("override", "node70", "--reason", "cable swapped, watch it", "--expires", "+2h",
+            "--by", "alice", expect=0)
+    bad = node_run(rng, "node70", [980, 1500, 6.0, 240.0])
+    confirm = node_run(rng, "node70", [0, 0, 0, 241.0], only={"fabric"})
+    env.admit(bad, confirm, expect=0, at=NOW + 60)
+    v = env.json("audit", "verify", expect=0)
+    check(v["verified"] and v["rows"] >= 2 and v["rows_changed"] == 0, f"verify: {v}")
+    # The expiry pushed past the 90-day cap: the override would admit the
+    # node with wrong results for most of a year.
+    tamper(env, f"UPDATE overrides SET expires_at = {NOW + 200 * 24 * HOUR}")
+    p = env.run("audit", "verify", expect=1)
+    check("overrides row 1 was changed outside nodegate" in p.stdout, f"verify: {p.stdout}")
+    v = env.json("audit", "verify", expect=1)
+    check(not v["verified"] and v["rows_changed"] == 1 and v["first_bad"] is None, f"{v}")
+    tamper(env, f"UPDATE overrides SET expires_at = {NOW + 2 * HOUR}")
+    env.run("audit", "verify", expect=0)
+    # A node state set to admitted by hand.
+    tamper(env, "UPDATE node_states SET outcome = 'admitted' WHERE node = 'node70'")
+    p = env.run("audit", "verify", expect=1)
+    check("node_states row node70 was changed" in p.stdout, f"verify: {p.stdout}")
+
+
+def audit_finds_a_cut_tail_with_meta_edited(env, rng):
+    env.ingest_history(class_history(rng))
+    env.admit(node_run(rng, "node27", [m[4] for m in METRICS]),
+              node_run(rng, "node27", [0, 0, 0, 255.0], only={"fabric"}))
+    env.run("audit", "verify", expect=0)
+    # The last entry cut, and the head kept in meta moved back to match.
+    tamper(env, "DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
+    tamper(env, "UPDATE meta SET value = (SELECT CAST(max(seq) AS TEXT) FROM audit_log)"
+                " WHERE key = 'audit_head_seq'")
+    tamper(env, "UPDATE meta SET value = (SELECT hash FROM audit_log WHERE seq ="
+                " (SELECT max(seq) FROM audit_log)) WHERE key = 'audit_head_hash'")
+    p = env.run("audit", "verify", expect=1)
+    check("BROKEN" in p.stdout and "anchored at entry" in p.stdout, f"verify: {p.stdout}")
+
+
 def fabric_through_the_harness(env, rng):
     """This node's own admission with fabric measured by a tool through the
     harness (a stand-in all_reduce_perf): judged, confirmed by re-running
@@ -477,6 +516,110 @@ def ambiguous_name_is_refused(env, rng):
     check("gpu-00053" in p.stdout, f"release prints the host name: {p.stdout}")
 
 
+# ---- diagnostics without a baseline, the floor, overridden warnings --------------------------
+
+def fresh_class_run(rng, node, cls):
+    """A healthy run of a class with three nodes' history: no baseline yet."""
+    return node_run(rng, node, [m[3] for m in METRICS], cls=cls)
+
+
+def diagnostics_decide_without_baseline(env, rng):
+    cls = "8xH100-SXM/2node/1rail/new"
+    env.ingest_history(class_history(rng, nodes=3, cls=cls))
+    # The control: the same run with its diagnostics passed establishes.
+    d = env.admit(fresh_class_run(rng, "est0", cls), expect=0)
+    check(d["outcome"] == "admitted-warn", f"healthy run of a new class: {d['outcome']}")
+    check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "establishing", "control")
+
+    run = fresh_class_run(rng, "est1", cls)
+    run[3]["diag"]["memory"] = "fail"
+    d = env.admit(run, expect=1, at=NOW + 60)
+    fab = result(d, "first", "nccl.all_reduce.busbw")
+    check(d["outcome"] == "suspect" and d["confirm"] == ["fabric"],
+          f"a failed diagnostic in a class with no baseline: {d['outcome']} {d['confirm']}")
+    check(fab["status"] == "flagged" and fab["gate"] == "diag-failed", f"failed diag: {fab}")
+    check(any("memory" in n and "no baseline" in n for n in d["notes"]), f"notes {d['notes']}")
+    # Confirmed with the diagnostic failing again: the same domain failed twice.
+    again = [r for r in fresh_class_run(rng, "est1", cls) if r["domain"] == "fabric"]
+    again[0]["diag"]["memory"] = "fail"
+    d = env.admit(run, again, expect=1, at=NOW + 120)
+    check(d["outcome"] == "quarantined", f"failed twice without a baseline: {d['outcome']}")
+
+    for i, (what, edit) in enumerate((("skipped", lambda r: r["diag"].update(nccl_tests="skip")),
+                                      ("absent", lambda r: r.pop("diag")),
+                                      ("one missing", lambda r: r["diag"].pop("pcie")),
+                                      ("malformed", lambda r: r["diag"].update(pcie="maybe")))):
+        run = fresh_class_run(rng, f"est{2 + i}", cls)
+        edit(run[3])
+        d = env.admit(run, expect=1, at=NOW + 300 + i)
+        fab = result(d, "first", "nccl.all_reduce.busbw")
+        check(d["outcome"] == "held" and fab["status"] == "unmeasured",
+              f"diagnostics {what} in a class with no baseline: {d['outcome']} {fab}")
+    # Nothing judged on failed or missing diagnostics joined the class.
+    b = env.json("baseline", "build", "--class", cls, at=NOW + 900)
+    nodes = {x["metric"]: x["n_nodes"] for x in b["baselines"]}
+    check(nodes.get("nccl.all_reduce.busbw") == 4, f"fabric baseline nodes {nodes}")
+
+
+def diagnostics_decide_after_baseline_expire(env, rng):
+    env.ingest_history(class_history(rng))
+    env.run("baseline", "expire", CLASS, "--reason", "driver upgrade", expect=0, at=NOW + 10)
+    run = node_run(rng, "exp1", [m[3] for m in METRICS])
+    run[3]["diag"]["pcie"] = "fail"
+    d = env.admit(run, expect=1, at=NOW + 20)
+    check(d["outcome"] == "suspect", f"a failed diagnostic after baseline expire: {d['outcome']}")
+
+
+def floor_decides_over_the_peers(env, rng):
+    env.ingest_history(class_history(rng))
+    # 282 GB/s is 94% of the class median, over the peers' 90% bar (270),
+    # and under a floor of 285: the floor decides.
+    values = [980.0, 1500.0, 6.0, 282.0]
+    d = env.admit(node_run(rng, "floor0", values), expect=0)
+    check(d["outcome"] == "admitted-warn", f"without the floor: {d['outcome']}")
+    pol = env.write({"floors": {"nccl.all_reduce.busbw": 285}})
+    p = env.run("--policy", pol, "admit", "--json", "--from",
+                env.write(node_run(rng, "floor1", values)), expect=1, at=NOW + 60)
+    d = json.loads(p.stdout)
+    fab = result(d, "first", "nccl.all_reduce.busbw")
+    check(d["outcome"] == "suspect" and d["confirm"] == ["fabric"], f"under the floor: {d}")
+    check(fab["status"] == "flagged" and abs(fab["bar"] - 285.0) < 1e-9 and fab["floor"] == 285,
+          f"the floor is the bar: {fab}")
+
+
+def overridden_warning_does_not_feed_baseline(env, rng):
+    env.ingest_history(class_history(rng))
+    warn = [980.0, 1500.0, 6.0, 282.0]  # 94%: the gate warns, the flag rule passes it
+    env.run("override", "ovr1", "--reason", "known slow link, replacement ordered",
+            "--expires", "+4h", "--by", "alice", expect=0)
+    d = env.admit(node_run(rng, "ovr1", warn), expect=0, at=NOW + 60)
+    check(d["outcome"] == "admitted-warn", f"overridden warning: {d['outcome']}")
+    b = env.json("baseline", "build", "--class", CLASS, at=NOW + 120)
+    nodes = {x["metric"]: x["n_nodes"] for x in b["baselines"]}
+    check(nodes == {m[0]: 20 for m in METRICS}, f"an overridden run fed the baseline: {nodes}")
+    # The control: the same warning without an override joins the class.
+    d = env.admit(node_run(rng, "ovr2", warn), expect=0, at=NOW + 180)
+    check(d["outcome"] == "admitted-warn", f"warning: {d['outcome']}")
+    b = env.json("baseline", "build", "--class", CLASS, at=NOW + 240)
+    nodes = {x["metric"]: x["n_nodes"] for x in b["baselines"]}
+    check(nodes == {m[0]: 21 for m in METRICS}, f"a plain warning did not feed: {nodes}")
+
+
+def baseline_of_another_unit_is_incomparable(env, rng):
+    env.ingest_history(class_history(rng))
+    # A run in the class's unit builds the baseline (GB/s) ...
+    env.admit(node_run(rng, "unit0", [m[3] for m in METRICS]), expect=0)
+    # ... and a run that says MB/s is not compared with it, its class the same.
+    run = node_run(rng, "unit1", [m[3] for m in METRICS])
+    run[3]["unit"] = "MB/s"
+    run[3]["samples"] = [v * 1000 for v in run[3]["samples"]]
+    d = env.admit(run, expect=1)
+    fab = result(d, "first", "nccl.all_reduce.busbw")
+    check(d["outcome"] == "held" and fab["gate"] == "incomparable" and fab["status"] == "unmeasured",
+          f"a MB/s record against a GB/s baseline: {d['outcome']} {fab}")
+    check(any("MB/s" in n and "GB/s" in n for n in d["notes"]), f"no reason given: {d['notes']}")
+
+
 SCENARIOS = [
     quarantine_lands_on_slurm,
     ambiguous_name_is_refused,
@@ -492,8 +635,15 @@ SCENARIOS = [
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
     audit_finds_tampering,
+    audit_covers_state_and_its_tail,
+    audit_finds_a_cut_tail_with_meta_edited,
     fabric_through_the_harness,
     bad_stores_are_clear_errors,
+    diagnostics_decide_without_baseline,
+    diagnostics_decide_after_baseline_expire,
+    floor_decides_over_the_peers,
+    overridden_warning_does_not_feed_baseline,
+    baseline_of_another_unit_is_incomparable,
 ]
 
 

@@ -270,11 +270,31 @@ static void older_schema_is_migrated(void **state)
 	                             "ALTER TABLE cases DROP COLUMN node_name;"
 	                             "ALTER TABLE decisions DROP COLUMN node_name;"
 	                             "ALTER TABLE node_states DROP COLUMN node_name;"
+	                             "ALTER TABLE audit_log DROP COLUMN state;"
+	                             "INSERT INTO overrides (node, reason, by_whom, created_at,"
+	                             " expires_at) VALUES ('n1', 'old', 'bob', 10, 20);"
+	                             "INSERT INTO node_states (node, class, software, outcome,"
+	                             " updated_at, recheck_at, run_id) VALUES ('n1', 'c', 's',"
+	                             " 'held', 10, 0, 'r');"
 	                             "UPDATE meta SET value = '1' WHERE key = 'schema_version'",
 	                             &err),
 	                 0);
 	ng_store_close(st);
 	st = open_ok(spec);
+	/* The rows the old store held are adopted as they are, in one entry,
+	 * and a later edit to them shows. */
+	ng_store_audit_report rep;
+	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 0);
+	assert_int_equal(rep.entries, 1);
+	assert_int_equal(rep.rows, 2);
+	char action[32];
+	query_text(ng_store_sql(st), "SELECT action FROM audit_log WHERE seq = 1", action,
+	           sizeof action);
+	assert_string_equal(action, "store.upgrade");
+	exec_ok(ng_store_sql(st), "UPDATE overrides SET expires_at = 99999999");
+	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 1);
+	assert_non_null(strstr(rep.state_problem, "overrides row 1 was changed"));
+	exec_ok(ng_store_sql(st), "UPDATE overrides SET expires_at = 20");
 	char v[32];
 	query_text(ng_store_sql(st), "SELECT value FROM meta WHERE key = 'schema_version'", v,
 	           sizeof v);
@@ -1443,6 +1463,134 @@ static void audit_finds_two_swapped_entries(void **state)
 	done(st, spec);
 }
 
+/* The tail cut and the head in meta edited to match: only the head anchored
+ * outside the database shows it. */
+static void audit_finds_a_cut_tail_with_its_head_edited(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_store *st = audited_store("audit_cut_tail", spec, sizeof spec);
+	ng_sql *db = ng_store_sql(st);
+	char hash3[80], sql[256];
+	query_text(db, "SELECT hash FROM audit_log WHERE seq = 3", hash3, sizeof hash3);
+	exec_ok(db, "DELETE FROM audit_log WHERE seq > 3");
+	exec_ok(db, "UPDATE meta SET value = '3' WHERE key = 'audit_head_seq'");
+	snprintf(sql, sizeof sql, "UPDATE meta SET value = '%s' WHERE key = 'audit_head_hash'", hash3);
+	exec_ok(db, sql);
+	expect_break(st, 4, "anchored at entry 5");
+	done(st, spec);
+
+	/* The chain rewritten from entry 3 on, meta and all: the anchored entry
+	 * 5 is there, but not the entry anchored. */
+	st = audited_store("audit_rewritten_tail", spec, sizeof spec);
+	db = ng_store_sql(st);
+	exec_ok(db, "UPDATE audit_log SET hash = 'x' WHERE seq = 5");
+	exec_ok(db, "UPDATE meta SET value = 'x' WHERE key = 'audit_head_hash'");
+	ng_store_audit_report rep;
+	ng_err err = {{0}};
+	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 1);
+	done(st, spec);
+
+	/* The anchor removed: a short log cannot be told from a cut one. */
+	st = audited_store("audit_anchor_removed", spec, sizeof spec);
+	assert_int_equal(unlink(ng_store_anchor_path(st)), 0);
+	expect_break(st, 5, "not anchored");
+	done(st, spec);
+}
+
+/* Every covered table: written through the store, then one row edited,
+ * added or removed behind its back. */
+static ng_store *stateful_store(const char *name, char *spec, size_t cap)
+{
+	ng_store *st = fresh_store(name, spec, cap);
+	ng_err err = {{0}};
+	ng_store_baseline b = baseline(METRIC, "ok", 2.0, 20);
+	put_baseline_ok(st, &b);
+	assert_int_equal(ng_store_expire_baselines(st, CLASS, NULL, "x", 22, "a", &err), 1);
+	ng_store_baseline b2 = baseline(METRIC, "ok", 2.5, 23);
+	put_baseline_ok(st, &b2);
+	assert_int_equal(ng_store_pin_baseline(st, b2.id, "p", 24, "a", &err), 0);
+	ng_store_case c = a_case("n1", 30);
+	assert_int_equal(ng_store_open_case(st, &c, "nodegate", &err), 0);
+	assert_int_equal(ng_store_case_retry(st, c.id, true, "r", 31, &err), 0);
+	ng_store_override o;
+	memset(&o, 0, sizeof o);
+	ng_copy(o.node, sizeof o.node, "n2");
+	ng_copy(o.reason, sizeof o.reason, "cable swapped");
+	ng_copy(o.by, sizeof o.by, "alice");
+	o.created_at = 40;
+	o.expires_at = 40 + 7200;
+	assert_int_equal(ng_store_put_override(st, &o, &err), 0);
+	ng_store_node_state ns;
+	memset(&ns, 0, sizeof ns);
+	ng_copy(ns.node, sizeof ns.node, "n3");
+	ng_copy(ns.outcome, sizeof ns.outcome, "quarantined");
+	ns.updated_at = 70;
+	assert_int_equal(ng_store_put_decision(st, &ns, NULL, 0, NULL, "nodegate", &err), 0);
+	ng_store_decision many[2] = {{.state = &ns}, {.state = &ns}};
+	ng_store_node_state ns4 = ns, ns5 = ns;
+	ng_copy(ns4.node, sizeof ns4.node, "n4");
+	ng_copy(ns5.node, sizeof ns5.node, "n5");
+	many[0].state = &ns4;
+	many[1].state = &ns5;
+	assert_int_equal(ng_store_put_decisions(st, many, 2, "nodegate", &err), 0);
+	ng_store_audit_report rep;
+	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 0);
+	assert_int_equal(rep.rows, 2 + 1 + 1 + 3); /* baselines, case, override, node states */
+	assert_int_equal(rep.rows_bad, 0);
+	return st;
+}
+
+static void audit_finds_state_changed_behind_its_back(void **state)
+{
+	(void)state;
+	const struct {
+		const char *sql, *problem;
+	} edits[] = {
+		/* the expiry past the 90-day cap: the override would admit for a year */
+		{"UPDATE overrides SET expires_at = expires_at + 365 * 86400", "overrides row 1 was changed"},
+		{"UPDATE overrides SET by_whom = 'mallory'", "overrides row 1 was changed"},
+		{"UPDATE baselines SET median = 1.5 WHERE id = 2", "baselines row 2 was changed"},
+		{"UPDATE baselines SET expired_at = 0 WHERE id = 1", "baselines row 1 was changed"},
+		{"UPDATE cases SET closed_at = 99, closed_by = 'mallory'", "cases row 1 was changed"},
+		{"UPDATE cases SET passes = 2", "cases row 1 was changed"},
+		{"UPDATE node_states SET outcome = 'admitted' WHERE node = 'n3'",
+		 "node_states row n3 was changed"},
+		{"UPDATE node_states SET outcome = 'admitted' WHERE node = 'n5'",
+		 "node_states row n5 was changed"},
+		{"INSERT INTO overrides (node, reason, by_whom, created_at, expires_at)"
+		 " VALUES ('n9', 'x', 'mallory', 1, 99999999)",
+		 "overrides row 2 is in no audit entry"},
+		{"DELETE FROM cases", "cases row 1 was removed"},
+		{"DELETE FROM node_states WHERE node = 'n4'", "node_states row n4 was removed"},
+	};
+	for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+		char spec[1024], name[32];
+		snprintf(name, sizeof name, "audit_state_%zu", k);
+		ng_store *st = stateful_store(name, spec, sizeof spec);
+		exec_ok(ng_store_sql(st), edits[k].sql);
+		ng_store_audit_report rep;
+		ng_err err = {{0}};
+		int rc = ng_store_audit_verify(st, &rep, &err);
+		fprintf(stderr, "[ info     ] verify: rc %d, %lld of %lld rows: %s\n", rc,
+		        (long long)rep.rows_bad, (long long)rep.rows, rep.state_problem);
+		assert_int_equal(rc, 1);
+		assert_int_equal(rep.first_bad, 0); /* the chain itself is intact */
+		assert_int_equal(rep.rows_bad, 1);
+		if (!strstr(rep.state_problem, edits[k].problem))
+			fail_msg("edit %zu: wanted \"%s\" in \"%s\"", k, edits[k].problem, rep.state_problem);
+		done(st, spec);
+	}
+	/* Written through the store again, the row is what the chain says. */
+	char spec[1024];
+	ng_store *st = stateful_store("audit_state_rewritten", spec, sizeof spec);
+	ng_err err = {{0}};
+	assert_int_equal(ng_store_case_retry(st, 1, false, "r2", 50, &err), 0);
+	ng_store_audit_report rep;
+	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 0);
+	done(st, spec);
+}
+
 static void audit_finds_a_deleted_last_entry(void **state)
 {
 	(void)state;
@@ -1528,6 +1676,8 @@ int main(void)
 		cmocka_unit_test(open_creates_schema_and_reopen_is_idempotent),
 		cmocka_unit_test(older_schema_is_migrated),
 		cmocka_unit_test(node_is_found_by_id_or_name),
+		cmocka_unit_test(audit_finds_a_cut_tail_with_its_head_edited),
+		cmocka_unit_test(audit_finds_state_changed_behind_its_back),
 		cmocka_unit_test(foreign_database_is_refused),
 		cmocka_unit_test(newer_schema_is_refused),
 		cmocka_unit_test(random_bytes_are_refused),
