@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/gpu_check_run.h"
+#include "judge/gpu_health.h"
 #include "parse/xid.h"
 
 #define KMSG_MAX_BYTES (32u << 20) /* more than any kernel ring buffer */
@@ -176,6 +177,33 @@ static double default_since_s(const struct check *c)
 	return NG_CHECK_EPILOG_SINCE_S;
 }
 
+static bool evidence(int code)
+{
+	ng_xid_class k = ng_xid_classify(code);
+	return k == NG_XID_HARDWARE || k == NG_XID_LINK;
+}
+
+/* The whole node: a hardware or link Xid for a bus that no GPU in the
+ * snapshot has is still this node's GPU (NVML may not list it, or may not
+ * have answered at all). It becomes a GPU of its own, known only from the
+ * kernel log, so the Xid is judged instead of dropped. A GPU the kernel
+ * shows bound to another driver (a VM's) is not this node's to judge. */
+static void add_log_ghosts(struct check *c, const ng_xid_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!evidence(ev[i].code) && !(ev[i].cause > 0 && evidence(ev[i].cause)))
+			continue;
+		bool known = false;
+		for (size_t g = 0; g < c->snap->n_gpus && !known; g++)
+			known = strcmp(c->snap->gpu[g].bus, ev[i].bus) == 0;
+		const ng_kernel_gpu *k = c->kview_read ? ng_kernel_view_find(c->kview, ev[i].bus) : NULL;
+		if (known || (k && k->driver[0] && strcmp(k->driver, "nvidia") != 0))
+			continue;
+		ng_check_add_ghost(c, NG_GPU_UNANSWERED, ev[i].bus, k ? k->minor : -1, k ? k->uuid : "",
+		                   "the kernel log");
+	}
+}
+
 void ng_check_attach_xids(struct check *c)
 {
 	if (c->no_kmsg)
@@ -207,6 +235,8 @@ void ng_check_attach_xids(struct check *c)
 	if (x.dropped)
 		ng_check_note(c, "%zu older Xid lines left out (only the newest %zu are attached)", x.dropped,
 		     x.n);
+	if (x.n && c->mode == NG_CHECK_HEALTH)
+		add_log_ghosts(c, x.ev, x.n);
 	if (x.n) {
 		c->n_xid_elsewhere = ng_xid_attach(c->snap, x.ev, x.n);
 		if (c->n_xid_elsewhere)

@@ -237,6 +237,8 @@ cJSON *ng_gpu_snapshot_to_json(const ng_gpu_snapshot *s)
 	          add_string(o, "nvml_error", s->nvml_error, sizeof s->nvml_error, true) &&
 	          add_string(o, "driver", s->driver, sizeof s->driver, true) &&
 	          add_string(o, "nvml_version", s->nvml_version, sizeof s->nvml_version, true);
+	if (ok && s->n_listed != s->n_gpus)
+		ok = add(o, "listed", cJSON_CreateNumber((double)s->n_listed));
 	cJSON *gpus = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && add(o, "gpus", gpus);
 	for (size_t i = 0; ok && i < s->n_gpus; i++) {
@@ -594,7 +596,8 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	memset(out, 0, sizeof *out);
 	if (!doc)
 		return refuse(&r, "no document");
-	static const char *const keys[] = {"schema", "source", "nvml", "nvml_error", "driver", "nvml_version", "gpus"};
+	static const char *const keys[] = {"schema", "source", "nvml", "nvml_error", "driver", "nvml_version", "gpus",
+	                                   "listed"};
 	if (check_members(&r, doc, keys, sizeof keys / sizeof *keys) < 0)
 		goto fail;
 	const cJSON *schema = member(doc, "schema");
@@ -623,6 +626,17 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	if (out->nvml == NG_FIELD_FAILED && out->n_gpus) {
 		refuse(&r, "nvml is \"failed\" but gpus lists %zu; a failed snapshot holds none", out->n_gpus);
 		goto fail;
+	}
+	/* "listed": how many GPUs NVML counts, when fewer were read (absent: all were). */
+	out->n_listed = out->n_gpus;
+	const cJSON *listed = member(doc, "listed");
+	if (listed) {
+		int v;
+		push_key(&r, "listed");
+		if (read_int(&r, listed, 0, &v) < 0)
+			goto fail;
+		pop(&r, 0);
+		out->n_listed = (size_t)v;
 	}
 	size_t i = 0;
 	for (const cJSON *e = gpus->child; e; e = e->next, i++) {

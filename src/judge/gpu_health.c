@@ -476,28 +476,45 @@ static void judge_rates(judging *j, const ng_gpu_state *g, const ng_gpu_history 
 
 /* ---- Xids --------------------------------------------------------------------------- */
 
+/* One reason per code and cause. A line that names the Xid that caused it
+ * ("45 ... caused by previous Xid 149") takes the worse class of the two
+ * and names the cause, even when the cause's own line fell outside the
+ * window: a 45 after an NVLink fault is the link's doing, not the job's. */
 static void judge_xids(judging *j, const ng_gpu_state *g)
 {
 	size_t n = g->n_xid < NG_GPU_XID_MAX ? g->n_xid : NG_GPU_XID_MAX;
 	for (size_t i = 0; i < n; i++) {
-		int code = g->xid[i].code;
+		int code = g->xid[i].code, cause = g->xid[i].cause;
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = g->xid[k].code == code;
+			seen = g->xid[k].code == code && g->xid[k].cause == cause;
 		if (seen)
-			continue; /* one reason per code */
+			continue;
 		size_t count = 0, last = i;
 		for (size_t k = i; k < n; k++)
-			if (g->xid[k].code == code)
+			if (g->xid[k].code == code && g->xid[k].cause == cause)
 				count++, last = k;
 		const struct xid_entry *e = xid_lookup(code);
 		ng_xid_class cls = e ? e->cls : NG_XID_UNLISTED;
+		ng_health sev = xid_classes[cls].severity;
+		const char *meaning = xid_classes[cls].meaning;
+		char by[96] = "";
+		if (cause > 0 && cause != code) {
+			const struct xid_entry *ce = xid_lookup(cause);
+			ng_xid_class ccls = ce ? ce->cls : NG_XID_UNLISTED;
+			snprintf(by, sizeof by, " caused by Xid %d%s%s", cause, ce ? " " : "",
+			         ce ? ce->mnemonic : "");
+			if (rank(xid_classes[ccls].severity) > rank(sev)) {
+				sev = xid_classes[ccls].severity;
+				meaning = xid_classes[ccls].meaning;
+			}
+		}
 		char times[32] = "";
 		if (count > 1)
 			snprintf(times, sizeof times, " (%zu times)", count);
 		const char *msg = g->xid[last].message;
-		add(j, xid_classes[cls].severity, e ? e->signal : "xid.unlisted", "Xid %d%s%s%s, %s%s%.80s", code,
-		    e ? " " : "", e ? e->mnemonic : "", times, xid_classes[cls].meaning, msg[0] ? ": " : "", msg);
+		add(j, sev, e ? e->signal : "xid.unlisted", "Xid %d%s%s%s%s, %s%s%.80s", code, e ? " " : "",
+		    e ? e->mnemonic : "", by, times, meaning, msg[0] ? ": " : "", msg);
 	}
 }
 
@@ -532,7 +549,19 @@ static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size
 	snprintf(v->bus, sizeof v->bus, "%.*s", (int)sizeof v->bus - 1, g->bus);
 	judging j = {.v = v, .worst = NG_HEALTH_OK, .pol = pol};
 
-	if (g->lost) {
+	if (g->presence == NG_GPU_MISSING) {
+		/* Present evidence: a GPU its own node knows, gone from NVML's list
+		 * while NVML answers for its siblings. Its Xids still count. */
+		add(&j, NG_HEALTH_FATAL, "gpu.missing",
+		    "NVML does not list this GPU (%.40s knows it at %.16s%s%.60s): it has fallen off the bus "
+		    "or its driver gave it up",
+		    g->seen_by[0] ? g->seen_by : "the node", g->bus[0] ? g->bus : "an unknown bus",
+		    g->uuid[0] ? ", " : "", g->uuid);
+	} else if (g->presence == NG_GPU_UNANSWERED) {
+		add(&j, NG_HEALTH_UNKNOWN, "gpu.read",
+		    "NVML gave no answer for this GPU (%.40s knows it): only its kernel Xids were judged",
+		    g->seen_by[0] ? g->seen_by : "the kernel");
+	} else if (g->lost) {
 		/* Nothing else can be read from a lost GPU; its Xids still count. */
 		add(&j, NG_HEALTH_FATAL, "gpu.lost",
 		    "NVML reports the GPU lost: it has fallen off the bus or stopped answering");
@@ -558,28 +587,34 @@ void ng_health_judge(const ng_gpu_snapshot *s, const ng_gpu_history *history, si
 {
 	memset(out, 0, sizeof *out);
 	out->severity = NG_HEALTH_OK;
-	if (s->nvml != NG_FIELD_OK) {
-		/* A monitoring failure: never a drain. */
-		out->severity = NG_HEALTH_UNKNOWN;
-		if (s->nvml_error[0])
+	size_t n = s->n_gpus < NG_GPU_MAX ? s->n_gpus : NG_GPU_MAX, listed = 0;
+	for (size_t i = 0; i < n; i++)
+		listed += s->gpu[i].presence == NG_GPU_LISTED;
+	if (s->nvml != NG_FIELD_OK || listed == 0) {
+		/* A monitoring failure is never a drain by itself. */
+		if (s->nvml != NG_FIELD_OK && s->nvml_error[0])
 			snprintf(out->unknown_why, sizeof out->unknown_why, "NVML failed: %.240s", s->nvml_error);
-		else
+		else if (s->nvml != NG_FIELD_OK)
 			snprintf(out->unknown_why, sizeof out->unknown_why, "NVML %s",
 			         s->nvml == NG_FIELD_FAILED ? "failed" : "was not read");
-		return;
+		else
+			/* After an upgrade NVML can briefly see no GPUs on a healthy
+			 * node: that is not evidence against the node. */
+			snprintf(out->unknown_why, sizeof out->unknown_why,
+			         "NVML reported no GPUs (a monitoring fault until shown otherwise, never a drain)");
 	}
-	if (s->n_gpus == 0) {
-		/* After an upgrade NVML can briefly see no GPUs on a healthy node:
-		 * that is not evidence against the node. */
-		out->severity = NG_HEALTH_UNKNOWN;
-		snprintf(out->unknown_why, sizeof out->unknown_why,
-		         "NVML reported no GPUs (a monitoring fault until shown otherwise, never a drain)");
-		return;
+	/* The GPUs the kernel or the store vouch for are judged whatever NVML
+	 * did: their Xids are evidence of their own. */
+	ng_health worst = NG_HEALTH_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (s->nvml != NG_FIELD_OK && s->gpu[i].presence == NG_GPU_LISTED)
+			continue; /* what a failed NVML listed is not to be trusted */
+		ng_gpu_verdict *v = &out->gpu[out->n_gpus++];
+		judge_gpu(&s->gpu[i], history, n_history, pol, v);
+		worst = worse(worst, v->severity);
 	}
-	out->n_gpus = s->n_gpus < NG_GPU_MAX ? s->n_gpus : NG_GPU_MAX;
-	for (size_t i = 0; i < out->n_gpus; i++) {
-		judge_gpu(&s->gpu[i], history, n_history, pol, &out->gpu[i]);
-		out->severity = worse(out->severity, out->gpu[i].severity);
-	}
+	if (out->unknown_why[0] && worst != NG_HEALTH_DEGRADED && worst != NG_HEALTH_FATAL)
+		worst = NG_HEALTH_UNKNOWN;
+	out->severity = worst;
 	out->drain = out->severity == NG_HEALTH_DEGRADED || out->severity == NG_HEALTH_FATAL;
 }

@@ -73,6 +73,7 @@
 	X(CLOCK, "nvmlDeviceGetClockInfo")                             \
 	X(CLOCK_MAX, "nvmlDeviceGetMaxClockInfo")                      \
 	X(POWER, "nvmlDeviceGetPowerUsage")                            \
+	X(MINOR, "nvmlDeviceGetMinorNumber")                           \
 	X(NVLINK_STATE, "nvmlDeviceGetNvLinkState")                    \
 	X(NVLINK_ERRORS, "nvmlDeviceGetNvLinkErrorCounter")
 
@@ -151,6 +152,7 @@ struct nvmlDevice_st {
 	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
 	unsigned long long clock_reasons;
 	unsigned temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+	unsigned minor; /* /dev/nvidiaN */
 	unsigned n_links;
 	struct synth_link link[SYNTH_LINKS_MAX];
 	uint64_t not_supported, hang; /* BIT(S_...) */
@@ -469,6 +471,7 @@ static void gpu_defaults(struct nvmlDevice_st *g, unsigned i)
 	g->sm_clock_mhz = 345;
 	g->sm_clock_max_mhz = 1980;
 	g->power_mw = 71000;
+	g->minor = i;
 	g->n_links = 18;
 	for (unsigned l = 0; l < g->n_links; l++)
 		g->link[l].active = true;
@@ -565,7 +568,7 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 {
 	static const char *const keys[] = {
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
-		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "nvlink",
+		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "minor", "nvlink",
 		"not_supported", "errors", "hang",
 		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
 		 * NVML reads only probe.throttle's clock fields (read_probe). */
@@ -640,7 +643,8 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	if (cr && !read_clock_reasons(r, cr, &g->clock_reasons))
 		return false;
 	if (!get_uint(r, o, "temperature_c", &g->temperature_c) || !get_uint(r, o, "sm_clock_mhz", &g->sm_clock_mhz) ||
-	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw))
+	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw) ||
+	    !get_uint(r, o, "minor", &g->minor))
 		return false;
 
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "nvlink");
@@ -1186,6 +1190,7 @@ UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, S_PCIE_GEN_MAX, pcie_gen_max)
 UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, S_PCIE_WIDTH_MAX, pcie_width_max)
 UINT_GETTER(nvmlDeviceGetPcieReplayCounter, S_PCIE_REPLAY, pcie_replays)
 UINT_GETTER(nvmlDeviceGetPowerUsage, S_POWER, power_mw)
+UINT_GETTER(nvmlDeviceGetMinorNumber, S_MINOR, minor)
 
 #ifndef NG_SYNTH_OLD
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
