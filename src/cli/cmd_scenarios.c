@@ -8,14 +8,18 @@
  *    "kmsg": ["6,1,5000000,-;NVRM: Xid (PCI:0000:18:00): 79, ..."],
  *    "library": "synthetic" | "missing",  NVML present (default) or absent
  *    "expect": {"severity": "fatal", "drain": true, "exit": 1, "max_seconds": 3},
- *    "synthetic": {...}}                  the GPUs (docs/synthetic-gpus.md)
- * Each runs `nodegate --policy {} epilog --json --no-store` through
+ *    "synthetic": {...},                  the GPUs (docs/synthetic-gpus.md)
+ *    "mode": "epilog" | "prolog" | "health",  the verb (default epilog)
+ *    "kernel": {"boot_id": "...", "gpus": [{"bus": "0000:18:00.0", "driver": "nvidia",
+ *               "minor": 0, "uuid": "GPU-..."}]}}  what the kernel sees, apart from NVML
+ * Each runs `nodegate --policy {} epilog --json --no-store --root DIR` through
  * collect/spawn.h with NODEGATE_NVML_LIBRARY, NODEGATE_SYNTH_GPUS and
  * NODEGATE_KMSG pointing at files in a fresh temporary directory, and every
  * other SLURM_* variable removed: nothing of the machine it runs on (its
  * policy, its kernel log, its GPUs, its store) reaches a row. */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -73,7 +77,8 @@ struct scenario {
 	char file[PATH_MAX];
 	char name[NAME_MAX_LEN + 1];
 	cJSON *doc;
-	const cJSON *env, *args, *kmsg, *synthetic;
+	const cJSON *env, *args, *kmsg, *synthetic, *kernel;
+	const char *mode; /* "epilog", "prolog", "health" */
 	bool missing_library;
 	const char *want_severity;
 	bool want_drain;
@@ -137,6 +142,41 @@ static bool env_name_ok(const char *k)
 	return true;
 }
 
+/* A PCI address as a directory name: "0000:18:00.0" and nothing else. */
+static bool pci_name_ok(const char *s)
+{
+	unsigned d, b, v, f;
+	char tail;
+	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &v, &f, &tail) == 4;
+}
+
+static int check_kernel(const cJSON *k, const char *file, ng_err *err)
+{
+	if (!cJSON_IsObject(k))
+		return ng_fail(err, "%s: \"kernel\" must be an object", file);
+	const cJSON *m;
+	cJSON_ArrayForEach(m, k) {
+		if (strcmp(m->string, "boot_id") == 0 && cJSON_IsString(m))
+			continue;
+		if (strcmp(m->string, "gpus") != 0 || !cJSON_IsArray(m))
+			return ng_fail(err, "%s: kernel \"%s\": only \"boot_id\" (a string) and \"gpus\" (a list)",
+			               file, m->string);
+		const cJSON *g;
+		cJSON_ArrayForEach(g, m) {
+			const cJSON *bus = ng_json_get(g, "bus"), *drv = ng_json_get(g, "driver"),
+			            *minor = ng_json_get(g, "minor"), *uuid = ng_json_get(g, "uuid");
+			if (!cJSON_IsObject(g) || !cJSON_IsString(bus) || !pci_name_ok(bus->valuestring))
+				return ng_fail(err, "%s: kernel gpus: each needs \"bus\" like \"0000:18:00.0\"", file);
+			if ((drv && !(cJSON_IsString(drv) && drv->valuestring[0] && !strchr(drv->valuestring, '/'))) ||
+			    (minor && !(cJSON_IsNumber(minor) && minor->valuedouble >= 0 && minor->valuedouble < 256)) ||
+			    (uuid && !cJSON_IsString(uuid)))
+				return ng_fail(err, "%s: kernel gpus: \"driver\" a name, \"minor\" 0-255, \"uuid\" a string",
+				               file);
+		}
+	}
+	return 0;
+}
+
 static int load_scenario(struct scenario *s, const char *dir, const char *base, ng_err *err)
 {
 	snprintf(s->file, sizeof s->file, "%s/%s", dir, base);
@@ -148,7 +188,7 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	free(text);
 	const cJSON *d = s->doc;
 	static const char *const keys[] = {"name", "about", "env", "args", "kmsg", "library",
-	                                   "expect", "synthetic"};
+	                                   "expect", "synthetic", "mode", "kernel"};
 	const cJSON *m;
 	cJSON_ArrayForEach(m, d) {
 		bool known = false;
@@ -187,6 +227,18 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	                                     strcmp(lib->valuestring, "missing") == 0)))
 		return ng_fail(err, "%s: \"library\" is \"synthetic\" or \"missing\"", s->file);
 	s->missing_library = lib && strcmp(lib->valuestring, "missing") == 0;
+	const cJSON *mode = ng_json_get(d, "mode");
+	s->mode = "epilog";
+	if (mode) {
+		if (!cJSON_IsString(mode) || (strcmp(mode->valuestring, "epilog") != 0 &&
+		                              strcmp(mode->valuestring, "prolog") != 0 &&
+		                              strcmp(mode->valuestring, "health") != 0))
+			return ng_fail(err, "%s: \"mode\" is \"epilog\", \"prolog\" or \"health\"", s->file);
+		s->mode = mode->valuestring;
+	}
+	s->kernel = ng_json_get(d, "kernel");
+	if (s->kernel && check_kernel(s->kernel, s->file, err) < 0)
+		return -1;
 	s->synthetic = ng_json_get(d, "synthetic");
 	if (!s->missing_library && !cJSON_IsObject(s->synthetic))
 		return ng_fail(err, "%s: \"synthetic\" (the GPUs) must be an object", s->file);
@@ -287,15 +339,96 @@ static void clear_slurm_env(void)
 
 struct paths {
 	char dir[PATH_MAX - 64]; /* room for the file names below */
-	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX];
+	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX], root[PATH_MAX];
 };
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
 
 static void cleanup(const struct paths *p)
 {
 	unlink(p->gpus);
 	unlink(p->kmsg);
 	unlink(p->policy);
+	nftw(p->root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	rmdir(p->dir);
+}
+
+/* mkdir -p under the scenario's own directory. */
+static int make_dirs(char *path)
+{
+	for (char *q = path + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		int rc = mkdir(path, 0700);
+		*q = '/';
+		if (rc < 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* What the kernel sees, as the files gpu_kernel.c reads: each GPU on the
+ * PCI bus (vendor, class, a driver link) and in the driver's list. */
+static int write_kernel(const cJSON *k, const char *root, ng_err *err)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/sys/bus/pci/devices", root);
+	if (make_dirs(path) < 0)
+		return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+	const cJSON *boot = ng_json_get(k, "boot_id");
+	if (cJSON_IsString(boot)) {
+		snprintf(path, sizeof path, "%s/proc/sys/kernel/random", root);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char text[128];
+		snprintf(text, sizeof text, "%.100s\n", boot->valuestring);
+		snprintf(path, sizeof path, "%s/proc/sys/kernel/random/boot_id", root);
+		if (write_text(path, text, err) < 0)
+			return -1;
+	}
+	const cJSON *g;
+	cJSON_ArrayForEach(g, ng_json_get(k, "gpus")) {
+		const char *bus = ng_json_get(g, "bus")->valuestring;
+		const cJSON *drv = ng_json_get(g, "driver"), *minor = ng_json_get(g, "minor"),
+		            *uuid = ng_json_get(g, "uuid");
+		const char *driver = cJSON_IsString(drv) ? drv->valuestring : "nvidia";
+		snprintf(path, sizeof path, "%s/sys/bus/pci/devices/%s", root, bus);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char file[PATH_MAX + 96];
+		snprintf(file, sizeof file, "%s/vendor", path);
+		if (write_text(file, "0x10de\n", err) < 0)
+			return -1;
+		snprintf(file, sizeof file, "%s/class", path);
+		if (write_text(file, "0x030200\n", err) < 0)
+			return -1;
+		char target[128];
+		snprintf(target, sizeof target, "../../../bus/pci/drivers/%.60s", driver);
+		snprintf(file, sizeof file, "%s/driver", path);
+		if (symlink(target, file) < 0)
+			return ng_fail(err, "cannot link %s: %s", file, strerror(errno));
+		if (strcmp(driver, "nvidia") != 0)
+			continue; /* only the nvidia driver lists a GPU in /proc/driver/nvidia */
+		snprintf(path, sizeof path, "%s/proc/driver/nvidia/gpus/%s", root, bus);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char info[512];
+		snprintf(info, sizeof info,
+		         "Model:           NVIDIA H100 80GB HBM3\nIRQ:             100\nGPU UUID:        %.60s\n"
+		         "Bus Location:    %s\nDevice Minor:    %d\n",
+		         cJSON_IsString(uuid) ? uuid->valuestring : "GPU-00000000-0000-0000-0000-000000000000",
+		         bus, cJSON_IsNumber(minor) ? (int)minor->valuedouble : 0);
+		snprintf(file, sizeof file, "%s/information", path);
+		if (write_text(file, info, err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int write_files(const struct scenario *s, const struct paths *p, ng_err *err);
@@ -311,6 +444,7 @@ static int prepare(const struct scenario *s, struct paths *p, ng_err *err)
 	snprintf(p->kmsg, sizeof p->kmsg, "%s/kmsg.log", p->dir);
 	snprintf(p->policy, sizeof p->policy, "%s/policy.json", p->dir);
 	snprintf(p->absent, sizeof p->absent, "%s/libnvidia-ml.so.1", p->dir);
+	snprintf(p->root, sizeof p->root, "%s/root", p->dir);
 	if (write_files(s, p, err) < 0) {
 		cleanup(p);
 		return -1;
@@ -321,6 +455,10 @@ static int prepare(const struct scenario *s, struct paths *p, ng_err *err)
 static int write_files(const struct scenario *s, const struct paths *p, ng_err *err)
 {
 	if (write_text(p->policy, "{}\n", err) < 0)
+		return -1;
+	if (mkdir(p->root, 0700) < 0)
+		return ng_fail(err, "cannot make %s: %s", p->root, strerror(errno));
+	if (s->kernel && write_kernel(s->kernel, p->root, err) < 0)
 		return -1;
 	ng_strbuf k = {0};
 	const cJSON *line;
@@ -363,7 +501,7 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	unsetenv("NODEGATE_POLICY");
 
 	size_t n_args = s->args ? (size_t)cJSON_GetArraySize(s->args) : 0;
-	char **argv = calloc(n_args + 8, sizeof *argv);
+	char **argv = calloc(n_args + 10, sizeof *argv);
 	if (!argv) {
 		snprintf(row->problem, sizeof row->problem, "out of memory");
 		cleanup(&p);
@@ -373,9 +511,11 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	argv[a++] = (char *)self;
 	argv[a++] = "--policy";
 	argv[a++] = p.policy;
-	argv[a++] = "epilog";
+	argv[a++] = (char *)s->mode;
 	argv[a++] = "--json";
 	argv[a++] = "--no-store";
+	argv[a++] = "--root";
+	argv[a++] = p.root;
 	cJSON_ArrayForEach(m, s->args)
 		argv[a++] = m->valuestring;
 	argv[a] = NULL;

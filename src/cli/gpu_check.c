@@ -34,6 +34,7 @@
 #include "parse/nvidia_smi.h"
 
 #define SNAPSHOT_MAX_BYTES (16u << 20)
+#define NVML_KEEP_BACK_S 1.0 /* of the deadline, for the kernel's view and Xids after a hang */
 
 double ng_check_now(void)
 {
@@ -119,7 +120,13 @@ static int collect_nvml(struct check *c, const int *minors, size_t n_minors)
 	struct nvml_arg a = {NULL, 0, minors, n_minors};
 	struct bounded b;
 	int rc = -1;
-	if (ng_check_run_bounded(c, "the NVML query", nvml_child, &a, SNAPSHOT_MAX_BYTES, &b) < 0) {
+	/* A hung NVML must leave time for the evidence that does not need it:
+	 * the kernel's view and its Xids are read after, in what is kept back. */
+	double t_end = c->t_end, keep_back = c->deadline_s * 0.25;
+	c->t_end -= keep_back < NVML_KEEP_BACK_S ? keep_back : NVML_KEEP_BACK_S;
+	int started = ng_check_run_bounded(c, "the NVML query", nvml_child, &a, SNAPSHOT_MAX_BYTES, &b);
+	c->t_end = t_end;
+	if (started < 0) {
 		snprintf(c->why, sizeof c->why, "could not start the NVML query: %s", strerror(b.error));
 	} else if (!b.finished && !b.too_big) {
 		c->timed_out = true;
