@@ -311,8 +311,31 @@ def test_npd(tmp):
     check(p.returncode == 2 and len(p.stdout.splitlines()) == 1, p.stdout)
 
 
+def test_npd_evidence_and_memory(tmp):
+    xid79 = write(os.path.join(tmp, "kmsg"),
+                  "4,9,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n")
+    # A fatal Xid is a problem with NVML hung: exit 1, not unknown.
+    p = run_gpu(tmp, ["npd", "--kmsg", xid79, "--deadline", "2", "--no-state"], "13-nvml-hang.json")
+    check(p.returncode == 1 and "79" in p.stdout, f"hang + Xid 79: {p.returncode} {p.stdout}")
+    # A problem found stays a problem through a monitoring failure, and only
+    # a measured check clears it.
+    state = os.path.join(tmp, "npd-state", "problem")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "06-ecc.json")
+    check(p.returncode == 1 and os.path.exists(state), f"fatal: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--deadline", "2", "--state", state], "13-nvml-hang.json")
+    lines = p.stdout.splitlines()
+    check(p.returncode == 1 and lines[0].startswith("last known: ") and len(lines[0]) < 80,
+          f"hang after a problem: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "21-no-driver.json")
+    check(p.returncode == 1, f"no driver after a problem: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "01-healthy.json")
+    check(p.returncode == 0 and not os.path.exists(state), f"healthy clears it: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--deadline", "2", "--state", state], "13-nvml-hang.json")
+    check(p.returncode == 2, f"hang with nothing known: {p.returncode} {p.stdout}")
+
+
 TESTS = [test_metrics_textfile, test_metrics_label_escaping, test_hook_admit, test_hook_health,
-         test_kube, test_npd]
+         test_kube, test_npd, test_npd_evidence_and_memory]
 
 
 def main():
