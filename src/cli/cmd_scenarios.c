@@ -84,6 +84,11 @@ struct scenario {
 	bool want_drain;
 	int want_exit;
 	double max_seconds; /* 0: no limit beyond the run's timeout */
+	/* "runs": the same node checked again and again, one store kept between
+	 * the runs; each run is this scenario with its own keys put over it. */
+	size_t n_runs;
+	struct scenario *run;
+	bool keep_store;
 };
 
 struct row {
@@ -177,6 +182,8 @@ static int check_kernel(const cJSON *k, const char *file, ng_err *err)
 	return 0;
 }
 
+static int read_body(struct scenario *s, const cJSON *d, ng_err *err);
+
 static int load_scenario(struct scenario *s, const char *dir, const char *base, ng_err *err)
 {
 	snprintf(s->file, sizeof s->file, "%s/%s", dir, base);
@@ -188,7 +195,7 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	free(text);
 	const cJSON *d = s->doc;
 	static const char *const keys[] = {"name", "about", "env", "args", "kmsg", "library",
-	                                   "expect", "synthetic", "mode", "kernel"};
+	                                   "expect", "synthetic", "mode", "kernel", "runs", "store"};
 	const cJSON *m;
 	cJSON_ArrayForEach(m, d) {
 		bool known = false;
@@ -206,7 +213,53 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 		return ng_fail(err, "%s: \"name\" is \"%s\" but the file is named for \"%s\"", s->file,
 		               name->valuestring, from_file);
 	snprintf(s->name, sizeof s->name, "%s", name->valuestring);
+	const cJSON *runs = ng_json_get(d, "runs"), *store = ng_json_get(d, "store");
+	if (store && !cJSON_IsBool(store))
+		return ng_fail(err, "%s: \"store\" is true or false", s->file);
+	s->keep_store = cJSON_IsTrue(store);
+	if (!runs)
+		return read_body(s, d, err);
+	if (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 || cJSON_GetArraySize(runs) > 16)
+		return ng_fail(err, "%s: \"runs\" is a list of 1 to 16 runs", s->file);
+	s->n_runs = (size_t)cJSON_GetArraySize(runs);
+	if (!(s->run = calloc(s->n_runs, sizeof *s->run)))
+		return ng_fail(err, "out of memory");
+	size_t k = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, runs) {
+		struct scenario *one = &s->run[k++];
+		snprintf(one->file, sizeof one->file, "%s (run %zu)", s->file, k);
+		snprintf(one->name, sizeof one->name, "%s", s->name);
+		if (!cJSON_IsObject(r))
+			return ng_fail(err, "%s: each run is an object of scenario keys", one->file);
+		cJSON *merged = cJSON_Duplicate(d, 1);
+		one->doc = merged;
+		if (!merged)
+			return ng_fail(err, "out of memory");
+		cJSON_DeleteItemFromObjectCaseSensitive(merged, "runs");
+		cJSON_DeleteItemFromObjectCaseSensitive(merged, "store");
+		const cJSON *m2;
+		cJSON_ArrayForEach(m2, r) {
+			bool known = false;
+			for (size_t i = 2; i < 10; i++)
+				known = known || strcmp(m2->string, keys[i]) == 0;
+			if (!known)
+				return ng_fail(err, "%s: unknown key \"%s\" in a run", one->file, m2->string);
+			cJSON_DeleteItemFromObjectCaseSensitive(merged, m2->string);
+			cJSON_AddItemToObject(merged, m2->string, cJSON_Duplicate(m2, 1));
+		}
+		if (read_body(one, merged, err) < 0)
+			return -1;
+	}
+	/* The table's row is the last run's. */
+	s->want_severity = s->run[s->n_runs - 1].want_severity;
+	return 0;
+}
 
+/* Everything but the name: what to run and what to expect. */
+static int read_body(struct scenario *s, const cJSON *d, ng_err *err)
+{
+	const cJSON *m;
 	s->env = ng_json_get(d, "env");
 	if (s->env) {
 		if (!cJSON_IsObject(s->env))
@@ -479,7 +532,7 @@ static int write_files(const struct scenario *s, const struct paths *p, ng_err *
 }
 
 static void run_one(const struct scenario *s, const char *self, const char *library, bool verbose,
-                    struct row *row)
+                    const char *store, struct row *row)
 {
 	memset(row, 0, sizeof *row);
 	snprintf(row->severity, sizeof row->severity, "-");
@@ -501,7 +554,7 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	unsetenv("NODEGATE_POLICY");
 
 	size_t n_args = s->args ? (size_t)cJSON_GetArraySize(s->args) : 0;
-	char **argv = calloc(n_args + 10, sizeof *argv);
+	char **argv = calloc(n_args + 12, sizeof *argv);
 	if (!argv) {
 		snprintf(row->problem, sizeof row->problem, "out of memory");
 		cleanup(&p);
@@ -513,7 +566,12 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	argv[a++] = p.policy;
 	argv[a++] = (char *)s->mode;
 	argv[a++] = "--json";
-	argv[a++] = "--no-store";
+	if (store) {
+		argv[a++] = "--store";
+		argv[a++] = (char *)store;
+	} else {
+		argv[a++] = "--no-store";
+	}
 	argv[a++] = "--root";
 	argv[a++] = p.root;
 	cJSON_ArrayForEach(m, s->args)
@@ -569,6 +627,49 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	}
 	cJSON_Delete(out);
 	ng_spawn_result_free(&r);
+}
+
+/* Every run of a scenario, in order, with one store between them when it
+ * keeps one; the row is the first run not as expected, else the last. */
+static void run_scenario(const struct scenario *s, const char *self, const char *library,
+                         bool verbose, struct row *row)
+{
+	if (!s->n_runs) {
+		run_one(s, self, library, verbose, NULL, row);
+		return;
+	}
+	char dir[PATH_MAX - 64] = "", store[PATH_MAX] = "";
+	if (s->keep_store) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/nodegate-scenario-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			memset(row, 0, sizeof *row);
+			snprintf(row->severity, sizeof row->severity, "-");
+			snprintf(row->problem, sizeof row->problem, "cannot make a store directory: %s",
+			         strerror(errno));
+			return;
+		}
+		snprintf(store, sizeof store, "%s/nodegate.db", dir);
+	}
+	for (size_t k = 0; k < s->n_runs; k++) {
+		run_one(&s->run[k], self, library, verbose, store[0] ? store : NULL, row);
+		if (!row->ok) {
+			char was[sizeof row->problem];
+			snprintf(was, sizeof was, "%s", row->problem);
+			snprintf(row->problem, sizeof row->problem, "run %zu of %zu: %.400s", k + 1, s->n_runs, was);
+			break;
+		}
+	}
+	if (dir[0]) {
+		static const char *const files[] = {"nodegate.db", "nodegate.db-wal", "nodegate.db-shm",
+		                                    "nodegate.db-journal"};
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+			char f[PATH_MAX];
+			snprintf(f, sizeof f, "%s/%s", dir, files[i]);
+			unlink(f);
+		}
+		rmdir(dir);
+	}
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -681,7 +782,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 			if (only && strcmp(sc[i].name, only) != 0)
 				continue;
 			struct row row;
-			run_one(&sc[i], self, lib_abs, verbose, &row);
+			run_scenario(&sc[i], self, lib_abs, verbose, &row);
 			failed += !row.ok;
 			if (json) {
 				cJSON *o = cJSON_CreateObject();
@@ -712,8 +813,12 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		}
 		rc = failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 	}
-	for (size_t i = 0; sc && i < n; i++)
+	for (size_t i = 0; sc && i < n; i++) {
+		for (size_t k = 0; k < sc[i].n_runs; k++)
+			cJSON_Delete(sc[i].run[k].doc);
+		free(sc[i].run);
 		cJSON_Delete(sc[i].doc);
+	}
 	free(sc);
 	for (size_t i = 0; i < n_files; i++)
 		free(files[i]);

@@ -279,8 +279,10 @@ static int run_check(struct check *c)
 	} else if ((go = job_set(c))) {
 		run_nvml(c);
 	}
-	if (go && !c->smi_file)
+	if (go && !c->smi_file) {
+		ng_check_load_history(c); /* the inventory and marks too: before the accounting */
 		ng_check_account_gpus(c);
+	}
 	/* The kernel's Xids are read whatever NVML did: a fatal one is evidence
 	 * of its own, for the GPUs in scope. */
 	if (go && (c->snap->n_gpus || c->mode == NG_CHECK_HEALTH))
@@ -289,8 +291,11 @@ static int run_check(struct check *c)
 		c->outcome = c->timed_out ? "unknown" : "n/a";
 		if (!c->why[0])
 			snprintf(c->why, sizeof c->why, "no GPUs to check");
+		if (go)
+			ng_check_keep_records(c); /* the run, whatever it found */
 	} else {
-		ng_check_load_history(c);
+		if (c->smi_file)
+			ng_check_load_history(c);
 		finish_judged(c);
 		ng_check_keep_records(c);
 		ng_check_land_slurm(c);

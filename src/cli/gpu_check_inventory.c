@@ -161,6 +161,16 @@ static void keep_only(ng_gpu_snapshot *s, const bool keep[NG_GPU_MAX])
 	s->n_gpus = o;
 }
 
+static void add_store_ghosts(struct check *c, int want_minor);
+
+static bool stored_minor(const struct check *c, int minor)
+{
+	for (size_t k = 0; k < c->n_inv; k++)
+		if (c->inv[k].minor == minor)
+			return true;
+	return false;
+}
+
 /* The job's GPUs out of NVML's whole list, and the kernel's for what NVML
  * does not list. */
 static void pick_job(struct check *c)
@@ -178,7 +188,8 @@ static void pick_job(struct check *c)
 		                 "as NVML indexes",
 		              c->gpus_from);
 	const ng_kernel_gpu *ghost[NG_GPU_MAX];
-	size_t n_ghost = 0, absent = 0, marked = 0;
+	int stored[NG_GPU_MAX];
+	size_t n_ghost = 0, n_stored = 0, absent = 0, marked = 0;
 	int first_absent = -1;
 	char first_uuid[NG_JOB_GPU_UUID_LEN + 1] = "";
 	size_t absent_uuid = 0;
@@ -217,6 +228,11 @@ static void pick_job(struct check *c)
 				ghost[n_ghost++] = kg;
 			continue;
 		}
+		if (jg->ordinal >= 0 && stored_minor(c, jg->ordinal)) {
+			if (n_stored < NG_GPU_MAX)
+				stored[n_stored++] = jg->ordinal; /* the store knows that minor's GPU */
+			continue;
+		}
 		if (jg->ordinal >= 0) {
 			if (absent++ == 0)
 				first_absent = jg->ordinal;
@@ -240,8 +256,82 @@ static void pick_job(struct check *c)
 	keep_only(s, keep);
 	for (size_t g = 0; g < n_ghost; g++)
 		add_kernel_ghost(c, ghost[g]);
+	for (size_t g = 0; g < n_stored; g++)
+		add_store_ghosts(c, stored[g]);
 	if (marked == 0 && s->n_gpus == 0 && c->nvml_answered)
 		snprintf(c->why, sizeof c->why, "no GPUs to check: none of %s is on this node", c->gpus_from);
+}
+
+static ng_gpu_state *ghost_at(struct check *c, const char *bus)
+{
+	for (size_t i = 0; i < c->snap->n_gpus; i++)
+		if (c->snap->gpu[i].presence != NG_GPU_LISTED && strcmp(c->snap->gpu[i].bus, bus) == 0)
+			return &c->snap->gpu[i];
+	return NULL;
+}
+
+static bool listed_uuid(const ng_gpu_snapshot *s, const char *uuid)
+{
+	for (size_t i = 0; i < s->n_gpus; i++)
+		if (s->gpu[i].presence == NG_GPU_LISTED && strcasecmp(s->gpu[i].uuid, uuid) == 0)
+			return true;
+	return false;
+}
+
+/* A new UUID at a bus the store knows under another: the card was
+ * replaced. Recorded (the old UUID is forgotten), and the new card's
+ * history starts afresh, since rates and counts are kept by UUID. */
+static void find_replacements(struct check *c)
+{
+	for (size_t k = 0; k < c->n_inv; k++) {
+		const ng_store_gpu *old = &c->inv[k];
+		if (listed_uuid(c->snap, old->uuid))
+			continue;
+		for (size_t i = 0; i < c->snap->n_gpus; i++) {
+			const ng_gpu_state *g = &c->snap->gpu[i];
+			if (g->presence != NG_GPU_LISTED || strcmp(g->bus, old->bus) != 0 || !g->uuid[0])
+				continue;
+			if (c->n_replaced < NG_GPU_MAX)
+				snprintf(c->replaced[c->n_replaced++], sizeof c->replaced[0], "%s", old->uuid);
+			ng_check_note(c, "GPU %s replaced: %.60s is now %.60s; its history starts afresh", g->bus,
+			              old->uuid, g->uuid);
+			break;
+		}
+	}
+}
+
+static bool replaced(const struct check *c, const char *uuid)
+{
+	for (size_t i = 0; i < c->n_replaced; i++)
+		if (strcmp(c->replaced[i], uuid) == 0)
+			return true;
+	return false;
+}
+
+/* A GPU the store knows that NVML does not list (by UUID or at its bus):
+ * missing, or unanswered when NVML did not answer. want_minor >= 0: only
+ * the GPU of that minor (a job's ordinal). */
+static void add_store_ghosts(struct check *c, int want_minor)
+{
+	for (size_t k = 0; k < c->n_inv; k++) {
+		const ng_store_gpu *old = &c->inv[k];
+		if (want_minor >= 0 && old->minor != want_minor)
+			continue;
+		if (listed_uuid(c->snap, old->uuid) || listed_at(c->snap, old->bus) || replaced(c, old->uuid))
+			continue;
+		const ng_kernel_gpu *kg = c->kview_read ? ng_kernel_view_find(c->kview, old->bus) : NULL;
+		if (kg && kg->driver[0] && !nvidia_bound(kg))
+			continue; /* the kernel says it went to another driver: noted with the kernel's GPUs */
+		ng_gpu_state *g = ghost_at(c, old->bus);
+		if (g) {
+			snprintf(g->seen_by, sizeof g->seen_by, "the kernel and the store");
+			if (!g->uuid[0])
+				snprintf(g->uuid, sizeof g->uuid, "%s", old->uuid);
+			continue;
+		}
+		ng_check_add_ghost(c, c->nvml_answered ? NG_GPU_MISSING : NG_GPU_UNANSWERED, old->bus,
+		                   (int)old->minor, old->uuid, "the store");
+	}
 }
 
 void ng_check_account_gpus(struct check *c)
@@ -251,6 +341,7 @@ void ng_check_account_gpus(struct check *c)
 	if (!c->nvml_answered)
 		s->n_gpus = 0;
 	read_kernel_view(c);
+	find_replacements(c);
 	if (c->mode != NG_CHECK_HEALTH) {
 		pick_job(c);
 		return;
@@ -258,4 +349,5 @@ void ng_check_account_gpus(struct check *c)
 	for (size_t i = 0; c->kview_read && i < c->kview->n; i++)
 		if (!listed_at(s, c->kview->gpu[i].bus))
 			add_kernel_ghost(c, &c->kview->gpu[i]);
+	add_store_ghosts(c, -1);
 }

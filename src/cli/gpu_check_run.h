@@ -17,6 +17,7 @@
 #include "core/strbuf.h"
 #include "judge/gpu_health.h"
 #include "land/slurm.h"
+#include "store/store.h"
 
 struct check {
 	struct ng_cli *cli;
@@ -57,6 +58,17 @@ struct check {
 	ng_gpu_history history[NG_GPU_MAX];
 	char history_uuid[NG_GPU_MAX][96];
 	size_t n_history;
+	/* the node's GPUs as the store last saw them, and the kernel-log marks */
+	bool store_read;
+	ng_store_gpu inv[NG_GPU_MAX];
+	size_t n_inv;
+	ng_store_kmsg_mark marks[NG_GPU_MAX];
+	size_t n_marks;
+	/* what this run adds: GPUs replaced at their bus, newest Xid judged per bus */
+	char replaced[NG_GPU_MAX][96];
+	size_t n_replaced;
+	ng_store_kmsg_mark new_marks[NG_GPU_MAX];
+	size_t n_new_marks;
 	/* landing through scontrol, when asked */
 	bool landed;      /* ng_slurm_drain ran */
 	int land_rc;      /* its return */

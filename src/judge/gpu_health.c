@@ -3,6 +3,8 @@
  * allocation. */
 #include "judge/gpu_health.h"
 
+#include "core/gpu_fields.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@ static const char *const health_names[NG_HEALTH_COUNT] = {
 	[NG_HEALTH_DEGRADED] = "degraded",
 	[NG_HEALTH_FATAL] = "fatal",
 	[NG_HEALTH_UNKNOWN] = "unknown",
+	[NG_HEALTH_UNRESPONSIVE] = "unresponsive",
 };
 
 const char *ng_health_name(ng_health h)
@@ -29,9 +32,10 @@ static int rank(ng_health h)
 	switch (h) {
 	case NG_HEALTH_OK: return 0;
 	case NG_HEALTH_UNKNOWN: return 1;
-	case NG_HEALTH_TRANSIENT: return 2;
-	case NG_HEALTH_DEGRADED: return 3;
-	case NG_HEALTH_FATAL: return 4;
+	case NG_HEALTH_UNRESPONSIVE: return 2; /* more said than unknown: this GPU, not NVML */
+	case NG_HEALTH_TRANSIENT: return 3;
+	case NG_HEALTH_DEGRADED: return 4;
+	case NG_HEALTH_FATAL: return 5;
 	default: return 1; /* an out-of-range value is not a finding */
 	}
 }
@@ -540,8 +544,25 @@ static bool anything_read(const ng_gpu_state *g)
 	return false;
 }
 
+/* Whether a field failed outright (not merely unsupported or never asked). */
+static bool any_failed(const ng_gpu_state *g)
+{
+#define FAILED_FIELD(m) if (g->m.state == NG_FIELD_FAILED) return true;
+	NG_GPU_FIELDS(FAILED_FIELD)
+#undef FAILED_FIELD
+	return false;
+}
+
+/* A GPU that answered nothing the rules read, while NVML answered for a
+ * sibling in the same check: this GPU, not NVML, is not answering. */
+static bool unresponsive(const ng_gpu_state *g, bool siblings_answer)
+{
+	return siblings_answer && g->presence == NG_GPU_LISTED && !g->lost && !anything_read(g) &&
+	       any_failed(g);
+}
+
 static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size_t n_history,
-                      const ng_policy *pol, ng_gpu_verdict *v)
+                      const ng_policy *pol, bool siblings_answer, ng_gpu_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->index = g->index;
@@ -561,6 +582,18 @@ static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size
 		add(&j, NG_HEALTH_UNKNOWN, "gpu.read",
 		    "NVML gave no answer for this GPU (%.40s knows it): only its kernel Xids were judged",
 		    g->seen_by[0] ? g->seen_by : "the kernel");
+	} else if (unresponsive(g, siblings_answer)) {
+		/* Kept, and counted: once is a hiccup (a query racing a reset),
+		 * health.unresponsive_checks in a row is a GPU that has stopped
+		 * answering. A node-wide hang never gets here. */
+		const ng_gpu_history *h = history_for(g, history, n_history);
+		v->unresponsive_run = (h ? h->unresponsive_before : 0) + 1;
+		long need = pol->health_unresponsive_checks > 0 ? pol->health_unresponsive_checks : 3;
+		bool lasting = (long)v->unresponsive_run >= need;
+		add(&j, lasting ? NG_HEALTH_DEGRADED : NG_HEALTH_UNRESPONSIVE, "gpu.unresponsive",
+		    "NVML answers for its siblings but not for this GPU (%u check%s in a row%s)%s%.90s",
+		    v->unresponsive_run, v->unresponsive_run == 1 ? "" : "s",
+		    lasting ? ", at or above health.unresponsive_checks" : "", g->error[0] ? ": " : "", g->error);
 	} else if (g->lost) {
 		/* Nothing else can be read from a lost GPU; its Xids still count. */
 		add(&j, NG_HEALTH_FATAL, "gpu.lost",
@@ -606,11 +639,14 @@ void ng_health_judge(const ng_gpu_snapshot *s, const ng_gpu_history *history, si
 	/* The GPUs the kernel or the store vouch for are judged whatever NVML
 	 * did: their Xids are evidence of their own. */
 	ng_health worst = NG_HEALTH_OK;
+	bool answered = false;
+	for (size_t i = 0; i < n; i++)
+		answered = answered || (s->gpu[i].presence == NG_GPU_LISTED && anything_read(&s->gpu[i]));
 	for (size_t i = 0; i < n; i++) {
 		if (s->nvml != NG_FIELD_OK && s->gpu[i].presence == NG_GPU_LISTED)
 			continue; /* what a failed NVML listed is not to be trusted */
 		ng_gpu_verdict *v = &out->gpu[out->n_gpus++];
-		judge_gpu(&s->gpu[i], history, n_history, pol, v);
+		judge_gpu(&s->gpu[i], history, n_history, pol, s->nvml == NG_FIELD_OK && answered, v);
 		worst = worse(worst, v->severity);
 	}
 	if (out->unknown_why[0] && worst != NG_HEALTH_DEGRADED && worst != NG_HEALTH_FATAL)

@@ -99,6 +99,23 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS case_policies (case_id {INT} PRIMARY KEY, policy TEXT NOT NULL);"
 	/* A node's profile before and after a quarantine, read per case. */
 	"CREATE INDEX IF NOT EXISTS records_by_node ON records (node, taken_at);",
+	/* 5: each node's GPUs as its checks saw them (so a GPU NVML stops
+	 * listing is missed, and a new UUID at a known bus is a replacement),
+	 * the newest kernel-log time judged per GPU bus (an operator's resume
+	 * is not undone by the same old Xid), and every GPU check run, unknown
+	 * and n/a included. */
+	"CREATE TABLE IF NOT EXISTS gpu_inventory ("
+	" node TEXT NOT NULL, uuid TEXT NOT NULL, bus TEXT NOT NULL, minor {INT} NOT NULL DEFAULT -1,"
+	" first_seen {INT} NOT NULL, last_seen {INT} NOT NULL,"
+	" unresponsive {INT} NOT NULL DEFAULT 0, hw_thermal {INT} NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (node, uuid));"
+	"CREATE TABLE IF NOT EXISTS kmsg_marks ("
+	" node TEXT NOT NULL, bus TEXT NOT NULL, boot_id TEXT NOT NULL, at_usec {INT} NOT NULL,"
+	" updated_at {INT} NOT NULL, PRIMARY KEY (node, bus));"
+	"CREATE TABLE IF NOT EXISTS gpu_check_runs ("
+	" id {ID}, node TEXT NOT NULL, mode TEXT NOT NULL, outcome TEXT NOT NULL, at {INT} NOT NULL,"
+	" reason TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX IF NOT EXISTS gpu_check_runs_by_at ON gpu_check_runs (at);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

@@ -566,8 +566,8 @@ static void test_replay_storm_history(void **state)
 	ng_gpu_state *g = healthy_node(2);
 	g->pcie_replays = ok(100 + 50000);
 	ng_gpu_history h[] = {
-		{"GPU-elsewhere", 2, 0, 0, 0, 0, 0},
-		{g->uuid, 2.0, 0, 0, 100, 0, 0},
+		{"GPU-elsewhere", 2, 0, 0, 0, 0, 0, 0, 0},
+		{g->uuid, 2.0, 0, 0, 100, 0, 0, 0, 0},
 	};
 	judge(h, 2);
 	/* 50000 in 2 h, taken over at least 24 h: 2083 an hour, above 1000 */
@@ -604,7 +604,7 @@ static void test_replay_storm_history(void **state)
 	judge(h, 2);
 	expect_gpu(NG_HEALTH_DEGRADED, "rate.pcie_replays", NG_HEALTH_DEGRADED);
 	/* a history without a uuid matches nothing */
-	ng_gpu_history anon = {NULL, 1, 0, 0, 0, 0, 0};
+	ng_gpu_history anon = {NULL, 1, 0, 0, 0, 0, 0, 0, 0};
 	judge(&anon, 1);
 	expect_gpu(NG_HEALTH_OK, NULL, 0);
 }
@@ -613,7 +613,7 @@ static void test_rates_pages_rows_links(void **state)
 {
 	(void)state;
 	ng_gpu_state *g = healthy_node(1);
-	ng_gpu_history h = {g->uuid, 2.0, 10, 4, 9, 100, 0};
+	ng_gpu_history h = {g->uuid, 2.0, 10, 4, 9, 100, 0, 0, 0};
 
 	/* one remapped row soon after: one event is not a rate */
 	g->remap_corrected = ok(3);

@@ -241,10 +241,11 @@ static void test_layout_535(void **state)
 	UNREAD_(g->sm_clock_mhz);
 	UNREAD_(g->sm_clock_max_mhz);
 
-	/* judged: GPU 0 volatile uncorrectable ECC is fatal; GPU 1 is unknown */
+	/* judged: GPU 0 volatile uncorrectable ECC is fatal; GPU 1, which
+	 * answered nothing while GPU 0 did, is unresponsive */
 	judge();
 	assert_int_equal(health.gpu[0].severity, NG_HEALTH_FATAL);
-	assert_int_equal(health.gpu[1].severity, NG_HEALTH_UNKNOWN);
+	assert_int_equal(health.gpu[1].severity, NG_HEALTH_UNRESPONSIVE);
 	assert_int_equal(health.severity, NG_HEALTH_FATAL);
 	assert_true(health.drain);
 }
