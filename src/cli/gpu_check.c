@@ -34,6 +34,7 @@
 #include "parse/nvidia_smi.h"
 
 #define SNAPSHOT_MAX_BYTES (16u << 20)
+#define TEARDOWN_WAIT_S 0.5 /* before reading again what a job seems to have left behind */
 #define NVML_KEEP_BACK_S 1.0 /* of the deadline, for the kernel's view and Xids after a hang */
 
 double ng_check_now(void)
@@ -213,6 +214,56 @@ static bool job_set(struct check *c)
 	return true;
 }
 
+static bool leftovers(const struct check *c)
+{
+	for (size_t i = 0; i < c->snap->n_gpus; i++) {
+		const ng_gpu_state *g = &c->snap->gpu[i];
+		if (g->processes.state == NG_FIELD_OK && g->processes.value > 0)
+			return true;
+		if (g->memory_used_mib.state == NG_FIELD_OK && g->memory_total_mib.state == NG_FIELD_OK &&
+		    (double)g->memory_used_mib.value >
+		        c->cli->policy.health_memory_used_share * (double)g->memory_total_mib.value)
+			return true;
+	}
+	return false;
+}
+
+/* A job's processes may still be exiting when the Epilog starts: what
+ * looks left behind is read once more, a moment later, within the
+ * deadline. If that second reading fails, what was left behind is not
+ * known, and is not judged (the first reading alone is no evidence). */
+static void reread_after_teardown(struct check *c, const int *minors, size_t n_minors)
+{
+	if (!leftovers(c))
+		return;
+	double left = c->t_end - ng_check_now() - NVML_KEEP_BACK_S;
+	double nap = left / 4 < TEARDOWN_WAIT_S ? left / 4 : TEARDOWN_WAIT_S;
+	ng_gpu_snapshot *first = malloc(sizeof *first);
+	if (!first || nap < 0.05) {
+		free(first);
+		return;
+	}
+	memcpy(first, c->snap, sizeof *first);
+	struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+	nanosleep(&ts, NULL);
+	if (collect_nvml(c, minors, n_minors) < 0 || c->snap->nvml != NG_FIELD_OK) {
+		memcpy(c->snap, first, sizeof *first);
+		c->timed_out = false;
+		c->why[0] = '\0';
+		for (size_t i = 0; i < c->snap->n_gpus; i++) {
+			ng_gpu_state *g = &c->snap->gpu[i];
+			g->processes = g->memory_used_mib = (ng_gpu_field){0};
+			g->n_pids = 0;
+		}
+		ng_check_note(c, "GPU memory or processes left after the job, and the second reading (to let "
+		                 "teardown finish) failed: not judged");
+	} else {
+		ng_check_note(c, "GPU memory or processes were left after the job: read again %.2f s later",
+		              nap);
+	}
+	free(first);
+}
+
 /* The whole node from NVML, whatever the job: the job's GPUs are picked
  * afterwards by device minor (gpu_check_inventory.c), never by NVML's
  * order, which shifts when a GPU vanishes. */
@@ -225,6 +276,9 @@ static void run_nvml(struct check *c)
 			minors[n_minors++] = c->job->gpu[i].ordinal;
 	if (collect_nvml(c, minors, n_minors) < 0)
 		return;
+	if (c->mode == NG_CHECK_EPILOG && c->snap->nvml == NG_FIELD_OK)
+		reread_after_teardown(c, minors, n_minors);
+	c->snap->after_job = c->mode == NG_CHECK_EPILOG;
 	if (c->snap->nvml != NG_FIELD_OK) {
 		snprintf(c->why, sizeof c->why, "nothing checked: NVML: %s",
 		         c->snap->nvml_error[0] ? c->snap->nvml_error : "failed");

@@ -73,6 +73,10 @@ struct nvml {
 	FN(nvmlDeviceGetMaxClockInfo) clock_max;
 	FN(nvmlDeviceGetPowerUsage) power;
 	FN(nvmlDeviceGetMinorNumber) minor;
+	FN(nvmlDeviceGetUtilizationRates) utilization;
+	FN(nvmlDeviceGetPerformanceState) pstate;
+	FN(nvmlDeviceGetMemoryInfo) memory;
+	FN(nvmlDeviceGetComputeRunningProcesses_v3) processes;
 	FN(nvmlDeviceGetNvLinkState) nvlink_state;
 	FN(nvmlDeviceGetNvLinkErrorCounter) nvlink_errors;
 };
@@ -218,6 +222,10 @@ static bool resolve(struct nvml *n, ng_gpu_snapshot *out)
 	OPTIONAL(clock_max, "nvmlDeviceGetMaxClockInfo");
 	OPTIONAL(power, "nvmlDeviceGetPowerUsage");
 	OPTIONAL(minor, "nvmlDeviceGetMinorNumber");
+	OPTIONAL(utilization, "nvmlDeviceGetUtilizationRates");
+	OPTIONAL(pstate, "nvmlDeviceGetPerformanceState");
+	OPTIONAL(memory, "nvmlDeviceGetMemoryInfo");
+	OPTIONAL(processes, "nvmlDeviceGetComputeRunningProcesses_v3");
 	OPTIONAL(nvlink_state, "nvmlDeviceGetNvLinkState");
 	OPTIONAL(nvlink_errors, "nvmlDeviceGetNvLinkErrorCounter");
 #undef OPTIONAL
@@ -367,6 +375,55 @@ static bool read_temperature(struct gpu_reader *r)
 	unsigned int v = 0;
 	nvmlReturn_t rc = r->n->temperature(r->dev, NVML_TEMPERATURE_GPU, &v);
 	return settle(r, &r->g->temperature_c, rc, v, "nvmlDeviceGetTemperature");
+}
+
+/* Utilization, P-state, memory in use and compute processes: whether the
+ * GPU is idle, and what a job left behind. */
+static bool read_activity(struct gpu_reader *r)
+{
+	const struct nvml *n = r->n;
+	ng_gpu_state *g = r->g;
+	if (!n->utilization) {
+		absent(&g->utilization_gpu);
+	} else {
+		nvmlUtilization_t u = {0};
+		if (!settle(r, &g->utilization_gpu, n->utilization(r->dev, &u), u.gpu,
+		            "nvmlDeviceGetUtilizationRates"))
+			return false;
+	}
+	if (!n->pstate) {
+		absent(&g->pstate);
+	} else {
+		nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
+		nvmlReturn_t rc = n->pstate(r->dev, &p);
+		if (!settle(r, &g->pstate, rc, (uint64_t)p, "nvmlDeviceGetPerformanceState"))
+			return false;
+		if (g->pstate.state == NG_FIELD_OK && g->pstate.value > 15)
+			g->pstate.state = NG_FIELD_NOT_SUPPORTED; /* NVML_PSTATE_UNKNOWN */
+	}
+	if (!n->memory) {
+		absent(&g->memory_used_mib);
+		absent(&g->memory_total_mib);
+	} else {
+		nvmlMemory_t m = {0};
+		nvmlReturn_t rc = n->memory(r->dev, &m);
+		if (!settle(r, &g->memory_used_mib, rc, m.used >> 20, "nvmlDeviceGetMemoryInfo") ||
+		    !settle(r, &g->memory_total_mib, rc, m.total >> 20, "nvmlDeviceGetMemoryInfo"))
+			return false;
+	}
+	if (!n->processes)
+		return absent(&g->processes);
+	nvmlProcessInfo_t p[64];
+	unsigned int count = 64;
+	nvmlReturn_t rc = n->processes(r->dev, &count, p);
+	bool filled = rc == NVML_SUCCESS;
+	if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+		rc = NVML_SUCCESS; /* more than 64: count says how many, and none is named */
+	if (!settle(r, &g->processes, rc, count, "nvmlDeviceGetComputeRunningProcesses_v3"))
+		return false;
+	for (unsigned int i = 0; filled && i < count && i < 64 && g->n_pids < 8; i++)
+		g->pid[g->n_pids++] = p[i].pid;
+	return true;
 }
 
 static bool read_sm_clock(struct gpu_reader *r, ng_gpu_field *f, FN(nvmlDeviceGetClockInfo) fn, const char *call)
@@ -559,6 +616,7 @@ static bool read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 		read_sm_clock(&r, &g->sm_clock_mhz, n->clock, "nvmlDeviceGetClockInfo") &&
 		read_sm_clock(&r, &g->sm_clock_max_mhz, n->clock_max, "nvmlDeviceGetMaxClockInfo") &&
 		read_uint(&r, &g->power_mw, n->power, "nvmlDeviceGetPowerUsage") &&
+		read_activity(&r) &&
 		read_nvlink(&r);
 	if (!alive)
 		fail_unread(g, NVML_ERROR_GPU_IS_LOST);

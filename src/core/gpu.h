@@ -84,6 +84,13 @@ typedef struct {
 	ng_gpu_field clock_reasons; /* NG_CLK_* bits */
 	ng_gpu_field temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
 	ng_gpu_field minor; /* the device minor (/dev/nvidiaN): what Slurm's ordinals name */
+	/* whether it is idle, and what a job left behind */
+	ng_gpu_field utilization_gpu; /* percent */
+	ng_gpu_field pstate;          /* 0 (P0, fastest) to 15; P8 and deeper is idle */
+	ng_gpu_field processes;       /* compute processes running on it */
+	ng_gpu_field memory_used_mib, memory_total_mib;
+	size_t n_pids;
+	uint32_t pid[8]; /* the first of those processes */
 
 	ng_gpu_presence presence;
 	char seen_by[48]; /* MISSING, UNANSWERED: "the kernel", "the store", ... */
@@ -105,6 +112,7 @@ typedef struct {
 	size_t n_listed; /* the GPUs NVML counts, read or not (a minor filter reads fewer) */
 	ng_gpu_state gpu[NG_GPU_MAX];
 	char source[32]; /* "nvml", "nvidia-smi", "synthetic" */
+	bool after_job;  /* taken right after a job (epilog): what it left behind is a finding */
 } ng_gpu_snapshot;
 
 /* core/gpu_json.c: the snapshot as JSON (schema "nodegate/gpus/1") and back,

@@ -195,6 +195,12 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 #define ADD_GPU_FIELD(m) ok = ok && add_field(o, #m, &g->m);
 	NG_GPU_FIELDS(ADD_GPU_FIELD)
 #undef ADD_GPU_FIELD
+	if (ok && g->n_pids) {
+		cJSON *pids = cJSON_CreateArray();
+		ok = add(o, "pids", pids);
+		for (size_t i = 0; ok && i < g->n_pids && i < 8; i++)
+			ok = cJSON_AddItemToArray(pids, cJSON_CreateNumber(g->pid[i]));
+	}
 	cJSON *links = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && add(o, "nvlink", links);
 	for (size_t l = 0; ok && l < g->n_links; l++) {
@@ -549,7 +555,7 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 {
 	static const char *const keys[] = {
-		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid",
+		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids",
 #define GPU_KEY(m) #m,
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
@@ -585,6 +591,21 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		return -1;
 	NG_GPU_FIELDS(READ_GPU_FIELD)
 #undef READ_GPU_FIELD
+	const cJSON *pids = member(o, "pids");
+	if (pids) {
+		if (!cJSON_IsArray(pids) || cJSON_GetArraySize(pids) > 8) {
+			push_key(r, "pids");
+			return refuse(r, "expected a list of at most 8 process ids");
+		}
+		for (const cJSON *e = pids->child; e; e = e->next) {
+			int v;
+			size_t at = push_key(r, "pids");
+			if (read_int(r, e, 0, &v) < 0)
+				return -1;
+			pop(r, at);
+			g->pid[g->n_pids++] = (uint32_t)v;
+		}
+	}
 	return read_links(r, o, g) < 0 || read_xids(r, o, g) < 0 ? -1 : 0;
 }
 

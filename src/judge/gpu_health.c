@@ -142,7 +142,40 @@ typedef struct {
 	ng_gpu_verdict *v;
 	ng_health worst; /* over every reason, kept or not */
 	const ng_policy *pol;
+	const ng_gpu_history *h; /* this GPU's, or NULL */
+	bool after_job;
 } judging;
+
+/* ---- idle --------------------------------------------------------------------------- */
+
+typedef enum { IDLE_NO, IDLE_YES, IDLE_UNKNOWN } idleness;
+
+/* Idle means nothing running (no compute process, 0% utilization) and
+ * the GPU at rest: P8 or deeper, or the SM clock at its idle floor. NVML's
+ * GPU_IDLE event reason is one sign of rest among these, not the only one:
+ * idle A40s report SW power cap and not GPU_IDLE. A clock held down by a
+ * slowdown is not at rest, so it is not read as idle. */
+static idleness idle_of(const judging *j, const ng_gpu_state *g)
+{
+	if ((g->processes.state == NG_FIELD_OK && g->processes.value > 0) ||
+	    (g->utilization_gpu.state == NG_FIELD_OK && g->utilization_gpu.value > 0))
+		return IDLE_NO;
+	bool reasons = g->clock_reasons.state == NG_FIELD_OK;
+	uint64_t b = reasons ? g->clock_reasons.value : 0;
+	if (b & NG_CLK_GPU_IDLE)
+		return IDLE_YES;
+	if (g->pstate.state == NG_FIELD_OK && g->pstate.value >= 8)
+		return IDLE_YES;
+	const uint64_t held = NG_CLK_HW_SLOWDOWN | NG_CLK_SW_THERMAL | NG_CLK_HW_THERMAL | NG_CLK_HW_POWER_BRAKE;
+	bool clocks = g->sm_clock_mhz.state == NG_FIELD_OK && g->sm_clock_max_mhz.state == NG_FIELD_OK &&
+	              g->sm_clock_max_mhz.value > 0;
+	if (clocks && reasons && !(b & held) &&
+	    (double)g->sm_clock_mhz.value <= j->pol->health_idle_clock_ratio * (double)g->sm_clock_max_mhz.value)
+		return IDLE_YES;
+	if (!reasons && g->pstate.state != NG_FIELD_OK && g->utilization_gpu.state != NG_FIELD_OK)
+		return IDLE_UNKNOWN;
+	return IDLE_NO;
+}
 
 static void add(judging *j, ng_health sev, const char *signal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -264,6 +297,79 @@ static void judge_fields(judging *j, const ng_gpu_state *g)
 	}
 	/* Aggregate (lifetime) uncorrectable ECC alone is not a finding: errors
 	 * on a card that has been clean since its last reset justify nothing. */
+
+	/* The seed validator's rows: a spike of correctable errors is the
+	 * leading indicator of an uncorrectable one; rows remapped for
+	 * uncorrectable errors mean the memory has failed where it was read. */
+	const ng_gpu_field *ce = &g->ecc_volatile_corrected;
+	if (ce->state == NG_FIELD_OK && ce->value > (uint64_t)j->pol->health_ecc_corrected_volatile)
+		add(j, NG_HEALTH_DEGRADED, "ecc.volatile_corrected",
+		    "%llu correctable ECC errors since the last reset, above %ld: a spike, the leading "
+		    "indicator of an uncorrectable one",
+		    (unsigned long long)ce->value, j->pol->health_ecc_corrected_volatile);
+	if (g->remap_uncorrected.state == NG_FIELD_OK && g->remap_uncorrected.value > 0)
+		add(j, NG_HEALTH_DEGRADED, "remap.uncorrectable",
+		    "%llu row%s remapped for uncorrectable errors: the memory has failed where it was used",
+		    (unsigned long long)g->remap_uncorrected.value, g->remap_uncorrected.value == 1 ? "" : "s");
+}
+
+/* After a job (epilog): what it left behind. A process that survived
+ * teardown, or memory still allocated, gives the next job less than it
+ * asked for. The check re-reads once before this, to let teardown finish. */
+static void judge_leftovers(judging *j, const ng_gpu_state *g)
+{
+	if (!j->after_job)
+		return;
+	if (g->processes.state == NG_FIELD_OK && g->processes.value > 0) {
+		char pids[80] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < g->n_pids && i < 8 && used < sizeof pids; i++) {
+			int w = snprintf(pids + used, sizeof pids - used, "%s%u", i ? ", " : "", g->pid[i]);
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
+		add(j, NG_HEALTH_DEGRADED, "gpu.processes",
+		    "%llu compute process%s still running after the job%s%s%s: it survived teardown",
+		    (unsigned long long)g->processes.value, g->processes.value == 1 ? "" : "es",
+		    pids[0] ? " (pid " : "", pids, pids[0] ? ")" : "");
+		return;
+	}
+	const ng_gpu_field *u = &g->memory_used_mib, *t = &g->memory_total_mib;
+	if (u->state == NG_FIELD_OK && t->state == NG_FIELD_OK && t->value > 0 &&
+	    (double)u->value > j->pol->health_memory_used_share * (double)t->value)
+		add(j, NG_HEALTH_DEGRADED, "gpu.memory_used",
+		    "%llu of %llu MiB still allocated after the job (above %.0f%%): a process survived "
+		    "teardown; the next job gets less memory than it asked for",
+		    (unsigned long long)u->value, (unsigned long long)t->value,
+		    100 * j->pol->health_memory_used_share);
+}
+
+/* A GPU whose correctable errors stand far above its siblings' in the
+ * same check: one GPU rising by thousands while its siblings read 0 is a
+ * published failure that a fixed threshold alone misses. */
+static bool ecc_outlier(const ng_gpu_snapshot *s, size_t i, const ng_policy *pol, uint64_t *median)
+{
+	const ng_gpu_field *f = &s->gpu[i].ecc_volatile_corrected;
+	if (f->state != NG_FIELD_OK)
+		return false;
+	uint64_t v[NG_GPU_MAX];
+	size_t n = 0;
+	for (size_t k = 0; k < s->n_gpus && k < NG_GPU_MAX; k++)
+		if (k != i && s->gpu[k].presence == NG_GPU_LISTED &&
+		    s->gpu[k].ecc_volatile_corrected.state == NG_FIELD_OK)
+			v[n++] = s->gpu[k].ecc_volatile_corrected.value;
+	if (n < 2)
+		return false;
+	for (size_t a = 1; a < n; a++) /* insertion sort: at most 63 */
+		for (size_t b = a; b > 0 && v[b - 1] > v[b]; b--) {
+			uint64_t t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	*median = v[n / 2];
+	uint64_t floor = (uint64_t)(pol->health_ecc_corrected_volatile / 10);
+	return f->value >= (floor > 10 ? floor : 10) && f->value / 100 > *median;
 }
 
 static void judge_pcie(judging *j, const ng_gpu_state *g)
@@ -282,12 +388,15 @@ static void judge_pcie(judging *j, const ng_gpu_state *g)
 		return;
 	/* An idle GPU lowers its link generation by design, so only a busy one
 	 * running below its maximum is a finding. */
-	if (g->clock_reasons.state != NG_FIELD_OK)
+	idleness idle = idle_of(j, g);
+	if (idle == IDLE_YES)
+		return;
+	if (idle == IDLE_UNKNOWN)
 		add(j, NG_HEALTH_UNKNOWN, "pcie.gen",
 		    "PCIe gen %llu of %llu, and whether the GPU was idle (an idle link drops its generation "
 		    "by design) could not be read",
 		    (unsigned long long)g->pcie_gen.value, (unsigned long long)g->pcie_gen_max.value);
-	else if (!(g->clock_reasons.value & NG_CLK_GPU_IDLE))
+	else
 		add(j, NG_HEALTH_DEGRADED, "pcie.gen",
 		    "PCIe gen %llu of %llu while the GPU is not idle: host transfers run at a fraction of "
 		    "their speed",
@@ -328,9 +437,30 @@ static void judge_clocks(judging *j, const ng_gpu_state *g)
 	if (!readable(j, &g->clock_reasons, "clock.reasons", "clock event reasons"))
 		return;
 	uint64_t b = g->clock_reasons.value;
+	bool idle = idle_of(j, g) == IDLE_YES;
 	for (size_t i = 0; i < sizeof clock_rules / sizeof *clock_rules; i++) {
 		const struct clock_rule *r = &clock_rules[i];
-		if ((b & r->bit) && !(b & r->unless))
+		if (!(b & r->bit) || (b & r->unless))
+			continue;
+		if (r->bit != NG_CLK_HW_THERMAL) {
+			add(j, r->severity, r->signal, "%s", r->text);
+			continue;
+		}
+		/* Once under load, the GPU protecting itself from heat. With
+		 * nothing running, or in two checks running (seed 002: a signal
+		 * must persist across two checks), a hard limit keeps being
+		 * exceeded: the cooling or the card, not the weather. */
+		j->v->hw_thermal_run = (j->h ? j->h->hw_thermal_before : 0) + 1;
+		if (idle)
+			add(j, NG_HEALTH_DEGRADED, r->signal,
+			    "hardware thermal slowdown on an idle GPU: a hard limit exceeded with nothing running "
+			    "(cooling, airflow or the card)");
+		else if (j->v->hw_thermal_run >= 2)
+			add(j, NG_HEALTH_DEGRADED, r->signal,
+			    "hardware thermal slowdown in %u checks running: a hard limit keeps being exceeded "
+			    "(cooling, airflow or the card)",
+			    j->v->hw_thermal_run);
+		else
 			add(j, r->severity, r->signal, "%s", r->text);
 	}
 
@@ -338,7 +468,7 @@ static void judge_clocks(judging *j, const ng_gpu_state *g)
 	 * only (severity ok); the bits above already judge the limits. */
 	const uint64_t limits = NG_CLK_SW_POWER_CAP | NG_CLK_HW_SLOWDOWN | NG_CLK_SW_THERMAL |
 	                        NG_CLK_HW_THERMAL | NG_CLK_HW_POWER_BRAKE;
-	if ((b & NG_CLK_GPU_IDLE) || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
+	if (idle || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
 	    g->sm_clock_max_mhz.state != NG_FIELD_OK || g->sm_clock_max_mhz.value == 0)
 		return;
 	double ratio = (double)g->sm_clock_mhz.value / (double)g->sm_clock_max_mhz.value;
@@ -562,13 +692,14 @@ static bool unresponsive(const ng_gpu_state *g, bool siblings_answer)
 }
 
 static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size_t n_history,
-                      const ng_policy *pol, bool siblings_answer, ng_gpu_verdict *v)
+                      const ng_policy *pol, bool siblings_answer, bool after_job, ng_gpu_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->index = g->index;
 	snprintf(v->uuid, sizeof v->uuid, "%.*s", (int)sizeof v->uuid - 1, g->uuid);
 	snprintf(v->bus, sizeof v->bus, "%.*s", (int)sizeof v->bus - 1, g->bus);
-	judging j = {.v = v, .worst = NG_HEALTH_OK, .pol = pol};
+	judging j = {.v = v, .worst = NG_HEALTH_OK, .pol = pol, .h = history_for(g, history, n_history),
+	             .after_job = after_job};
 
 	if (g->presence == NG_GPU_MISSING) {
 		/* Present evidence: a GPU its own node knows, gone from NVML's list
@@ -610,6 +741,7 @@ static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size
 		judge_clocks(&j, g);
 		judge_nvlink(&j, g);
 		judge_rates(&j, g, history_for(g, history, n_history));
+		judge_leftovers(&j, g);
 	}
 	judge_xids(&j, g);
 	v->severity = j.worst;
@@ -646,7 +778,16 @@ void ng_health_judge(const ng_gpu_snapshot *s, const ng_gpu_history *history, si
 		if (s->nvml != NG_FIELD_OK && s->gpu[i].presence == NG_GPU_LISTED)
 			continue; /* what a failed NVML listed is not to be trusted */
 		ng_gpu_verdict *v = &out->gpu[out->n_gpus++];
-		judge_gpu(&s->gpu[i], history, n_history, pol, s->nvml == NG_FIELD_OK && answered, v);
+		judge_gpu(&s->gpu[i], history, n_history, pol, s->nvml == NG_FIELD_OK && answered, s->after_job, v);
+		uint64_t median;
+		if (s->gpu[i].presence == NG_GPU_LISTED && ecc_outlier(s, i, pol, &median)) {
+			judging j = {.v = v, .worst = v->severity, .pol = pol};
+			add(&j, NG_HEALTH_DEGRADED, "ecc.corrected_outlier",
+			    "%llu correctable ECC errors since the last reset while its siblings read %llu (the "
+			    "median): this GPU's memory, not the workload",
+			    (unsigned long long)s->gpu[i].ecc_volatile_corrected.value, (unsigned long long)median);
+			v->severity = j.worst;
+		}
 		worst = worse(worst, v->severity);
 	}
 	if (out->unknown_why[0] && worst != NG_HEALTH_DEGRADED && worst != NG_HEALTH_FATAL)
