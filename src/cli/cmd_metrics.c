@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
@@ -13,7 +14,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	.name = "metrics",
-	.usage = "[--textfile DIR] [--store S]",
+	.usage = "[--textfile DIR] [--store S] [--scope all|node|fleet] [--node NAME]",
 	.summary = "Write the store's state as Prometheus metrics (node_exporter textfile).",
 	.help =
 	"Reads the store and writes its state in Prometheus text format: each node's\n"
@@ -25,8 +26,16 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	"Without it the text goes to standard output. The metrics are in\n"
 	"docs/metrics.md.\n"
 	"\n"
+	"Each GPU's last epilog, prolog and health severity and signals carry\n"
+	"dcgm-exporter's labels (gpu, UUID, pci_bus_id, Hostname). With one store\n"
+	"shared by the fleet, run --scope node on every node and --scope fleet on one\n"
+	"host: never all from every host, or each series is exported once per node.\n"
+	"\n"
 	"Options:\n"
 	"  -t, --textfile DIR  write DIR/nodegate.prom (DIR must exist)\n"
+	"      --scope S       all (default): everything; node: this node's GPUs and GPU\n"
+	"                      checks; fleet: everything but the per-GPU series\n"
+	"      --node NAME     the node for --scope node (default: the host name)\n"
 	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -38,25 +47,49 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 {
+	enum { O_SCOPE = 256, O_NODE };
 	static const struct option longopts[] = {
+		{"scope", required_argument, NULL, O_SCOPE},
+		{"node", required_argument, NULL, O_NODE},
 		{"textfile", required_argument, NULL, 't'},
 		{"store", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const struct ng_cmd_entry *e = &ng_cmd_metrics_entry;
-	const char *dir = NULL, *spec = NULL;
+	const char *dir = NULL, *spec = NULL, *node = NULL;
+	ng_metrics_scope scope = NG_METRICS_ALL;
 	int c;
 	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 't': dir = optarg; break;
 		case 's': spec = optarg; break;
+		case O_NODE: node = optarg; break;
+		case O_SCOPE:
+			if (strcmp(optarg, "all") == 0)
+				scope = NG_METRICS_ALL;
+			else if (strcmp(optarg, "node") == 0)
+				scope = NG_METRICS_NODE;
+			else if (strcmp(optarg, "fleet") == 0)
+				scope = NG_METRICS_FLEET;
+			else
+				return ng_cmd_usage_error(e, "--scope takes all, node or fleet");
+			break;
 		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
 		}
 	}
 	if (optind < argc)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+	if (node && scope != NG_METRICS_NODE)
+		return ng_cmd_usage_error(e, "--node is for --scope node");
+	/* The node as the GPU checks keep it: the host name. */
+	char host[256] = "";
+	if (scope == NG_METRICS_NODE && !node) {
+		if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+			snprintf(host, sizeof host, "localhost");
+		node = host;
+	}
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
@@ -66,10 +99,10 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	ng_err err = {{0}};
 	int rc;
 	if (dir) {
-		rc = ng_metrics_write_textfile(st, dir, ng_cli_now(), &err);
+		rc = ng_metrics_write_textfile_scope(st, dir, ng_cli_now(), scope, node, &err);
 	} else {
 		ng_strbuf text = {0};
-		rc = ng_metrics_render(st, ng_cli_now(), &text, &err);
+		rc = ng_metrics_render_scope(st, ng_cli_now(), scope, node, &text, &err);
 		if (rc == 0 && (fwrite(text.s ? text.s : "", 1, text.len, stdout) != text.len ||
 		                fflush(stdout) != 0))
 			rc = ng_fail(&err, "standard output: write failed");

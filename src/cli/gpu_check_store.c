@@ -292,16 +292,32 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	size_t n_inv = 0;
 	for (size_t i = 0; rc == 0 && inv && i < c->snap->n_gpus; i++) {
 		const ng_gpu_state *g = &c->snap->gpu[i];
-		if (g->presence != NG_GPU_LISTED || !g->uuid[0] || !g->bus[0] || strchr(g->uuid, ' '))
+		if (!g->uuid[0] || !g->bus[0] || strchr(g->uuid, ' '))
 			continue;
+		if (g->presence == NG_GPU_UNANSWERED)
+			continue; /* NVML said nothing of it: nothing to record */
 		ng_store_gpu *o = &inv[n_inv++];
+		o->listed = g->presence == NG_GPU_LISTED;
 		snprintf(o->uuid, sizeof o->uuid, "%s", g->uuid);
 		snprintf(o->bus, sizeof o->bus, "%s", g->bus);
 		o->minor = g->minor.state == NG_FIELD_OK ? (int64_t)g->minor.value : -1;
-		o->first_seen = o->last_seen = now;
+		o->first_seen = o->last_seen = o->checked_at = now;
+		o->index = g->index;
+		snprintf(o->mode, sizeof o->mode, "%s", ng_check_mode_name(c->mode));
 		const ng_gpu_verdict *v = i < c->health->n_gpus ? &c->health->gpu[i] : NULL;
 		o->unresponsive = v ? v->unresponsive_run : 0;
 		o->hw_thermal = v ? v->hw_thermal_run : 0;
+		snprintf(o->severity, sizeof o->severity, "%s", v ? ng_health_name(v->severity) : "unknown");
+		size_t used = 0;
+		for (size_t r = 0; v && r < v->n_reasons; r++) {
+			int w = snprintf(o->signals + used, sizeof o->signals - used, "%s%s=%s", used ? " " : "",
+			                 v->reason[r].signal, ng_health_name(v->reason[r].severity));
+			if (w < 0 || (size_t)w >= sizeof o->signals - used) {
+				o->signals[used] = '\0';
+				break;
+			}
+			used += (size_t)w;
+		}
 	}
 	const char *gone[NG_GPU_MAX];
 	for (size_t i = 0; i < c->n_replaced; i++)

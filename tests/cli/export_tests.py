@@ -10,6 +10,7 @@ API server on a test machine), and `nodegate npd` on synthetic GPUs.
 import argparse
 import json
 import os
+import socket
 import random
 import shutil
 import subprocess
@@ -136,8 +137,8 @@ def test_metrics_textfile(tmp):
         "nodegate_fleet_regression_events_open 1",
         'nodegate_metric_value{node="node41",domain="fabric",metric="nccl.all_reduce.busbw",'
         'unit="GB/s"} 300',
-        'nodegate_metric_percent_of_median{node="node28",domain="fabric",'
-        'metric="nccl.all_reduce.busbw"} 86',
+        'nodegate_metric_ratio_to_median{node="node28",domain="fabric",'
+        'metric="nccl.all_reduce.busbw"} 0.86',
         'nodegate_verdicts{verdict="pass"}',
         'nodegate_verdicts{verdict="no-measurement"} 1',
         "nodegate_audit_chain_ok 1",
@@ -334,8 +335,44 @@ def test_npd_evidence_and_memory(tmp):
     check(p.returncode == 2, f"hang with nothing known: {p.returncode} {p.stdout}")
 
 
+def test_gpu_metrics(tmp):
+    store = os.path.join(tmp, "gpu-metrics.db")
+    kmsg = write(os.path.join(tmp, "kmsg-gpu"),
+                 "4,9,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n")
+    p = run_gpu(tmp, ["health", "--store", store, "--kmsg", kmsg], "01-healthy.json")
+    check(p.returncode == 1, f"health: {p.returncode} {p.stdout}{p.stderr}")
+    # an epilog that measured nothing is kept too: a monitoring failure, never healthy
+    p = run_gpu(tmp, ["epilog", "--store", store, "--no-kmsg"], "01-healthy.json",
+                NODEGATE_NVML_LIBRARY="/nonexistent.so", SLURM_JOB_GPUS="0")
+    check(p.returncode == 0, f"epilog n/a: {p.returncode} {p.stdout}{p.stderr}")
+    host = socket.gethostname()
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "node", "--node", host],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout
+    check(p.returncode == 0, f"metrics: {p.returncode} {p.stderr}")
+    for want in ['nodegate_build_info{version="',
+                 f'nodegate_gpu_check_severity{{Hostname="{host}",gpu="0",'
+                 'UUID="GPU-00000000-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",'
+                 'mode="health",severity="fatal"} 1',
+                 f'nodegate_gpu_check_signal{{Hostname="{host}",gpu="0",'
+                 'UUID="GPU-00000000-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",'
+                 'signal="xid.79",severity="fatal"} 1',
+                 f'nodegate_gpu_check_outcome{{Hostname="{host}",mode="epilog",outcome="n/a"}} 1',
+                 f'nodegate_gpu_check_outcome{{Hostname="{host}",mode="health",outcome="fatal"}} 1']:
+        check(want in text, f"missing {want!r} in:\n{text}")
+    check("nodegate_node_outcome" not in text and "nodegate_gpu_check_nodes" not in text,
+          "node scope carries no fleet series")
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "fleet"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and 'nodegate_gpu_check_nodes{mode="epilog",outcome="n/a"} 1' in p.stdout
+          and "nodegate_gpu_check_severity" not in p.stdout, f"fleet scope: {p.stdout}")
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "everything"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2, "a bad scope is a usage error")
+
+
 TESTS = [test_metrics_textfile, test_metrics_label_escaping, test_hook_admit, test_hook_health,
-         test_kube, test_npd, test_npd_evidence_and_memory]
+         test_kube, test_npd, test_npd_evidence_and_memory, test_gpu_metrics]
 
 
 def main():
