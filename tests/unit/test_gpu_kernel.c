@@ -182,16 +182,22 @@ static void test_reader(void **state)
 		assert_true(w.n <= v.n);
 	}
 
-	/* unreadable files: a note, and the GPU is not made up */
-	if (geteuid() != 0) {
-		char path[512];
-		snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:18:00.0/class", root);
-		chmod(path, 0);
-		ng_kernel_view_read(root, &v);
-		assert_false(ng_kernel_view_find(&v, "0000:18:00")->on_pci);
-		assert_true(v.n_notes >= 1);
-		chmod(path, 0600);
-	}
+	/* unreadable files (a directory where a file should be: read fails,
+	 * as root too): a note, and the GPU is not made up */
+	char path[512];
+	snprintf(path, sizeof path, "%s/sys/bus/pci/devices/0000:18:00.0/class", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/proc/driver/nvidia/gpus/0000:5d:00.0/information", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkdir(path, 0700), 0);
+	ng_kernel_view_read(root, &v);
+	g = ng_kernel_view_find(&v, "0000:18:00");
+	assert_non_null(g); /* from the driver's list only */
+	assert_false(g->on_pci);
+	assert_null(ng_kernel_view_find(&v, "0000:5d:00"));
+	assert_int_equal(v.n_notes, 2);
+	assert_non_null(strstr(v.note[0], "could not be read"));
 	nftw(root, rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
