@@ -169,7 +169,10 @@ static int check_kernel(const cJSON *k, const char *file, ng_err *err)
 		const cJSON *g;
 		cJSON_ArrayForEach(g, m) {
 			const cJSON *bus = ng_json_get(g, "bus"), *drv = ng_json_get(g, "driver"),
-			            *minor = ng_json_get(g, "minor"), *uuid = ng_json_get(g, "uuid");
+			            *minor = ng_json_get(g, "minor"), *uuid = ng_json_get(g, "uuid"),
+			            *ex = ng_json_get(g, "excluded");
+			if (ex && !cJSON_IsBool(ex))
+				return ng_fail(err, "%s: kernel gpus: \"excluded\" is true or false", file);
 			if (!cJSON_IsObject(g) || !cJSON_IsString(bus) || !pci_name_ok(bus->valuestring))
 				return ng_fail(err, "%s: kernel gpus: each needs \"bus\" like \"0000:18:00.0\"", file);
 			if ((drv && !(cJSON_IsString(drv) && drv->valuestring[0] && !strchr(drv->valuestring, '/'))) ||
@@ -450,6 +453,7 @@ static int write_kernel(const cJSON *k, const char *root, ng_err *err)
 		const char *bus = ng_json_get(g, "bus")->valuestring;
 		const cJSON *drv = ng_json_get(g, "driver"), *minor = ng_json_get(g, "minor"),
 		            *uuid = ng_json_get(g, "uuid");
+		bool excluded = cJSON_IsTrue(ng_json_get(g, "excluded"));
 		const char *driver = cJSON_IsString(drv) ? drv->valuestring : "nvidia";
 		snprintf(path, sizeof path, "%s/sys/bus/pci/devices/%s", root, bus);
 		if (make_dirs(path) < 0)
@@ -474,9 +478,9 @@ static int write_kernel(const cJSON *k, const char *root, ng_err *err)
 		char info[512];
 		snprintf(info, sizeof info,
 		         "Model:           NVIDIA H100 80GB HBM3\nIRQ:             100\nGPU UUID:        %.60s\n"
-		         "Bus Location:    %s\nDevice Minor:    %d\n",
+		         "Bus Location:    %s\nDevice Minor:    %d\nGPU Excluded:    %s\n",
 		         cJSON_IsString(uuid) ? uuid->valuestring : "GPU-00000000-0000-0000-0000-000000000000",
-		         bus, cJSON_IsNumber(minor) ? (int)minor->valuedouble : 0);
+		         bus, cJSON_IsNumber(minor) ? (int)minor->valuedouble : 0, excluded ? "Yes" : "No");
 		snprintf(file, sizeof file, "%s/information", path);
 		if (write_text(file, info, err) < 0)
 			return -1;

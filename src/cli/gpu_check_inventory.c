@@ -112,6 +112,12 @@ ng_gpu_state *ng_check_add_ghost(struct check *c, ng_gpu_presence presence, cons
  * answered for others, unanswered when it did not. */
 static void add_kernel_ghost(struct check *c, const ng_kernel_gpu *k)
 {
+	if (k->excluded) {
+		ng_check_note(c, "GPU %s is excluded in the driver's configuration: reported, not counted "
+		                 "missing",
+		              k->bus);
+		return;
+	}
 	if (!nvidia_bound(k)) {
 		ng_check_note(c, "GPU %s is bound to %s, not the nvidia driver (passed through to a VM, or "
 		                 "unclaimed): reported, not counted missing",
@@ -320,8 +326,8 @@ static void add_store_ghosts(struct check *c, int want_minor)
 		if (listed_uuid(c->snap, old->uuid) || listed_at(c->snap, old->bus) || replaced(c, old->uuid))
 			continue;
 		const ng_kernel_gpu *kg = c->kview_read ? ng_kernel_view_find(c->kview, old->bus) : NULL;
-		if (kg && kg->driver[0] && !nvidia_bound(kg))
-			continue; /* the kernel says it went to another driver: noted with the kernel's GPUs */
+		if (kg && ((kg->driver[0] && !nvidia_bound(kg)) || kg->excluded))
+			continue; /* another driver's, or excluded: noted with the kernel's GPUs */
 		ng_gpu_state *g = ghost_at(c, old->bus);
 		if (g) {
 			snprintf(g->seen_by, sizeof g->seen_by, "the kernel and the store");

@@ -287,10 +287,12 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	if (rc == 0 && cnt)
 		rc = ng_store_put_gpu_counters(st, host, cnt, k, &err);
 	free(cnt);
-	/* The inventory: every GPU NVML listed, and the ones replaced at their bus. */
+	/* The inventory: every GPU NVML listed, and the ones replaced at their
+	 * bus. A saved nvidia-smi dump is some node at some time, not this
+	 * node's GPUs now: it never enters the inventory or the marks. */
 	ng_store_gpu *inv = calloc(c->snap->n_gpus ? c->snap->n_gpus : 1, sizeof *inv);
 	size_t n_inv = 0;
-	for (size_t i = 0; rc == 0 && inv && i < c->snap->n_gpus; i++) {
+	for (size_t i = 0; rc == 0 && inv && !c->smi_file && i < c->snap->n_gpus; i++) {
 		const ng_gpu_state *g = &c->snap->gpu[i];
 		if (!g->uuid[0] || !g->bus[0] || strchr(g->uuid, ' '))
 			continue;
@@ -325,7 +327,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	if (rc == 0 && inv)
 		rc = ng_store_put_gpus(st, host, inv, n_inv, gone, c->n_replaced, &err);
 	free(inv);
-	if (rc == 0)
+	if (rc == 0 && !c->smi_file)
 		rc = ng_store_put_kmsg_marks(st, host, c->new_marks, c->n_new_marks, now, &err);
 	if (rc == 0)
 		rc = ng_store_put_gpu_check_run(st, host, ng_check_mode_name(c->mode), c->outcome, now,

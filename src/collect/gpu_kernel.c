@@ -162,6 +162,7 @@ static void read_proc(const char *root, ng_kernel_view *v)
 		if (!g)
 			break;
 		g->minor = info.minor;
+		g->excluded = info.excluded;
 		snprintf(g->uuid, sizeof g->uuid, "%s", info.uuid);
 		if (!g->on_pci && !g->driver[0])
 			snprintf(g->driver, sizeof g->driver, "nvidia"); /* the driver lists only its own */
@@ -216,8 +217,9 @@ size_t ng_kernel_view_write(const ng_kernel_view *v, char *buf, size_t cap)
 	} while (0)
 	PUT("V %d %d %s\n", v->pci_read, v->proc_read, v->boot_id[0] ? v->boot_id : "-");
 	for (size_t i = 0; i < v->n; i++)
-		PUT("G %s %s %d %s %d\n", v->gpu[i].bus, v->gpu[i].driver[0] ? v->gpu[i].driver : "-",
-		    v->gpu[i].minor, v->gpu[i].uuid[0] ? v->gpu[i].uuid : "-", v->gpu[i].on_pci);
+		PUT("G %s %s %d %s %d %d\n", v->gpu[i].bus, v->gpu[i].driver[0] ? v->gpu[i].driver : "-",
+		    v->gpu[i].minor, v->gpu[i].uuid[0] ? v->gpu[i].uuid : "-", v->gpu[i].on_pci,
+		    v->gpu[i].excluded);
 	for (size_t i = 0; i < v->n_notes; i++)
 		PUT("N %s\n", v->note[i]);
 #undef PUT
@@ -236,14 +238,14 @@ void ng_kernel_view_parse(const char *text, size_t len, ng_kernel_view *out)
 		size_t n = (size_t)(eol - p) < sizeof line - 1 ? (size_t)(eol - p) : sizeof line - 1;
 		memcpy(line, p, n);
 		line[n] = '\0';
-		int a, b, minor, on_pci;
+		int a, b, minor, on_pci, excluded;
 		char s1[48], s2[48], s3[100];
 		if (sscanf(line, "V %d %d %39s", &a, &b, s1) == 3) {
 			out->pci_read = a;
 			out->proc_read = b;
 			if (strcmp(s1, "-") != 0)
 				snprintf(out->boot_id, sizeof out->boot_id, "%.39s", s1);
-		} else if (sscanf(line, "G %15s %31s %d %95s %d", s1, s2, &minor, s3, &on_pci) == 5 &&
+		} else if (sscanf(line, "G %15s %31s %d %95s %d %d", s1, s2, &minor, s3, &on_pci, &excluded) == 6 &&
 		           out->n < NG_GPU_MAX) {
 			ng_kernel_gpu *g = &out->gpu[out->n++];
 			memset(g, 0, sizeof *g);
@@ -254,6 +256,7 @@ void ng_kernel_view_parse(const char *text, size_t len, ng_kernel_view *out)
 			if (strcmp(s3, "-") != 0)
 				snprintf(g->uuid, sizeof g->uuid, "%.95s", s3);
 			g->on_pci = on_pci;
+			g->excluded = excluded;
 		} else if (n > 2 && line[0] == 'N' && line[1] == ' ' && out->n_notes < NG_KERNEL_NOTES_MAX) {
 			snprintf(out->note[out->n_notes++], sizeof out->note[0], "%.199s", line + 2);
 		}

@@ -21,6 +21,7 @@ typedef struct {
 	int minor;       /* from the driver's information file, -1 when unknown */
 	char uuid[96];   /* likewise, "" when unknown */
 	bool on_pci;     /* seen on the PCI bus (else only in the driver's list) */
+	bool excluded;   /* the driver lists it as excluded (NVreg_ExcludedGpus): not NVML's */
 } ng_kernel_gpu;
 
 #define NG_KERNEL_NOTES_MAX 4

@@ -76,6 +76,8 @@ int ng_nvidia_gpu_info_parse(const char *text, size_t len, ng_nvidia_gpu_info *o
 			           gpu_uuid(v, vn)) {
 				memcpy(out->uuid, v, vn);
 				out->uuid[vn] = '\0';
+			} else if (kn == 12 && memcmp(k, "GPU Excluded", 12) == 0) {
+				out->excluded = vn == 3 && memcmp(v, "Yes", 3) == 0;
 			} else if (kn == 5 && memcmp(k, "Model", 5) == 0 && !out->model[0]) {
 				size_t n = vn < sizeof out->model - 1 ? vn : sizeof out->model - 1;
 				for (size_t i = 0; i < n; i++) {

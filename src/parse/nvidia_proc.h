@@ -6,6 +6,7 @@
 #ifndef NODEGATE_PARSE_NVIDIA_PROC_H
 #define NODEGATE_PARSE_NVIDIA_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@ typedef struct {
 	char bus[16];  /* "Bus Location:" normalized ("0000:3b:00"), "" when absent */
 	char uuid[96]; /* "GPU UUID:" when it is a GPU-<hex> UUID, else "" */
 	char model[64]; /* "Model:", printable ASCII, "" when absent */
+	bool excluded;  /* "GPU Excluded: Yes": the driver was told to leave it alone */
 } ng_nvidia_gpu_info;
 
 /* Reads one information file. 0 when it names a minor or a bus; -1 when it

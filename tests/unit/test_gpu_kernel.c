@@ -32,6 +32,10 @@ static void test_information(void **state)
 	assert_string_equal(i.bus, "0000:3b:00");
 	assert_string_equal(i.uuid, "GPU-5c4a1f0e-7a2b-4c1d-9e3f-0a1b2c3d4e5f");
 	assert_string_equal(i.model, "NVIDIA A40");
+	assert_false(i.excluded);
+	const char *ex = "Device Minor: 2\nGPU Excluded:    Yes\n";
+	assert_int_equal(ng_nvidia_gpu_info_parse(ex, strlen(ex), &i), 0);
+	assert_true(i.excluded);
 
 	/* hostile or broken values read as absent, never as something else */
 	const char *bad = "Device Minor: -1\nBus Location: ../../etc\nGPU UUID: GPU-%s%n\n"
