@@ -231,7 +231,7 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	const cJSON *r;
 	cJSON_ArrayForEach(r, runs) {
 		struct scenario *one = &s->run[k++];
-		snprintf(one->file, sizeof one->file, "%s (run %zu)", s->file, k);
+		snprintf(one->file, sizeof one->file, "%.4000s (run %zu)", s->file, k);
 		snprintf(one->name, sizeof one->name, "%s", s->name);
 		if (!cJSON_IsObject(r))
 			return ng_fail(err, "%s: each run is an object of scenario keys", one->file);

@@ -206,7 +206,7 @@ static void add_log_ghosts(struct check *c, const ng_xid_event *ev, size_t n)
 
 static const char *boot_id(const struct check *c)
 {
-	return c->kview_read && c->kview->boot_id[0] ? c->kview->boot_id : NULL;
+	return c->kview && c->kview->boot_id[0] ? c->kview->boot_id : NULL;
 }
 
 /* Xids an earlier check of this boot already judged (the store's mark for
