@@ -150,15 +150,15 @@ typedef struct {
 
 typedef enum { IDLE_NO, IDLE_YES, IDLE_UNKNOWN } idleness;
 
-/* Idle means nothing running (no compute process, 0% utilization) and
- * the GPU at rest: P8 or deeper, or the SM clock at its idle floor. NVML's
- * GPU_IDLE event reason is one sign of rest among these, not the only one:
- * idle A40s report SW power cap and not GPU_IDLE. A clock held down by a
- * slowdown is not at rest, so it is not read as idle. */
-static idleness idle_of(const judging *j, const ng_gpu_state *g)
+/* At rest: 0% utilization (where read) and a resting power state: P8 or
+ * deeper, the SM clock at its idle floor with no slowdown holding it
+ * there, or NVML's GPU_IDLE event reason. The event reason is one sign
+ * among these, not the rule: idle A40s (P8, 0%, SM clock at its floor)
+ * report SW power cap and not GPU_IDLE. A GPU's PCIe link downtrains with
+ * its power state, so this is what the link rules ask. */
+static idleness at_rest(const judging *j, const ng_gpu_state *g)
 {
-	if ((g->processes.state == NG_FIELD_OK && g->processes.value > 0) ||
-	    (g->utilization_gpu.state == NG_FIELD_OK && g->utilization_gpu.value > 0))
+	if (g->utilization_gpu.state == NG_FIELD_OK && g->utilization_gpu.value > 0)
 		return IDLE_NO;
 	bool reasons = g->clock_reasons.state == NG_FIELD_OK;
 	uint64_t b = reasons ? g->clock_reasons.value : 0;
@@ -175,6 +175,15 @@ static idleness idle_of(const judging *j, const ng_gpu_state *g)
 	if (!reasons && g->pstate.state != NG_FIELD_OK && g->utilization_gpu.state != NG_FIELD_OK)
 		return IDLE_UNKNOWN;
 	return IDLE_NO;
+}
+
+/* Idle: at rest and nothing running on it (no compute process). A limit
+ * hit by an idle GPU was hit with no work to explain it. */
+static idleness idle_of(const judging *j, const ng_gpu_state *g)
+{
+	if (g->processes.state == NG_FIELD_OK && g->processes.value > 0)
+		return IDLE_NO;
+	return at_rest(j, g);
 }
 
 static void add(judging *j, ng_health sev, const char *signal, const char *fmt, ...)
@@ -388,7 +397,7 @@ static void judge_pcie(judging *j, const ng_gpu_state *g)
 		return;
 	/* An idle GPU lowers its link generation by design, so only a busy one
 	 * running below its maximum is a finding. */
-	idleness idle = idle_of(j, g);
+	idleness idle = at_rest(j, g);
 	if (idle == IDLE_YES)
 		return;
 	if (idle == IDLE_UNKNOWN)
@@ -468,7 +477,7 @@ static void judge_clocks(judging *j, const ng_gpu_state *g)
 	 * only (severity ok); the bits above already judge the limits. */
 	const uint64_t limits = NG_CLK_SW_POWER_CAP | NG_CLK_HW_SLOWDOWN | NG_CLK_SW_THERMAL |
 	                        NG_CLK_HW_THERMAL | NG_CLK_HW_POWER_BRAKE;
-	if (idle || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
+	if (at_rest(j, g) == IDLE_YES || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
 	    g->sm_clock_max_mhz.state != NG_FIELD_OK || g->sm_clock_max_mhz.value == 0)
 		return;
 	double ratio = (double)g->sm_clock_mhz.value / (double)g->sm_clock_max_mhz.value;

@@ -797,11 +797,12 @@ static void test_idle_really_idle(void **state)
 	g->sm_clock_mhz = ok(1740);
 	judge(NULL, 0);
 	expect_gpu(NG_HEALTH_DEGRADED, "pcie.gen", NG_HEALTH_DEGRADED);
-	/* P8, but a process runs: busy */
+	/* P8 and a resident process doing nothing (0%): the link rests with the
+	 * power state, not with the process list */
 	g->pstate = ok(8);
 	g->processes = ok(1);
 	judge(NULL, 0);
-	expect_gpu(NG_HEALTH_DEGRADED, "pcie.gen", NG_HEALTH_DEGRADED);
+	expect_gpu(NG_HEALTH_OK, NULL, 0);
 	/* utilization above 0: busy, whatever GPU_IDLE says */
 	g->processes = ok(0);
 	g->utilization_gpu = ok(40);
@@ -837,6 +838,11 @@ static void test_hw_thermal_persistence(void **state)
 	g->pstate = ok(8);
 	judge(NULL, 0);
 	expect_gpu(NG_HEALTH_DEGRADED, "clock.hw_thermal", NG_HEALTH_DEGRADED);
+	/* at rest, but a process is there: not idle, transient once */
+	g->processes = ok(1);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_TRANSIENT, "clock.hw_thermal", NG_HEALTH_TRANSIENT);
+	g->processes = ok(0);
 	g->clock_reasons = ok(0);
 	judge(&h, 1);
 	assert_int_equal(out.gpu[0].hw_thermal_run, 0);
