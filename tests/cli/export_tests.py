@@ -369,6 +369,13 @@ def test_gpu_metrics(tmp):
     p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "everything"],
                        capture_output=True, text=True, timeout=60)
     check(p.returncode == 2, "a bad scope is a usage error")
+    # The report keeps every run too: the n/a epilog is there, not a healthy node.
+    p = subprocess.run([A.nodegate, "--store", store, "report", "--json", "--no-sacct"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"report: {p.returncode} {p.stderr}")
+    gc = json.loads(p.stdout)["gpu_checks"]
+    got = {(x["mode"], x["outcome"]) for x in gc["last"]}
+    check(gc["nodes"] == 1 and ("epilog", "n/a") in got and ("health", "fatal") in got, f"gpu_checks {gc}")
 
 
 TESTS = [test_metrics_textfile, test_metrics_label_escaping, test_hook_admit, test_hook_health,
