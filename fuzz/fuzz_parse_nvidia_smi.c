@@ -96,8 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t g = 0; g < health.n_gpus; g++) {
 		const ng_gpu_verdict *v = &health.gpu[g];
 		require(v->n_reasons <= NG_HEALTH_REASONS_MAX);
+		/* a monitoring failure is never a fault: unknown, or unresponsive when
+		 * its siblings answered (degraded only after checks running, and
+		 * this one has no history) */
 		if (nothing_read[g])
-			require(v->severity == NG_HEALTH_UNKNOWN); /* a monitoring failure is never a fault */
+			require(v->severity == NG_HEALTH_UNKNOWN || v->severity == NG_HEALTH_UNRESPONSIVE);
 		if (v->severity == NG_HEALTH_FATAL || v->severity == NG_HEALTH_DEGRADED) {
 			int found = 0;
 			for (size_t k = 0; k < v->n_reasons; k++)

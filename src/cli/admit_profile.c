@@ -9,6 +9,7 @@
 #include "collect/identity.h"
 #include "collect/probe_cpu.h"
 #include "collect/probe_gpu.h"
+#include "collect/probe_gpu_common.h"
 #include "collect/probe_hostmem.h"
 #include "collect/probe_storage.h"
 #include "core/json.h"
@@ -105,10 +106,30 @@ static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_a
 		long n = gpus_on_pci();
 		if (n == 0)
 			return false;
-		if (absent) {
-			fprintf(stderr, "nodegate admit: %ld NVIDIA GPUs on the PCI bus, but the GPU probes "
-			                "did not run: %s\n", n, why);
-			return false;
+		/* GPUs the node has and nothing measured: held, never admitted on
+		 * its CPU, memory and storage alone. A build without the GPU
+		 * backend (no nvcc) is a harness to fix, not a GPU-free node. */
+		char was[sizeof why];
+		snprintf(was, sizeof was, "%s", why);
+		snprintf(why, sizeof why, "%ld NVIDIA GPU%s on the PCI bus, but %s: %.*s", n, n == 1 ? "" : "s",
+		         absent ? "no GPU probe backend is installed" : "the GPU probes could not start",
+		         (int)NG_GPU_WHY, was);
+		fprintf(stderr, "nodegate admit: %s: the GPUs are unmeasured, the node is held\n", why);
+	} else {
+		/* The backend measures the GPUs it sees; a GPU on the bus it does
+		 * not see is one nobody measured. */
+		long n = gpus_on_pci();
+		if (n > g->count) {
+			char short_of[NG_GPU_WHY + 128];
+			snprintf(short_of, sizeof short_of,
+			         "%ld NVIDIA GPUs on the PCI bus, but the GPU backend sees %d: the others are "
+			         "unmeasured (a GPU the driver lost, or one it does not see)",
+			         n, g->count);
+			static const char *const metric[] = {"gpu.gemm.tflops"};
+			cJSON *one = ng_gpu_unmeasured(metric, 1, "gpu-compute", short_of);
+			ng_err e2 = {{0}};
+			take(all, one, "gpu-compute", &e2);
+			fprintf(stderr, "nodegate admit: %s: the node is held\n", short_of);
 		}
 	}
 	ng_err err = {{0}};

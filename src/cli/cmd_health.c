@@ -16,8 +16,9 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	         "       [--land slurm|none [--slurm-conf FILE] [--node NAME]] [--json]",
 	.summary = "Check every GPU of this node (or a saved nvidia-smi -q); print the drain reason.",
 	.help =
-	"The rules of `nodegate epilog`, on every GPU NVML lists, with every Xid in the\n"
-	"kernel's buffer (or --since S seconds of it). For Slurm's HealthCheckProgram,\n"
+	"The rules of `nodegate epilog`, on every GPU NVML lists and every GPU the kernel\n"
+	"(--root) or the store knows and NVML does not (missing: fatal), with every Xid\n"
+	"in the kernel's buffer (or --since S seconds of it). For Slurm's HealthCheckProgram,\n"
 	"cron or a person. Slurm only logs a HealthCheckProgram's exit status, so on\n"
 	"degraded or fatal this prints the drain reason (\"ng:fatal xid79 GPU3\n"
 	"0000:3b:00: ... [nodegate]\": sinfo -R shows its first 20 characters) and exits 1; draining the node with it is up to the caller,\n"

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "collect/identity.h"
 #include "core/atomic_file.h"
 #include "land/metrics.h"
 
@@ -14,7 +16,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	.name = "metrics",
-	.usage = "[--textfile DIR] [--store S]",
+	.usage = "[--textfile DIR] [--store S] [--scope all|node|fleet] [--node NAME]",
 	.summary = "Write the store's state as Prometheus metrics (node_exporter textfile).",
 	.help =
 	"Reads the store and writes its state in Prometheus text format: each node's\n"
@@ -26,8 +28,16 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	"Without it the text goes to standard output. The metrics are in\n"
 	"docs/metrics.md.\n"
 	"\n"
+	"Each GPU's last epilog, prolog and health severity and signals carry\n"
+	"dcgm-exporter's labels (gpu, UUID, pci_bus_id, Hostname). With one store\n"
+	"shared by the fleet, run --scope node on every node and --scope fleet on one\n"
+	"host: never all from every host, or each series is exported once per node.\n"
+	"\n"
 	"Options:\n"
 	"  -t, --textfile DIR  write DIR/nodegate.prom (DIR must exist)\n"
+	"      --scope S       all (default): everything; node: this node's GPUs and GPU\n"
+	"                      checks; fleet: everything but the per-GPU series\n"
+	"      --node NAME     the node for --scope node (default: the host name)\n"
 	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
 	"  -h, --help          this text\n"
 	"\n"
@@ -39,25 +49,48 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 {
+	enum { O_SCOPE = 256, O_NODE };
 	static const struct option longopts[] = {
+		{"scope", required_argument, NULL, O_SCOPE},
+		{"node", required_argument, NULL, O_NODE},
 		{"textfile", required_argument, NULL, 't'},
 		{"store", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const struct ng_cmd_entry *e = &ng_cmd_metrics_entry;
-	const char *dir = NULL, *spec = NULL;
+	const char *dir = NULL, *spec = NULL, *node = NULL;
+	ng_metrics_scope scope = NG_METRICS_ALL;
 	int c;
 	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 't': dir = optarg; break;
 		case 's': spec = optarg; break;
+		case O_NODE: node = optarg; break;
+		case O_SCOPE:
+			if (strcmp(optarg, "all") == 0)
+				scope = NG_METRICS_ALL;
+			else if (strcmp(optarg, "node") == 0)
+				scope = NG_METRICS_NODE;
+			else if (strcmp(optarg, "fleet") == 0)
+				scope = NG_METRICS_FLEET;
+			else
+				return ng_cmd_usage_error(e, "--scope takes all, node or fleet");
+			break;
 		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
 		}
 	}
 	if (optind < argc)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+	if (node && scope != NG_METRICS_NODE)
+		return ng_cmd_usage_error(e, "--node is for --scope node");
+	/* The node as the GPU checks keep it: its stable id (docs/naming.md). */
+	char id[256] = "", name[128];
+	if (scope == NG_METRICS_NODE && !node) {
+		ng_node_names(id, sizeof id, name, sizeof name);
+		node = id;
+	}
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
@@ -65,8 +98,21 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_err err = {{0}};
+	/* --node takes the id or the scheduler name, as every NODE does. */
+	ng_store_node_ref ref;
+	if (node && node != id) {
+		int found = ng_store_resolve_node(st, node, &ref, &err);
+		if (found < 0 || found == 2) {
+			ng_store_close(st);
+			if (found < 0)
+				return ng_cli_store_error(e, &err);
+			return ng_cmd_usage_error(e, "--node %s names more than one node: %s", node,
+			                          ref.candidates);
+		}
+		node = ref.id;
+	}
 	ng_strbuf text = {0};
-	int rc = ng_metrics_render(st, ng_cli_now(), &text, &err);
+	int rc = ng_metrics_render_scope(st, ng_cli_now(), scope, node, &text, &err);
 	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);

@@ -9,28 +9,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/config_error.h"
 #include "cli/gpu_check.h"
 #include "land/slurm.h"
+#include "core/atomic_file.h"
 
 enum { NPD_OK = 0, NPD_PROBLEM = 1, NPD_UNKNOWN = 2 };
 #define NPD_MESSAGE_MAX 79 /* NPD cuts the message; keep it whole */
 #define NPD_REPORT_MAX (16u << 20)
+/* Where the last problem is kept between invocations: /run is emptied at a
+ * reboot, and a reboot is when a problem may really have gone. */
+#define NPD_STATE_DEFAULT "/run/nodegate/npd-problem"
 
 static int exec_npd(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_npd_entry = {
 	.name = "npd",
-	.usage = "[--deadline S] [--kmsg FILE | --no-kmsg] [--since S] [--library PATH]",
+	.usage = "[--deadline S] [--kmsg FILE | --no-kmsg] [--since S] [--library PATH] [--state FILE | --no-state]",
 	.summary = "The GPU health check as a node-problem-detector custom plugin.",
 	.help =
 	"Runs the whole-node GPU check of `nodegate health` (the same rules, deadline\n"
 	"and Xids) and answers as a node-problem-detector custom plugin: exit 0 OK\n"
-	"(ok or transient), 1 a problem (degraded or fatal), 2 unknown (NVML missing,\n"
-	"failing or hung, no GPUs listed, or no result); standard output is one line\n"
+	"(ok or transient), 1 a problem (degraded or fatal: a missing GPU, a fatal\n"
+	"Xid even with NVML down), 2 unknown (NVML missing, failing or hung, no GPUs\n"
+	"listed, or no result) only when no problem is known: a problem found earlier\n"
+	"stays a problem (exit 1, \"last known: ...\") through a monitoring failure\n"
+	"until a check that measured says otherwise. Standard output is one line\n"
 	"under 80 characters. It keeps no record, drains nothing and runs no\n"
 	"--on-verdict program: NPD reports the condition, Kubernetes acts on it.\n"
 	"A configuration error (a broken policy, an unknown option) is 2, unknown,\n"
@@ -42,6 +50,10 @@ const struct ng_cmd_entry ng_cmd_npd_entry = {
 	"      --no-kmsg           do not read kernel Xids\n"
 	"      --since S           only Xids from the last S seconds\n"
 	"      --library PATH      the NVML library (also NODEGATE_NVML_LIBRARY)\n"
+	"      --root DIR          the kernel's view of the GPUs under DIR (also NODEGATE_ROOT)\n"
+	"      --state FILE        keep the last problem in FILE (default " NPD_STATE_DEFAULT ";\n"
+	"                          with a stand-in NVML library, none unless given)\n"
+	"      --no-state          keep nothing between invocations\n"
 	"  -h, --help              this text\n",
 	.exec = exec_npd,
 };
@@ -116,31 +128,96 @@ static char *run_health(struct ng_cli *cli, int argc, char **argv, int *rc)
 	return text;
 }
 
+/* The problem kept from an earlier invocation, or "" when none. */
+static void state_read(const char *path, char *out, size_t cap)
+{
+	out[0] = '\0';
+	FILE *f = path ? fopen(path, "re") : NULL;
+	if (!f)
+		return;
+	if (!fgets(out, (int)cap, f))
+		out[0] = '\0';
+	fclose(f);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Keeps or forgets the problem. Failing to is not the node's fault: the
+ * answer stands, only its memory is lost. */
+static void state_write(const char *path, const char *line)
+{
+	if (!path)
+		return;
+	if (!line) {
+		unlink(path);
+		return;
+	}
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+	}
+	char text[256];
+	int n = snprintf(text, sizeof text, "%.200s\n", line);
+	ng_err err;
+	(void)ng_write_file_atomic(path, text, (size_t)n, &err);
+}
+
+/* The state file: --state, else the default on a node reading the real
+ * NVML; a stand-in library (tests, scenarios) keeps none unless told. */
+static const char *state_path(const char *given, bool none, const char *library)
+{
+	if (none)
+		return NULL;
+	if (given)
+		return given;
+	const char *env = getenv("NODEGATE_NVML_LIBRARY");
+	return library || (env && *env) ? NULL : NPD_STATE_DEFAULT;
+}
+
 static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	const char *state = NULL, *library = NULL;
+	bool no_state = false;
+	char **rest = calloc((size_t)argc + 1, sizeof *rest);
+	if (!rest)
+		return answer(NPD_UNKNOWN, "nodegate: GPU health unknown: out of memory");
+	int n_rest = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
+			free(rest);
 			ng_cmd_print_help(&ng_cmd_npd_entry, stdout);
 			return NG_EXIT_OK;
 		}
 		/* health's own options that make no sense for a plugin */
-		if (strncmp(argv[i], "--store", 7) == 0 || strcmp(argv[i], "--from-nvidia-smi") == 0 ||
-		    strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) {
+		if (i > 0 && (strncmp(argv[i], "--store", 7) == 0 || strcmp(argv[i], "--from-nvidia-smi") == 0 ||
+		              strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)) {
+			free(rest);
 			ng_config_guard g;
 			ng_config_guard_for_check(cli, "npd", true, NULL, false, &g);
 			return ng_config_error(&g, NG_CONFIG_OPTION, "%s is not an npd option", argv[i]);
 		}
+		if (i > 0 && strcmp(argv[i], "--state") == 0 && i + 1 < argc) {
+			state = argv[++i];
+			continue;
+		}
+		if (i > 0 && strcmp(argv[i], "--no-state") == 0) {
+			no_state = true;
+			continue;
+		}
+		if (i > 0 && strcmp(argv[i], "--library") == 0 && i + 1 < argc)
+			library = argv[i + 1];
+		rest[n_rest++] = argv[i];
 	}
+	const char *path = state_path(state, no_state, library);
+	char kept[256];
+	state_read(path, kept, sizeof kept);
 	int rc = 0;
-	char *text = run_health(cli, argc, argv, &rc);
+	char *text = run_health(cli, n_rest, rest, &rc);
+	free(rest);
 	cJSON *doc = text ? cJSON_Parse(text) : NULL;
 	free(text);
-	/* A configuration error was told on standard error (and kept) by the
-	 * check; the plugin's answer is unknown, never a problem. */
-	if (!doc)
-		return answer(NPD_UNKNOWN, "GPU health unknown: %s",
-		              rc == NPD_UNKNOWN ? "nodegate configuration error"
-		                                : "the check gave no result");
 	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(doc, "severity");
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "reason");
 	const cJSON *checked = cJSON_GetObjectItemCaseSensitive(doc, "checked");
@@ -157,13 +234,26 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 		w = plain;
 	}
 	int status;
-	if (strcmp(s, "ok") == 0 || strcmp(s, "transient") == 0)
+	if (doc && (strcmp(s, "ok") == 0 || strcmp(s, "transient") == 0)) {
+		state_write(path, NULL);
 		status = answer(NPD_OK, "GPUs healthy: %d checked%s", n,
 		                strcmp(s, "transient") == 0 ? " (transient events only)" : "");
-	else if (strcmp(s, "degraded") == 0 || strcmp(s, "fatal") == 0)
+	} else if (doc && (strcmp(s, "degraded") == 0 || strcmp(s, "fatal") == 0)) {
+		state_write(path, w[0] ? w : s);
 		status = answer(NPD_PROBLEM, "%s", w[0] ? w : s);
-	else
+	} else if (kept[0]) {
+		/* A monitoring failure says nothing about a problem already
+		 * found: the condition stays True until a measured check clears it. */
+		status = answer(NPD_PROBLEM, "last known: %s", kept);
+	} else if (!doc) {
+		/* A configuration error was told on standard error (and kept) by
+		 * the check; the plugin's answer is unknown, never a problem. */
+		status = answer(NPD_UNKNOWN, "GPU health unknown: %s",
+		                rc == NPD_UNKNOWN ? "nodegate configuration error"
+		                                  : "the check gave no result");
+	} else {
 		status = answer(NPD_UNKNOWN, "GPU health unknown: %s", w[0] ? w : s);
+	}
 	cJSON_Delete(doc);
 	return status;
 }

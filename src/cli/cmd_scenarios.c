@@ -8,14 +8,18 @@
  *    "kmsg": ["6,1,5000000,-;NVRM: Xid (PCI:0000:18:00): 79, ..."],
  *    "library": "synthetic" | "missing",  NVML present (default) or absent
  *    "expect": {"severity": "fatal", "drain": true, "exit": 1, "max_seconds": 3},
- *    "synthetic": {...}}                  the GPUs (docs/synthetic-gpus.md)
- * Each runs `nodegate --policy {} epilog --json --no-store` through
+ *    "synthetic": {...},                  the GPUs (docs/synthetic-gpus.md)
+ *    "mode": "epilog" | "prolog" | "health",  the verb (default epilog)
+ *    "kernel": {"boot_id": "...", "gpus": [{"bus": "0000:18:00.0", "driver": "nvidia",
+ *               "minor": 0, "uuid": "GPU-..."}]}}  what the kernel sees, apart from NVML
+ * Each runs `nodegate --policy {} epilog --json --no-store --root DIR` through
  * collect/spawn.h with NODEGATE_NVML_LIBRARY, NODEGATE_SYNTH_GPUS and
  * NODEGATE_KMSG pointing at files in a fresh temporary directory, and every
  * other SLURM_* variable removed: nothing of the machine it runs on (its
  * policy, its kernel log, its GPUs, its store) reaches a row. */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -75,12 +79,18 @@ struct scenario {
 	char file[PATH_MAX];
 	char name[NAME_MAX_LEN + 1];
 	cJSON *doc;
-	const cJSON *env, *args, *kmsg, *synthetic;
+	const cJSON *env, *args, *kmsg, *synthetic, *kernel;
+	const char *mode; /* "epilog", "prolog", "health" */
 	bool missing_library;
 	const char *want_severity;
 	bool want_drain;
 	int want_exit;
 	double max_seconds; /* 0: no limit beyond the run's timeout */
+	/* "runs": the same node checked again and again, one store kept between
+	 * the runs; each run is this scenario with its own keys put over it. */
+	size_t n_runs;
+	struct scenario *run;
+	bool keep_store;
 };
 
 struct row {
@@ -139,6 +149,46 @@ static bool env_name_ok(const char *k)
 	return true;
 }
 
+/* A PCI address as a directory name: "0000:18:00.0" and nothing else. */
+static bool pci_name_ok(const char *s)
+{
+	unsigned d, b, v, f;
+	char tail;
+	return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &v, &f, &tail) == 4;
+}
+
+static int check_kernel(const cJSON *k, const char *file, ng_err *err)
+{
+	if (!cJSON_IsObject(k))
+		return ng_fail(err, "%s: \"kernel\" must be an object", file);
+	const cJSON *m;
+	cJSON_ArrayForEach(m, k) {
+		if (strcmp(m->string, "boot_id") == 0 && cJSON_IsString(m))
+			continue;
+		if (strcmp(m->string, "gpus") != 0 || !cJSON_IsArray(m))
+			return ng_fail(err, "%s: kernel \"%s\": only \"boot_id\" (a string) and \"gpus\" (a list)",
+			               file, m->string);
+		const cJSON *g;
+		cJSON_ArrayForEach(g, m) {
+			const cJSON *bus = ng_json_get(g, "bus"), *drv = ng_json_get(g, "driver"),
+			            *minor = ng_json_get(g, "minor"), *uuid = ng_json_get(g, "uuid"),
+			            *ex = ng_json_get(g, "excluded");
+			if (ex && !cJSON_IsBool(ex))
+				return ng_fail(err, "%s: kernel gpus: \"excluded\" is true or false", file);
+			if (!cJSON_IsObject(g) || !cJSON_IsString(bus) || !pci_name_ok(bus->valuestring))
+				return ng_fail(err, "%s: kernel gpus: each needs \"bus\" like \"0000:18:00.0\"", file);
+			if ((drv && !(cJSON_IsString(drv) && drv->valuestring[0] && !strchr(drv->valuestring, '/'))) ||
+			    (minor && !(cJSON_IsNumber(minor) && minor->valuedouble >= 0 && minor->valuedouble < 256)) ||
+			    (uuid && !cJSON_IsString(uuid)))
+				return ng_fail(err, "%s: kernel gpus: \"driver\" a name, \"minor\" 0-255, \"uuid\" a string",
+				               file);
+		}
+	}
+	return 0;
+}
+
+static int read_body(struct scenario *s, const cJSON *d, ng_err *err);
+
 static int load_scenario(struct scenario *s, const char *dir, const char *base, ng_err *err)
 {
 	snprintf(s->file, sizeof s->file, "%s/%s", dir, base);
@@ -150,7 +200,7 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	free(text);
 	const cJSON *d = s->doc;
 	static const char *const keys[] = {"name", "about", "env", "args", "kmsg", "library",
-	                                   "expect", "synthetic"};
+	                                   "expect", "synthetic", "mode", "kernel", "runs", "store"};
 	const cJSON *m;
 	cJSON_ArrayForEach(m, d) {
 		bool known = false;
@@ -168,7 +218,53 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 		return ng_fail(err, "%s: \"name\" is \"%s\" but the file is named for \"%s\"", s->file,
 		               name->valuestring, from_file);
 	snprintf(s->name, sizeof s->name, "%s", name->valuestring);
+	const cJSON *runs = ng_json_get(d, "runs"), *store = ng_json_get(d, "store");
+	if (store && !cJSON_IsBool(store))
+		return ng_fail(err, "%s: \"store\" is true or false", s->file);
+	s->keep_store = cJSON_IsTrue(store);
+	if (!runs)
+		return read_body(s, d, err);
+	if (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 || cJSON_GetArraySize(runs) > 16)
+		return ng_fail(err, "%s: \"runs\" is a list of 1 to 16 runs", s->file);
+	s->n_runs = (size_t)cJSON_GetArraySize(runs);
+	if (!(s->run = calloc(s->n_runs, sizeof *s->run)))
+		return ng_fail(err, "out of memory");
+	size_t k = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, runs) {
+		struct scenario *one = &s->run[k++];
+		snprintf(one->file, sizeof one->file, "%.4000s (run %zu)", s->file, k);
+		snprintf(one->name, sizeof one->name, "%s", s->name);
+		if (!cJSON_IsObject(r))
+			return ng_fail(err, "%s: each run is an object of scenario keys", one->file);
+		cJSON *merged = cJSON_Duplicate(d, 1);
+		one->doc = merged;
+		if (!merged)
+			return ng_fail(err, "out of memory");
+		cJSON_DeleteItemFromObjectCaseSensitive(merged, "runs");
+		cJSON_DeleteItemFromObjectCaseSensitive(merged, "store");
+		const cJSON *m2;
+		cJSON_ArrayForEach(m2, r) {
+			bool known = false;
+			for (size_t i = 2; i < 10; i++)
+				known = known || strcmp(m2->string, keys[i]) == 0;
+			if (!known)
+				return ng_fail(err, "%s: unknown key \"%s\" in a run", one->file, m2->string);
+			cJSON_DeleteItemFromObjectCaseSensitive(merged, m2->string);
+			cJSON_AddItemToObject(merged, m2->string, cJSON_Duplicate(m2, 1));
+		}
+		if (read_body(one, merged, err) < 0)
+			return -1;
+	}
+	/* The table's row is the last run's. */
+	s->want_severity = s->run[s->n_runs - 1].want_severity;
+	return 0;
+}
 
+/* Everything but the name: what to run and what to expect. */
+static int read_body(struct scenario *s, const cJSON *d, ng_err *err)
+{
+	const cJSON *m;
 	s->env = ng_json_get(d, "env");
 	if (s->env) {
 		if (!cJSON_IsObject(s->env))
@@ -189,6 +285,18 @@ static int load_scenario(struct scenario *s, const char *dir, const char *base, 
 	                                     strcmp(lib->valuestring, "missing") == 0)))
 		return ng_fail(err, "%s: \"library\" is \"synthetic\" or \"missing\"", s->file);
 	s->missing_library = lib && strcmp(lib->valuestring, "missing") == 0;
+	const cJSON *mode = ng_json_get(d, "mode");
+	s->mode = "epilog";
+	if (mode) {
+		if (!cJSON_IsString(mode) || (strcmp(mode->valuestring, "epilog") != 0 &&
+		                              strcmp(mode->valuestring, "prolog") != 0 &&
+		                              strcmp(mode->valuestring, "health") != 0))
+			return ng_fail(err, "%s: \"mode\" is \"epilog\", \"prolog\" or \"health\"", s->file);
+		s->mode = mode->valuestring;
+	}
+	s->kernel = ng_json_get(d, "kernel");
+	if (s->kernel && check_kernel(s->kernel, s->file, err) < 0)
+		return -1;
 	s->synthetic = ng_json_get(d, "synthetic");
 	if (!s->missing_library && !cJSON_IsObject(s->synthetic))
 		return ng_fail(err, "%s: \"synthetic\" (the GPUs) must be an object", s->file);
@@ -283,15 +391,97 @@ static void clear_slurm_env(void)
 
 struct paths {
 	char dir[PATH_MAX - 64]; /* room for the file names below */
-	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX];
+	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX], root[PATH_MAX];
 };
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
 
 static void cleanup(const struct paths *p)
 {
 	unlink(p->gpus);
 	unlink(p->kmsg);
 	unlink(p->policy);
+	nftw(p->root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	rmdir(p->dir);
+}
+
+/* mkdir -p under the scenario's own directory. */
+static int make_dirs(char *path)
+{
+	for (char *q = path + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		int rc = mkdir(path, 0700);
+		*q = '/';
+		if (rc < 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* What the kernel sees, as the files gpu_kernel.c reads: each GPU on the
+ * PCI bus (vendor, class, a driver link) and in the driver's list. */
+static int write_kernel(const cJSON *k, const char *root, ng_err *err)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/sys/bus/pci/devices", root);
+	if (make_dirs(path) < 0)
+		return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+	const cJSON *boot = ng_json_get(k, "boot_id");
+	if (cJSON_IsString(boot)) {
+		snprintf(path, sizeof path, "%s/proc/sys/kernel/random", root);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char text[128];
+		snprintf(text, sizeof text, "%.100s\n", boot->valuestring);
+		snprintf(path, sizeof path, "%s/proc/sys/kernel/random/boot_id", root);
+		if (write_text(path, text, err) < 0)
+			return -1;
+	}
+	const cJSON *g;
+	cJSON_ArrayForEach(g, ng_json_get(k, "gpus")) {
+		const char *bus = ng_json_get(g, "bus")->valuestring;
+		const cJSON *drv = ng_json_get(g, "driver"), *minor = ng_json_get(g, "minor"),
+		            *uuid = ng_json_get(g, "uuid");
+		bool excluded = cJSON_IsTrue(ng_json_get(g, "excluded"));
+		const char *driver = cJSON_IsString(drv) ? drv->valuestring : "nvidia";
+		snprintf(path, sizeof path, "%s/sys/bus/pci/devices/%s", root, bus);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char file[PATH_MAX + 96];
+		snprintf(file, sizeof file, "%s/vendor", path);
+		if (write_text(file, "0x10de\n", err) < 0)
+			return -1;
+		snprintf(file, sizeof file, "%s/class", path);
+		if (write_text(file, "0x030200\n", err) < 0)
+			return -1;
+		char target[128];
+		snprintf(target, sizeof target, "../../../bus/pci/drivers/%.60s", driver);
+		snprintf(file, sizeof file, "%s/driver", path);
+		if (symlink(target, file) < 0)
+			return ng_fail(err, "cannot link %s: %s", file, strerror(errno));
+		if (strcmp(driver, "nvidia") != 0)
+			continue; /* only the nvidia driver lists a GPU in /proc/driver/nvidia */
+		snprintf(path, sizeof path, "%s/proc/driver/nvidia/gpus/%s", root, bus);
+		if (make_dirs(path) < 0)
+			return ng_fail(err, "cannot make %s: %s", path, strerror(errno));
+		char info[512];
+		snprintf(info, sizeof info,
+		         "Model:           NVIDIA H100 80GB HBM3\nIRQ:             100\nGPU UUID:        %.60s\n"
+		         "Bus Location:    %s\nDevice Minor:    %d\nGPU Excluded:    %s\n",
+		         cJSON_IsString(uuid) ? uuid->valuestring : "GPU-00000000-0000-0000-0000-000000000000",
+		         bus, cJSON_IsNumber(minor) ? (int)minor->valuedouble : 0, excluded ? "Yes" : "No");
+		snprintf(file, sizeof file, "%s/information", path);
+		if (write_text(file, info, err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int write_files(const struct scenario *s, const struct paths *p, ng_err *err);
@@ -307,6 +497,7 @@ static int prepare(const struct scenario *s, struct paths *p, ng_err *err)
 	snprintf(p->kmsg, sizeof p->kmsg, "%s/kmsg.log", p->dir);
 	snprintf(p->policy, sizeof p->policy, "%s/policy.json", p->dir);
 	snprintf(p->absent, sizeof p->absent, "%s/libnvidia-ml.so.1", p->dir);
+	snprintf(p->root, sizeof p->root, "%s/root", p->dir);
 	if (write_files(s, p, err) < 0) {
 		cleanup(p);
 		return -1;
@@ -317,6 +508,10 @@ static int prepare(const struct scenario *s, struct paths *p, ng_err *err)
 static int write_files(const struct scenario *s, const struct paths *p, ng_err *err)
 {
 	if (write_text(p->policy, "{}\n", err) < 0)
+		return -1;
+	if (mkdir(p->root, 0700) < 0)
+		return ng_fail(err, "cannot make %s: %s", p->root, strerror(errno));
+	if (s->kernel && write_kernel(s->kernel, p->root, err) < 0)
 		return -1;
 	ng_strbuf k = {0};
 	const cJSON *line;
@@ -337,7 +532,7 @@ static int write_files(const struct scenario *s, const struct paths *p, ng_err *
 }
 
 static void run_one(const struct scenario *s, const char *self, const char *library, bool verbose,
-                    struct row *row)
+                    const char *store, struct row *row)
 {
 	memset(row, 0, sizeof *row);
 	snprintf(row->severity, sizeof row->severity, "-");
@@ -359,7 +554,7 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	unsetenv("NODEGATE_POLICY");
 
 	size_t n_args = s->args ? (size_t)cJSON_GetArraySize(s->args) : 0;
-	char **argv = calloc(n_args + 8, sizeof *argv);
+	char **argv = calloc(n_args + 12, sizeof *argv);
 	if (!argv) {
 		snprintf(row->problem, sizeof row->problem, "out of memory");
 		cleanup(&p);
@@ -369,9 +564,16 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	argv[a++] = (char *)self;
 	argv[a++] = "--policy";
 	argv[a++] = p.policy;
-	argv[a++] = "epilog";
+	argv[a++] = (char *)s->mode;
 	argv[a++] = "--json";
-	argv[a++] = "--no-store";
+	if (store) {
+		argv[a++] = "--store";
+		argv[a++] = (char *)store;
+	} else {
+		argv[a++] = "--no-store";
+	}
+	argv[a++] = "--root";
+	argv[a++] = p.root;
 	cJSON_ArrayForEach(m, s->args)
 		argv[a++] = m->valuestring;
 	argv[a] = NULL;
@@ -425,6 +627,49 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	}
 	cJSON_Delete(out);
 	ng_spawn_result_free(&r);
+}
+
+/* Every run of a scenario, in order, with one store between them when it
+ * keeps one; the row is the first run not as expected, else the last. */
+static void run_scenario(const struct scenario *s, const char *self, const char *library,
+                         bool verbose, struct row *row)
+{
+	if (!s->n_runs) {
+		run_one(s, self, library, verbose, NULL, row);
+		return;
+	}
+	char dir[PATH_MAX - 64] = "", store[PATH_MAX] = "";
+	if (s->keep_store) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/nodegate-scenario-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			memset(row, 0, sizeof *row);
+			snprintf(row->severity, sizeof row->severity, "-");
+			snprintf(row->problem, sizeof row->problem, "cannot make a store directory: %s",
+			         strerror(errno));
+			return;
+		}
+		snprintf(store, sizeof store, "%s/nodegate.db", dir);
+	}
+	for (size_t k = 0; k < s->n_runs; k++) {
+		run_one(&s->run[k], self, library, verbose, store[0] ? store : NULL, row);
+		if (!row->ok) {
+			char was[sizeof row->problem];
+			snprintf(was, sizeof was, "%s", row->problem);
+			snprintf(row->problem, sizeof row->problem, "run %zu of %zu: %.400s", k + 1, s->n_runs, was);
+			break;
+		}
+	}
+	if (dir[0]) {
+		static const char *const files[] = {"nodegate.db", "nodegate.db-wal", "nodegate.db-shm",
+		                                    "nodegate.db-journal"};
+		for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+			char f[PATH_MAX];
+			snprintf(f, sizeof f, "%s/%s", dir, files[i]);
+			unlink(f);
+		}
+		rmdir(dir);
+	}
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -545,7 +790,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 			if (only && strcmp(sc[i].name, only) != 0)
 				continue;
 			struct row row;
-			run_one(&sc[i], self, lib_abs, verbose, &row);
+			run_scenario(&sc[i], self, lib_abs, verbose, &row);
 			failed += !row.ok;
 			if (json) {
 				cJSON *o = cJSON_CreateObject();
@@ -576,8 +821,12 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		}
 		rc = failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 	}
-	for (size_t i = 0; sc && i < n; i++)
+	for (size_t i = 0; sc && i < n; i++) {
+		for (size_t k = 0; k < sc[i].n_runs; k++)
+			cJSON_Delete(sc[i].run[k].doc);
+		free(sc[i].run);
 		cJSON_Delete(sc[i].doc);
+	}
 	free(sc);
 	for (size_t i = 0; i < n_files; i++)
 		free(files[i]);

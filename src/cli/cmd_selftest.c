@@ -57,7 +57,8 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"\n"
 	"GPU cases run `nodegate epilog` on the synthetic NVML library with SLURM_JOB_GPUS\n"
 	"0,1: healthy, volatile uncorrectable ECC on GPU 0, PCIe x8 of x16 on GPU 1, a\n"
-	"fault on GPU 3 (not the job's), no NVML library, an NVML call that hangs\n"
+	"fault on GPU 3 (not the job's), GPU 0 vanished from NVML (the store knows it),\n"
+	"no NVML library, an NVML call that hangs\n"
 	"(--deadline 1, done within 2 s). Admission cases ingest 12 healthy peers and\n"
 	"run `nodegate admit --from` on planted runs: healthy (admitted), slow twice\n"
 	"(quarantined, with a case), wrong results (quarantined), no samples (held);\n"
@@ -258,6 +259,13 @@ static const struct gpu_case gpu_cases[] = {
 	 true, 1, {"GPU1", "pcie"}, 0},
 	{"gpu-not-the-jobs", "{" SCHEMA ",\"gpus\":[{},{},{}," ECC_FAULT "]}", NULL, "ok", false, 0,
 	 {0}, 0},
+	/* GPU 0 gone from NVML, the rest renumbered: the store (the cases above
+	 * kept the node's GPUs) knows minor 0, so the job's ordinal 0 is missing,
+	 * not its neighbour at NVML index 0. */
+	{"gpu-vanished", "{" SCHEMA ",\"gpus\":[{\"pci_bus_id\":\"00000000:2A:00.0\",\"minor\":1,"
+	 "\"uuid\":\"GPU-00000000-0000-4000-8000-000000000001\"},{\"pci_bus_id\":\"00000000:3A:00.0\","
+	 "\"minor\":2,\"uuid\":\"GPU-00000000-0000-4000-8000-000000000002\"}]}", NULL, "fatal", true, 1,
+	 {"GPU0", "missing"}, 0},
 	{"gpu-no-nvml", NULL, NULL, "n/a", false, 0, {0}, 0},
 	{"gpu-nvml-hang", "{" SCHEMA ",\"fail\":{\"hang\":\"nvmlDeviceGetTotalEccErrors\"}}", "1",
 	 "unknown", false, 0, {0}, 2},

@@ -35,6 +35,8 @@
 #include "parse/nvidia_smi.h"
 
 #define SNAPSHOT_MAX_BYTES (16u << 20)
+#define TEARDOWN_WAIT_S 0.5 /* before reading again what a job seems to have left behind */
+#define NVML_KEEP_BACK_S 1.0 /* of the deadline, for the kernel's view and Xids after a hang */
 
 double ng_check_now(void)
 {
@@ -82,6 +84,8 @@ static double policy_deadline_s(const ng_policy *pol)
 struct nvml_arg {
 	const int *idx;
 	size_t n_idx;
+	const int *minors; /* read past their identity only these minors' GPUs */
+	size_t n_minors;
 };
 
 /* The child: NVML, and the snapshot as JSON on the pipe. */
@@ -92,7 +96,8 @@ static void nvml_child(int wfd, const struct check *c, const void *arg)
 	if (!s)
 		_exit(4);
 	ng_nvml_opts o = {.lib_path = c->library, .indexes = a->n_idx ? a->idx : NULL,
-	                  .n_indexes = a->n_idx};
+	                  .n_indexes = a->n_idx, .minors = a->n_minors ? a->minors : NULL,
+	                  .n_minors = a->n_minors};
 	ng_err err;
 	if (ng_nvml_snapshot(&o, s, &err) < 0) {
 		memset(s, 0, sizeof *s);
@@ -109,14 +114,21 @@ static void nvml_child(int wfd, const struct check *c, const void *arg)
 		_exit(5);
 }
 
-/* The snapshot of the GPUs idx names (all when n_idx is 0), read in a child
+/* The snapshot of the node's GPUs (past their identity, only those of the
+ * given minors, when any are given), read in a child
  * under the deadline. -1 with c->why (and c->timed_out) when there is none. */
-static int collect_nvml(struct check *c, const int *idx, size_t n_idx)
+static int collect_nvml(struct check *c, const int *minors, size_t n_minors)
 {
-	struct nvml_arg a = {idx, n_idx};
+	struct nvml_arg a = {NULL, 0, minors, n_minors};
 	struct bounded b;
 	int rc = -1;
-	if (ng_check_run_bounded(c, "the NVML query", nvml_child, &a, SNAPSHOT_MAX_BYTES, &b) < 0) {
+	/* A hung NVML must leave time for the evidence that does not need it:
+	 * the kernel's view and its Xids are read after, in what is kept back. */
+	double t_end = c->t_end, keep_back = c->deadline_s * 0.25;
+	c->t_end -= keep_back < NVML_KEEP_BACK_S ? keep_back : NVML_KEEP_BACK_S;
+	int started = ng_check_run_bounded(c, "the NVML query", nvml_child, &a, SNAPSHOT_MAX_BYTES, &b);
+	c->t_end = t_end;
+	if (started < 0) {
 		snprintf(c->why, sizeof c->why, "could not start the NVML query: %s", strerror(b.error));
 	} else if (!b.finished && !b.too_big) {
 		c->timed_out = true;
@@ -144,20 +156,6 @@ static int collect_nvml(struct check *c, const int *idx, size_t n_idx)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Keeps the GPUs keep[] marks, in order. */
-static void keep_only(ng_gpu_snapshot *s, const bool keep[NG_GPU_MAX])
-{
-	size_t o = 0;
-	for (size_t i = 0; i < s->n_gpus && i < NG_GPU_MAX; i++) {
-		if (!keep[i])
-			continue;
-		if (o != i)
-			s->gpu[o] = s->gpu[i];
-		o++;
-	}
-	s->n_gpus = o;
-}
-
 /* ---- the run ------------------------------------------------------------------------ */
 
 static void finish_judged(struct check *c)
@@ -172,6 +170,14 @@ static void finish_judged(struct check *c)
 		return;
 	}
 	c->outcome = ng_health_name(c->health->severity);
+	if (!c->drain && !c->nvml_answered && !c->smi_file) {
+		/* NVML did not answer and the kernel's evidence found nothing to
+		 * drain for: what it would have been without that evidence. */
+		c->outcome = c->timed_out ? "unknown" : "n/a";
+		if (!c->why[0])
+			snprintf(c->why, sizeof c->why, "%s", c->health->unknown_why);
+		return;
+	}
 	if (c->drain)
 		ng_check_drain_reason(c);
 	else if (c->health->severity == NG_HEALTH_UNKNOWN)
@@ -209,69 +215,71 @@ static bool job_set(struct check *c)
 	return true;
 }
 
-/* An ordinal the node does not have comes back as a GPU NVML gave no handle
- * for (INVALID_ARGUMENT: no such index): a note, not a GPU to judge. */
-static bool absent_gpu(const ng_gpu_state *g, unsigned *count)
+static bool leftovers(const struct check *c)
 {
-	if (g->lost || g->uuid[0] || g->bus[0] ||
-	    g->ecc_volatile_uncorrected.state != NG_FIELD_FAILED ||
-	    g->ecc_volatile_uncorrected.nvml_return != 2 /* NVML_ERROR_INVALID_ARGUMENT */)
-		return false;
-	const char *p = strstr(g->error, "NVML counts ");
-	if (!p || sscanf(p, "NVML counts %u", count) != 1)
-		*count = UINT_MAX;
-	return true;
+	for (size_t i = 0; i < c->snap->n_gpus; i++) {
+		const ng_gpu_state *g = &c->snap->gpu[i];
+		if (g->processes.state == NG_FIELD_OK && g->processes.value > 0)
+			return true;
+		if (g->memory_used_mib.state == NG_FIELD_OK && g->memory_total_mib.state == NG_FIELD_OK &&
+		    (double)g->memory_used_mib.value >
+		        c->cli->policy.health_memory_used_share * (double)g->memory_total_mib.value)
+			return true;
+	}
+	return false;
 }
 
-static size_t drop_absent(struct check *c, bool keep[NG_GPU_MAX])
+/* A job's processes may still be exiting when the Epilog starts: what
+ * looks left behind is read once more, a moment later, within the
+ * deadline. If that second reading fails, what was left behind is not
+ * known, and is not judged (the first reading alone is no evidence). */
+static void reread_after_teardown(struct check *c, const int *minors, size_t n_minors)
 {
-	size_t marked = 0, absent = 0;
-	unsigned count = UINT_MAX;
-	int first = -1;
-	for (size_t i = 0; i < NG_GPU_MAX; i++) {
-		keep[i] = i < c->snap->n_gpus && !absent_gpu(&c->snap->gpu[i], &count);
-		if (keep[i]) {
-			marked++;
-		} else if (i < c->snap->n_gpus && absent++ == 0) {
-			first = c->snap->gpu[i].index;
+	if (!leftovers(c))
+		return;
+	double left = c->t_end - ng_check_now() - NVML_KEEP_BACK_S;
+	double nap = left / 4 < TEARDOWN_WAIT_S ? left / 4 : TEARDOWN_WAIT_S;
+	ng_gpu_snapshot *first = malloc(sizeof *first);
+	if (!first || nap < 0.05) {
+		free(first);
+		return;
+	}
+	memcpy(first, c->snap, sizeof *first);
+	struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+	nanosleep(&ts, NULL);
+	if (collect_nvml(c, minors, n_minors) < 0 || c->snap->nvml != NG_FIELD_OK) {
+		memcpy(c->snap, first, sizeof *first);
+		c->timed_out = false;
+		c->why[0] = '\0';
+		for (size_t i = 0; i < c->snap->n_gpus; i++) {
+			ng_gpu_state *g = &c->snap->gpu[i];
+			g->processes = g->memory_used_mib = (ng_gpu_field){0};
+			g->n_pids = 0;
 		}
+		ng_check_note(c, "GPU memory or processes left after the job, and the second reading (to let "
+		                 "teardown finish) failed: not judged");
+	} else {
+		ng_check_note(c, "GPU memory or processes were left after the job: read again %.2f s later",
+		              nap);
 	}
-	if (absent) {
-		char more[48] = "", lists[48] = "";
-		if (absent > 1)
-			snprintf(more, sizeof more, " (and %zu more)", absent - 1);
-		if (count != UINT_MAX)
-			snprintf(lists, sizeof lists, " (NVML lists %u GPU%s)", count, count == 1 ? "" : "s");
-		ng_check_note(c, "%s: GPU %d%s not on this node%s: not checked", c->gpus_from, first, more,
-		     lists);
-	}
-	return marked;
+	free(first);
 }
 
+/* The whole node from NVML, whatever the job: the job's GPUs are picked
+ * afterwards by device minor (gpu_check_inventory.c), never by NVML's
+ * order, which shifts when a GPU vanishes. */
 static void run_nvml(struct check *c)
 {
-	int idx[NG_GPU_MAX];
-	size_t n_idx = 0;
-	bool whole = c->mode == NG_CHECK_HEALTH || !ng_job_gpus_ordinals_only(c->job);
-	if (!whole) {
-		size_t beyond = 0;
-		for (size_t i = 0; i < c->job->n; i++) {
-			if (c->job->gpu[i].ordinal < NG_GPU_MAX && n_idx < NG_GPU_MAX)
-				idx[n_idx++] = c->job->gpu[i].ordinal;
-			else
-				beyond++;
-		}
-		if (beyond)
-			ng_check_note(c, "%zu GPU ordinal%s beyond any node's %d: not checked", beyond,
-			     beyond == 1 ? "" : "s", NG_GPU_MAX);
-		if (!n_idx) {
-			snprintf(c->why, sizeof c->why, "no GPUs to check: none of %s is on this node",
-			         c->gpus_from);
-			return;
-		}
-	}
-	if (collect_nvml(c, idx, whole ? 0 : n_idx) < 0)
+	int minors[NG_GPU_MAX];
+	size_t n_minors = 0;
+	if (c->mode != NG_CHECK_HEALTH && ng_job_gpus_ordinals_only(c->job))
+		for (size_t i = 0; i < c->job->n && n_minors < NG_GPU_MAX; i++)
+			minors[n_minors++] = c->job->gpu[i].ordinal;
+	if (collect_nvml(c, minors, n_minors) < 0)
 		return;
+	if (c->mode == NG_CHECK_EPILOG && c->snap->nvml == NG_FIELD_OK)
+		reread_after_teardown(c, minors, n_minors);
+	c->snap->after_job = c->mode == NG_CHECK_EPILOG;
 	if (c->snap->nvml != NG_FIELD_OK) {
 		snprintf(c->why, sizeof c->why, "nothing checked: NVML: %s",
 		         c->snap->nvml_error[0] ? c->snap->nvml_error : "failed");
@@ -280,24 +288,8 @@ static void run_nvml(struct check *c)
 	}
 	if (c->snap->nvml_error[0])
 		ng_check_note(c, "NVML: %s", c->snap->nvml_error);
-	if (c->mode == NG_CHECK_HEALTH) {
-		if (c->snap->n_gpus == 0)
-			snprintf(c->why, sizeof c->why, "no GPUs to check: NVML lists none on this node");
-		return;
-	}
-	bool keep[NG_GPU_MAX];
-	size_t marked;
-	if (whole) {
-		/* UUIDs: every GPU was read, the job's are picked by exact UUID. */
-		marked = ng_job_gpus_resolve(c->job, c->snap, keep);
-		take_job_notes(c);
-	} else {
-		marked = drop_absent(c, keep);
-	}
-	keep_only(c->snap, keep);
-	if (marked == 0)
-		snprintf(c->why, sizeof c->why, "no GPUs to check: none of %s is on this node",
-		         c->gpus_from);
+	if (c->snap->n_gpus == 0)
+		snprintf(c->why, sizeof c->why, "no GPUs to check: NVML lists none on this node");
 }
 
 static int run_smi(struct check *c)
@@ -346,15 +338,23 @@ static int run_check(struct check *c)
 	} else if ((go = job_set(c))) {
 		run_nvml(c);
 	}
-	if (c->timed_out) {
-		c->outcome = "unknown";
-	} else if (!go || c->snap->n_gpus == 0) {
-		c->outcome = "n/a";
+	if (go && !c->smi_file) {
+		ng_check_load_history(c); /* the inventory and marks too: before the accounting */
+		ng_check_account_gpus(c);
+	}
+	/* The kernel's Xids are read whatever NVML did: a fatal one is evidence
+	 * of its own, for the GPUs in scope. */
+	if (go && (c->snap->n_gpus || c->mode == NG_CHECK_HEALTH))
+		ng_check_attach_xids(c);
+	if (!go || c->snap->n_gpus == 0) {
+		c->outcome = c->timed_out ? "unknown" : "n/a";
 		if (!c->why[0])
 			snprintf(c->why, sizeof c->why, "no GPUs to check");
+		if (go)
+			ng_check_keep_records(c); /* the run, whatever it found */
 	} else {
-		ng_check_attach_xids(c);
-		ng_check_load_history(c);
+		if (c->smi_file)
+			ng_check_load_history(c);
 		finish_judged(c);
 		ng_check_keep_records(c);
 		ng_check_land_slurm(c);
@@ -412,7 +412,7 @@ static int opt_error(struct check *c, const char *fmt, ...)
 static int parse_opts(struct check *c, int argc, char **argv)
 {
 	enum { O_GPUS = 256, O_DEADLINE, O_KMSG, O_NO_KMSG, O_SINCE, O_LIBRARY, O_STORE, O_NO_STORE,
-	       O_SMI, O_LAND, O_SLURM_CONF, O_NODE };
+	       O_SMI, O_LAND, O_SLURM_CONF, O_NODE, O_ROOT };
 	const struct option all[] = {
 		{"gpus", required_argument, NULL, O_GPUS},
 		{"deadline", required_argument, NULL, O_DEADLINE},
@@ -426,6 +426,7 @@ static int parse_opts(struct check *c, int argc, char **argv)
 		{"land", required_argument, NULL, O_LAND},
 		{"slurm-conf", required_argument, NULL, O_SLURM_CONF},
 		{"node", required_argument, NULL, O_NODE},
+		{"root", required_argument, NULL, O_ROOT},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -473,6 +474,7 @@ static int parse_opts(struct check *c, int argc, char **argv)
 			break;
 		case O_SLURM_CONF: c->slurm_conf = optarg; break;
 		case O_NODE: c->node_name = optarg; break;
+		case O_ROOT: c->root = optarg; break;
 		case ':': return opt_error(c, "%s needs a value", argv[optind - 1]);
 		default:
 			if (optopt)
@@ -519,6 +521,7 @@ int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check
 		rc = run_check(&c);
 	}
 	cJSON_Delete(c.notes);
+	free(c.kview);
 	free(c.job);
 	free(c.snap);
 	free(c.health);

@@ -47,6 +47,8 @@ int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check
 	"      --slurm-conf FILE   SLURM_CONF for scontrol (a health check has none)\n"         \
 	"      --node NAME         the Slurm node (default SLURMD_NODENAME, else the short\n"   \
 	"                          host name)\n"                                                  \
+	"      --root DIR          the kernel's view of the GPUs (PCI bus, driver list, boot\n"  \
+	"                          id) under DIR instead of / (also NODEGATE_ROOT)\n"          \
 	"  -j, --json              print the result as JSON\n"                                      \
 	"  -h, --help              this text\n"
 

@@ -13,9 +13,11 @@
 #include "cli/gpu_check.h"
 #include "cli/job_gpus.h"
 #include "core/gpu.h"
+#include "collect/gpu_kernel.h"
 #include "core/strbuf.h"
 #include "judge/gpu_health.h"
 #include "land/slurm.h"
+#include "store/store.h"
 
 struct check {
 	struct ng_cli *cli;
@@ -36,6 +38,7 @@ struct check {
 	bool land_slurm;         /* --land slurm: drain through scontrol */
 	const char *slurm_conf;  /* --slurm-conf */
 	const char *node_name;   /* --node */
+	const char *root;        /* --root (NODEGATE_ROOT): the kernel's view under it */
 
 	/* the run */
 	double t_end; /* CLOCK_MONOTONIC seconds at which the deadline expires */
@@ -47,6 +50,9 @@ struct check {
 	const char *outcome; /* a severity name, "unknown" or "n/a" */
 	char why[512];       /* the reason behind unknown, n/a or a drain */
 	bool timed_out, drain;
+	bool nvml_answered;     /* NVML listed at least one GPU */
+	ng_kernel_view *kview;  /* the kernel's view of the GPUs, when read */
+	bool kview_read;
 	size_t n_xid, n_xid_elsewhere;
 	/* each GPU's counters at an earlier check, from the store, for rates */
 	ng_gpu_history history[NG_GPU_MAX];
@@ -57,6 +63,17 @@ struct check {
 	char last_mode[16];
 	bool last_drain;
 	long long last_at; /* 0: none known */
+	/* the node's GPUs as the store last saw them, and the kernel-log marks */
+	bool store_read;
+	ng_store_gpu inv[NG_GPU_MAX];
+	size_t n_inv;
+	ng_store_kmsg_mark marks[NG_GPU_MAX];
+	size_t n_marks;
+	/* what this run adds: GPUs replaced at their bus, newest Xid judged per bus */
+	char replaced[NG_GPU_MAX][96];
+	size_t n_replaced;
+	ng_store_kmsg_mark new_marks[NG_GPU_MAX];
+	size_t n_new_marks;
 	/* landing through scontrol, when asked */
 	bool landed;      /* ng_slurm_drain ran */
 	int land_rc;      /* its return */
@@ -96,6 +113,16 @@ int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const v
 /* Reads the kernel log and attaches the Xids since the job began to the
  * GPUs by PCI address; a log that cannot be read is a note. */
 void ng_check_attach_xids(struct check *c);
+
+/* ---- gpu_check_inventory.c ---- */
+/* After NVML, whatever it did: reads the kernel's view of the GPUs, picks
+ * the job's GPUs by device minor, and adds to the snapshot every GPU in
+ * scope that the kernel knows and NVML does not list (missing when NVML
+ * answered for its siblings, unanswered when it did not). */
+void ng_check_account_gpus(struct check *c);
+/* A GPU known only from elsewhere, appended to the snapshot; NULL when full. */
+ng_gpu_state *ng_check_add_ghost(struct check *c, ng_gpu_presence presence, const char *bus,
+                                 int minor, const char *uuid, const char *seen_by);
 
 /* ---- gpu_check_report.c ---- */
 void ng_check_drain_reason(struct check *c);

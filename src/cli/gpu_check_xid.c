@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/gpu_check_run.h"
+#include "judge/gpu_health.h"
 #include "parse/xid.h"
 
 #define KMSG_MAX_BYTES (32u << 20) /* more than any kernel ring buffer */
@@ -176,6 +177,96 @@ static double default_since_s(const struct check *c)
 	return NG_CHECK_EPILOG_SINCE_S;
 }
 
+static bool evidence(int code)
+{
+	ng_xid_class k = ng_xid_classify(code);
+	return k == NG_XID_HARDWARE || k == NG_XID_LINK;
+}
+
+/* The whole node: a hardware or link Xid for a bus that no GPU in the
+ * snapshot has is still this node's GPU (NVML may not list it, or may not
+ * have answered at all). It becomes a GPU of its own, known only from the
+ * kernel log, so the Xid is judged instead of dropped. A GPU the kernel
+ * shows bound to another driver (a VM's) is not this node's to judge. */
+static void add_log_ghosts(struct check *c, const ng_xid_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!evidence(ev[i].code) && !(ev[i].cause > 0 && evidence(ev[i].cause)))
+			continue;
+		bool known = false;
+		for (size_t g = 0; g < c->snap->n_gpus && !known; g++)
+			known = strcmp(c->snap->gpu[g].bus, ev[i].bus) == 0;
+		const ng_kernel_gpu *k = c->kview_read ? ng_kernel_view_find(c->kview, ev[i].bus) : NULL;
+		if (known || (k && k->driver[0] && strcmp(k->driver, "nvidia") != 0))
+			continue;
+		ng_check_add_ghost(c, NG_GPU_UNANSWERED, ev[i].bus, k ? k->minor : -1, k ? k->uuid : "",
+		                   "the kernel log");
+	}
+}
+
+static const char *boot_id(const struct check *c)
+{
+	return c->kview && c->kview->boot_id[0] ? c->kview->boot_id : NULL;
+}
+
+/* Xids an earlier check of this boot already judged (the store's mark for
+ * their bus) are not judged again: an operator who resumed a node after
+ * one must not see it drained on the same line still in the kernel's
+ * buffer. A new boot starts afresh; without a boot id nothing is dropped.
+ * Returns how many are left, in order. */
+static size_t drop_judged(struct check *c, ng_xid_event *ev, size_t n)
+{
+	const char *boot = boot_id(c);
+	if (!boot || !c->n_marks)
+		return n;
+	size_t o = 0, dropped = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool judged = false;
+		for (size_t k = 0; k < c->n_marks && !judged; k++)
+			judged = ev[i].at_usec >= 0 && strcmp(c->marks[k].bus, ev[i].bus) == 0 &&
+			         strcmp(c->marks[k].boot_id, boot) == 0 && ev[i].at_usec <= c->marks[k].at_usec;
+		if (judged)
+			dropped++;
+		else
+			ev[o++] = ev[i];
+	}
+	if (dropped)
+		ng_check_note(c, "%zu Xid line%s already judged by an earlier check in this boot: not judged again",
+		              dropped, dropped == 1 ? "" : "s");
+	return o;
+}
+
+/* The newest kernel time of the Xids judged now, per GPU bus in the
+ * snapshot, for the store. */
+static void mark_judged(struct check *c, const ng_xid_event *ev, size_t n)
+{
+	const char *boot = boot_id(c);
+	if (!boot)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].at_usec < 0)
+			continue;
+		bool ours = false;
+		for (size_t g = 0; g < c->snap->n_gpus && !ours; g++)
+			ours = strcmp(c->snap->gpu[g].bus, ev[i].bus) == 0;
+		if (!ours)
+			continue; /* a neighbour's Xid, not judged here: not marked either */
+		ng_store_kmsg_mark *m = NULL;
+		for (size_t k = 0; k < c->n_new_marks && !m; k++)
+			if (strcmp(c->new_marks[k].bus, ev[i].bus) == 0)
+				m = &c->new_marks[k];
+		if (!m && c->n_new_marks < NG_GPU_MAX) {
+			m = &c->new_marks[c->n_new_marks++];
+			memset(m, 0, sizeof *m);
+			snprintf(m->bus, sizeof m->bus, "%s", ev[i].bus);
+			snprintf(m->boot_id, sizeof m->boot_id, "%s", boot);
+			m->at_usec = -1;
+		}
+		if (m && ev[i].at_usec > m->at_usec)
+			m->at_usec = ev[i].at_usec;
+	}
+}
+
 void ng_check_attach_xids(struct check *c)
 {
 	if (c->no_kmsg)
@@ -207,6 +298,10 @@ void ng_check_attach_xids(struct check *c)
 	if (x.dropped)
 		ng_check_note(c, "%zu older Xid lines left out (only the newest %zu are attached)", x.dropped,
 		     x.n);
+	x.n = drop_judged(c, x.ev, x.n);
+	if (x.n && c->mode == NG_CHECK_HEALTH)
+		add_log_ghosts(c, x.ev, x.n);
+	mark_judged(c, x.ev, x.n);
 	if (x.n) {
 		c->n_xid_elsewhere = ng_xid_attach(c->snap, x.ev, x.n);
 		if (c->n_xid_elsewhere)

@@ -186,8 +186,21 @@ struct ng_report {
 	 * verb and kind, in the report's window (cli/config_error.h) */
 	ng_store_config_error *config_errors;
 	size_t n_config_errors, config_error_nodes;
+	/* GPU checks: each node's last epilog, prolog and health outcome */
+	ng_store_gpu_check_run *gpu_runs;
+	size_t n_gpu_runs;
 	cJSON *notes; /* array of strings: what could not be read or shown */
 };
+
+/* report_data.c: the GPU checks as the report shows them. Nodes whose
+ * newest check (any mode) says unknown or n/a: a monitoring failure, never
+ * healthy nodes. It is one fleet event when at least 2 nodes and a quarter
+ * of those checked are in it at once. */
+struct ng_gpu_check_summary {
+	size_t nodes, failing;
+	bool event;
+};
+void ng_report_gpu_checks(const struct ng_report *r, struct ng_gpu_check_summary *out);
 
 /* report_data.c: nodes, classes, series, cases, events and the timeline.
  * -1 with err set on a store failure. */

@@ -586,6 +586,8 @@ int ng_report_load(ng_store *st, const struct ng_cli *cli, struct ng_report *r, 
 	if (rc == 0)
 		rc = ng_store_report_health_faults(st, r->since, health_row, r, err);
 	if (rc == 0)
+		rc = ng_store_last_gpu_check_runs(st, NULL, &r->gpu_runs, &r->n_gpu_runs, err);
+	if (rc == 0)
 		rc = ng_report_false_rejects(st, r, err);
 	if (rc == 0)
 		rc = ng_store_config_errors_since(st, r->since, &r->config_errors, &r->n_config_errors,
@@ -612,8 +614,26 @@ size_t ng_report_nodes_shown(const struct ng_report *r)
 	return n;
 }
 
+void ng_report_gpu_checks(const struct ng_report *r, struct ng_gpu_check_summary *out)
+{
+	memset(out, 0, sizeof *out);
+	/* gpu_runs are ordered by node: each node's newest run of any mode */
+	for (size_t i = 0; i < r->n_gpu_runs;) {
+		size_t k = i, newest = i;
+		for (; k < r->n_gpu_runs && strcmp(r->gpu_runs[k].node, r->gpu_runs[i].node) == 0; k++)
+			if (r->gpu_runs[k].at > r->gpu_runs[newest].at)
+				newest = k;
+		out->nodes++;
+		const char *o = r->gpu_runs[newest].outcome;
+		out->failing += strcmp(o, "unknown") == 0 || strcmp(o, "n/a") == 0;
+		i = k;
+	}
+	out->event = out->failing >= 2 && out->failing * 4 >= out->nodes;
+}
+
 void ng_report_free(struct ng_report *r)
 {
+	free(r->gpu_runs);
 	for (size_t i = 0; i < r->n_nodes; i++)
 		free(r->nodes[i].name);
 	free(r->nodes);

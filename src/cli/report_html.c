@@ -440,6 +440,45 @@ static void quarantine(const struct ng_report *r, ng_strbuf *o)
 	ng_strbuf_adds(o, "\n");
 }
 
+/* Each node's last GPU check, by outcome: a fleet-wide monitoring failure
+ * reads as one event, not as healthy nodes. */
+static void gpu_checks(const struct ng_report *r, ng_strbuf *o)
+{
+	static const char *const modes[] = {"epilog", "prolog", "health"};
+	static const char *const outcomes[] = {"ok", "transient", "unresponsive", "unknown", "n/a", "degraded",
+	                                       "fatal"};
+	struct ng_gpu_check_summary gs;
+	ng_report_gpu_checks(r, &gs);
+	ng_strbuf_printf(o, "<h2 id=\"gpu-checks\">GPU checks</h2><p>Each node's last epilog, prolog and "
+	                    "health check, by outcome (%zu nodes).</p>",
+	                 gs.nodes);
+	if (gs.event)
+		ng_strbuf_printf(o, "<p class=\"event\">Monitoring failure: %zu of %zu nodes could not be checked "
+		                    "(unknown or n/a) at their last check: NVML, the driver or the hooks, not the "
+		                    "GPUs. These nodes are not known healthy.</p>",
+		                 gs.failing, gs.nodes);
+	if (!r->n_gpu_runs) {
+		ng_strbuf_adds(o, "<p>No GPU check is kept in this store.</p>\n");
+		return;
+	}
+	ng_strbuf_adds(o, "<table id=\"gpu-check-list\"><tr><th>check</th>");
+	for (size_t k = 0; k < sizeof outcomes / sizeof *outcomes; k++)
+		ng_strbuf_printf(o, "<th>%s</th>", outcomes[k]);
+	ng_strbuf_adds(o, "</tr>");
+	for (size_t m = 0; m < 3; m++) {
+		ng_strbuf_printf(o, "<tr><td>%s</td>", modes[m]);
+		for (size_t k = 0; k < sizeof outcomes / sizeof *outcomes; k++) {
+			size_t n = 0;
+			for (size_t i = 0; i < r->n_gpu_runs; i++)
+				n += strcmp(r->gpu_runs[i].mode, modes[m]) == 0 &&
+				     strcmp(r->gpu_runs[i].outcome, outcomes[k]) == 0;
+			ng_strbuf_printf(o, "<td>%zu</td>", n);
+		}
+		ng_strbuf_adds(o, "</tr>");
+	}
+	ng_strbuf_adds(o, "</table>\n");
+}
+
 static void gpu_hours(const struct ng_report *r, ng_strbuf *o)
 {
 	ng_strbuf_adds(o, "<h2 id=\"gpu-hours\">GPU-hours lost</h2><p>Job accounting: ");
@@ -585,6 +624,7 @@ int ng_report_html(const struct ng_report *r, ng_strbuf *o)
 	timeline(r, o);
 	classes(r, o);
 	quarantine(r, o);
+	gpu_checks(r, o);
 	gpu_hours(r, o);
 	false_rejects(r, o);
 	ng_strbuf_adds(o, "<p class=\"meta\">Made by nodegate report. docs/report.md says how each "

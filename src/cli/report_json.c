@@ -205,6 +205,23 @@ cJSON *ng_report_json(const struct ng_report *r)
 	for (size_t i = 0; i < r->n_cases; i++)
 		cJSON_AddItemToArray(r->cases[i].c.closed_at ? rel : q, case_json(r, &r->cases[i]));
 
+	struct ng_gpu_check_summary gs;
+	ng_report_gpu_checks(r, &gs);
+	cJSON *gc = cJSON_AddObjectToObject(doc, "gpu_checks");
+	cJSON_AddNumberToObject(gc, "nodes", (double)gs.nodes);
+	cJSON *mf = cJSON_AddObjectToObject(gc, "monitoring_failure");
+	cJSON_AddNumberToObject(mf, "nodes", (double)gs.failing);
+	cJSON_AddBoolToObject(mf, "fleet_event", gs.event);
+	cJSON *last = cJSON_AddArrayToObject(gc, "last");
+	for (size_t i = 0; i < r->n_gpu_runs; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "node", r->gpu_runs[i].node);
+		cJSON_AddStringToObject(o, "mode", r->gpu_runs[i].mode);
+		cJSON_AddStringToObject(o, "outcome", r->gpu_runs[i].outcome);
+		ng_json_add_time(o, "at", r->gpu_runs[i].at);
+		cJSON_AddItemToArray(last, o);
+	}
+
 	cJSON *gh = cJSON_AddObjectToObject(doc, "gpu_hours");
 	cJSON_AddStringToObject(gh, "source", r->jobs_source);
 	cJSON_AddBoolToObject(gh, "available", r->have_jobs);

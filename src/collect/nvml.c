@@ -72,6 +72,11 @@ struct nvml {
 	FN(nvmlDeviceGetClockInfo) clock;
 	FN(nvmlDeviceGetMaxClockInfo) clock_max;
 	FN(nvmlDeviceGetPowerUsage) power;
+	FN(nvmlDeviceGetMinorNumber) minor;
+	FN(nvmlDeviceGetUtilizationRates) utilization;
+	FN(nvmlDeviceGetPerformanceState) pstate;
+	FN(nvmlDeviceGetMemoryInfo) memory;
+	FN(nvmlDeviceGetComputeRunningProcesses_v3) processes;
 	FN(nvmlDeviceGetNvLinkState) nvlink_state;
 	FN(nvmlDeviceGetNvLinkErrorCounter) nvlink_errors;
 };
@@ -216,6 +221,11 @@ static bool resolve(struct nvml *n, ng_gpu_snapshot *out)
 	OPTIONAL(clock, "nvmlDeviceGetClockInfo");
 	OPTIONAL(clock_max, "nvmlDeviceGetMaxClockInfo");
 	OPTIONAL(power, "nvmlDeviceGetPowerUsage");
+	OPTIONAL(minor, "nvmlDeviceGetMinorNumber");
+	OPTIONAL(utilization, "nvmlDeviceGetUtilizationRates");
+	OPTIONAL(pstate, "nvmlDeviceGetPerformanceState");
+	OPTIONAL(memory, "nvmlDeviceGetMemoryInfo");
+	OPTIONAL(processes, "nvmlDeviceGetComputeRunningProcesses_v3");
 	OPTIONAL(nvlink_state, "nvmlDeviceGetNvLinkState");
 	OPTIONAL(nvlink_errors, "nvmlDeviceGetNvLinkErrorCounter");
 #undef OPTIONAL
@@ -293,6 +303,7 @@ static bool absent(ng_gpu_field *f)
 typedef FN(nvmlDeviceGetPowerUsage) uint_getter;
 _Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetCurrPcieLinkGeneration)), "getter");
 _Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetPcieReplayCounter)), "getter");
+_Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetMinorNumber)), "getter");
 
 static bool read_uint(struct gpu_reader *r, ng_gpu_field *f, uint_getter fn, const char *call)
 {
@@ -364,6 +375,55 @@ static bool read_temperature(struct gpu_reader *r)
 	unsigned int v = 0;
 	nvmlReturn_t rc = r->n->temperature(r->dev, NVML_TEMPERATURE_GPU, &v);
 	return settle(r, &r->g->temperature_c, rc, v, "nvmlDeviceGetTemperature");
+}
+
+/* Utilization, P-state, memory in use and compute processes: whether the
+ * GPU is idle, and what a job left behind. */
+static bool read_activity(struct gpu_reader *r)
+{
+	const struct nvml *n = r->n;
+	ng_gpu_state *g = r->g;
+	if (!n->utilization) {
+		absent(&g->utilization_gpu);
+	} else {
+		nvmlUtilization_t u = {0};
+		if (!settle(r, &g->utilization_gpu, n->utilization(r->dev, &u), u.gpu,
+		            "nvmlDeviceGetUtilizationRates"))
+			return false;
+	}
+	if (!n->pstate) {
+		absent(&g->pstate);
+	} else {
+		nvmlPstates_t p = NVML_PSTATE_UNKNOWN;
+		nvmlReturn_t rc = n->pstate(r->dev, &p);
+		if (!settle(r, &g->pstate, rc, (uint64_t)p, "nvmlDeviceGetPerformanceState"))
+			return false;
+		if (g->pstate.state == NG_FIELD_OK && g->pstate.value > 15)
+			g->pstate.state = NG_FIELD_NOT_SUPPORTED; /* NVML_PSTATE_UNKNOWN */
+	}
+	if (!n->memory) {
+		absent(&g->memory_used_mib);
+		absent(&g->memory_total_mib);
+	} else {
+		nvmlMemory_t m = {0};
+		nvmlReturn_t rc = n->memory(r->dev, &m);
+		if (!settle(r, &g->memory_used_mib, rc, m.used >> 20, "nvmlDeviceGetMemoryInfo") ||
+		    !settle(r, &g->memory_total_mib, rc, m.total >> 20, "nvmlDeviceGetMemoryInfo"))
+			return false;
+	}
+	if (!n->processes)
+		return absent(&g->processes);
+	nvmlProcessInfo_t p[64];
+	unsigned int count = 64;
+	nvmlReturn_t rc = n->processes(r->dev, &count, p);
+	bool filled = rc == NVML_SUCCESS;
+	if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+		rc = NVML_SUCCESS; /* more than 64: count says how many, and none is named */
+	if (!settle(r, &g->processes, rc, count, "nvmlDeviceGetComputeRunningProcesses_v3"))
+		return false;
+	for (unsigned int i = 0; filled && i < count && i < 64 && g->n_pids < 8; i++)
+		g->pid[g->n_pids++] = p[i].pid;
+	return true;
 }
 
 static bool read_sm_clock(struct gpu_reader *r, ng_gpu_field *f, FN(nvmlDeviceGetClockInfo) fn, const char *call)
@@ -496,7 +556,20 @@ static void read_identity(struct gpu_reader *r, char *why, size_t why_size)
 	append(g->error, sizeof g->error, "no PCI address: NVML gave busId \"%.32s\"", pci.busId);
 }
 
-static void read_gpu(const struct nvml *n, unsigned int idx, unsigned int count, ng_gpu_state *g)
+/* Whether a GPU of this minor is wanted (every one, without a filter). */
+static bool minor_wanted(const ng_nvml_opts *o, const ng_gpu_field *minor)
+{
+	if (!o || !o->minors || minor->state != NG_FIELD_OK)
+		return true;
+	for (size_t i = 0; i < o->n_minors; i++)
+		if (o->minors[i] >= 0 && (uint64_t)o->minors[i] == minor->value)
+			return true;
+	return false;
+}
+
+/* false: read only as far as its identity, and not the caller's. */
+static bool read_gpu(const struct nvml *n, unsigned int idx, unsigned int count, ng_gpu_state *g,
+                     const ng_nvml_opts *o)
 {
 	char why[160];
 	memset(g, 0, sizeof *g);
@@ -504,7 +577,7 @@ static void read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 	if (idx >= count) {
 		snprintf(g->error, sizeof g->error, "no GPU at NVML index %u (NVML counts %u)", idx, count);
 		fail_unread(g, NVML_ERROR_INVALID_ARGUMENT);
-		return;
+		return true;
 	}
 	struct gpu_reader r = {.n = n, .g = g, .dev = NULL};
 	nvmlReturn_t rc = n->handle(idx, &r.dev);
@@ -516,10 +589,14 @@ static void read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 			snprintf(g->error, sizeof g->error, "%s(%u) failed: %.100s", n->handle_name, idx, why);
 		}
 		fail_unread(g, (int)rc);
-		return;
+		return true;
 	}
 
 	read_identity(&r, why, sizeof why);
+	if (!g->lost)
+		(void)read_uint(&r, &g->minor, n->minor, "nvmlDeviceGetMinorNumber");
+	if (!g->lost && !minor_wanted(o, &g->minor))
+		return false;
 	bool alive = !g->lost &&
 		read_ecc(&r, &g->ecc_volatile_uncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC) &&
 		read_ecc(&r, &g->ecc_aggregate_uncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC) &&
@@ -539,9 +616,11 @@ static void read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 		read_sm_clock(&r, &g->sm_clock_mhz, n->clock, "nvmlDeviceGetClockInfo") &&
 		read_sm_clock(&r, &g->sm_clock_max_mhz, n->clock_max, "nvmlDeviceGetMaxClockInfo") &&
 		read_uint(&r, &g->power_mw, n->power, "nvmlDeviceGetPowerUsage") &&
+		read_activity(&r) &&
 		read_nvlink(&r);
 	if (!alive)
 		fail_unread(g, NVML_ERROR_GPU_IS_LOST);
+	return true;
 }
 
 /* ---- the snapshot -------------------------------------------------------------- */
@@ -635,18 +714,20 @@ int ng_nvml_snapshot(const ng_nvml_opts *o, ng_gpu_snapshot *out, ng_err *err)
 		nvml_failed(out, "%s failed: %s", n.count_name, why);
 	} else {
 		out->nvml = NG_FIELD_OK;
+		out->n_listed = count;
 		if (o && o->n_indexes) {
 			for (size_t i = 0; i < o->n_indexes; i++)
-				read_gpu(&n, (unsigned int)o->indexes[i], count, &out->gpu[i]);
+				read_gpu(&n, (unsigned int)o->indexes[i], count, &out->gpu[i], NULL);
 			out->n_gpus = o->n_indexes;
 		} else {
 			unsigned int n_read = count < NG_GPU_MAX ? count : NG_GPU_MAX;
 			if (count > NG_GPU_MAX)
 				append(out->nvml_error, sizeof out->nvml_error,
 				       "NVML counts %u GPUs; the snapshot holds the first %d", count, NG_GPU_MAX);
+			size_t kept = 0;
 			for (unsigned int i = 0; i < n_read; i++)
-				read_gpu(&n, i, count, &out->gpu[i]);
-			out->n_gpus = n_read;
+				kept += read_gpu(&n, i, count, &out->gpu[kept], o);
+			out->n_gpus = kept;
 		}
 	}
 	(void)n.shutdown();

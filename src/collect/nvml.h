@@ -22,6 +22,12 @@ typedef struct {
 	 * UUIDs takes a full snapshot and picks them by exact UUID. */
 	const int *indexes;
 	size_t n_indexes;
+	/* With indexes NULL: only the GPUs with these device minors (the N of
+	 * /dev/nvidiaN), and any whose minor cannot be read, are read past
+	 * their identity. Slurm's ordinals are minors; a neighbour's hung GPU
+	 * must not hold the job's check. NULL: every GPU. */
+	const int *minors;
+	size_t n_minors;
 } ng_nvml_opts;
 
 /* Fills *out. Returns 0 even when NVML failed (out->nvml says so); -1 only

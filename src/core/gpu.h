@@ -51,9 +51,22 @@ typedef struct {
 /* One Xid the kernel reported for this GPU (parse/xid.h attaches them). */
 typedef struct {
 	int code;
+	int cause;       /* the earlier Xid the line says caused this one ("caused by
+	                    previous Xid 149"), 0 when it names none */
 	int64_t at_usec; /* kernel monotonic time of the line, or -1 */
 	char message[160];
 } ng_gpu_xid;
+
+/* Who vouches for a GPU in a snapshot. NVML's own list is the default; the
+ * others are GPUs that another witness knows and NVML does not list, added
+ * by the check (cli/gpu_check.c) so their evidence is never dropped. */
+typedef enum {
+	NG_GPU_LISTED = 0, /* NVML listed it: its fields are what NVML said */
+	NG_GPU_MISSING,    /* the kernel (bound to nvidia) or the store knows it, and NVML,
+	                      answering for its siblings, does not list it: fatal */
+	NG_GPU_UNANSWERED, /* NVML failed, hung or listed nothing: only the kernel's
+	                      word (its bus, its Xids); nothing else was read */
+} ng_gpu_presence;
 
 typedef struct {
 	int index;      /* NVML index */
@@ -70,6 +83,17 @@ typedef struct {
 	ng_gpu_field pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
 	ng_gpu_field clock_reasons; /* NG_CLK_* bits */
 	ng_gpu_field temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+	ng_gpu_field minor; /* the device minor (/dev/nvidiaN): what Slurm's ordinals name */
+	/* whether it is idle, and what a job left behind */
+	ng_gpu_field utilization_gpu; /* percent */
+	ng_gpu_field pstate;          /* 0 (P0, fastest) to 15; P8 and deeper is idle */
+	ng_gpu_field processes;       /* compute processes running on it */
+	ng_gpu_field memory_used_mib, memory_total_mib;
+	size_t n_pids;
+	uint32_t pid[8]; /* the first of those processes */
+
+	ng_gpu_presence presence;
+	char seen_by[48]; /* MISSING, UNANSWERED: "the kernel", "the store", ... */
 
 	size_t n_links; /* links the GPU has (NOT_SUPPORTED: 0) */
 	ng_nvlink_state link[NG_NVLINK_MAX];
@@ -85,8 +109,10 @@ typedef struct {
 	char nvml_error[256];
 	char driver[80], nvml_version[80];
 	size_t n_gpus;
+	size_t n_listed; /* the GPUs NVML counts, read or not (a minor filter reads fewer) */
 	ng_gpu_state gpu[NG_GPU_MAX];
 	char source[32]; /* "nvml", "nvidia-smi", "synthetic" */
+	bool after_job;  /* taken right after a job (epilog): what it left behind is a finding */
 } ng_gpu_snapshot;
 
 /* core/gpu_json.c: the snapshot as JSON (schema "nodegate/gpus/1") and back,

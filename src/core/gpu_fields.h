@@ -12,7 +12,8 @@
 	X(remap_corrected) X(remap_uncorrected) X(remap_pending) X(remap_failed)  \
 	X(pcie_gen) X(pcie_gen_max) X(pcie_width) X(pcie_width_max) X(pcie_replays) \
 	X(clock_reasons)                                                          \
-	X(temperature_c) X(sm_clock_mhz) X(sm_clock_max_mhz) X(power_mw)
+	X(temperature_c) X(sm_clock_mhz) X(sm_clock_max_mhz) X(power_mw) X(minor) \
+	X(utilization_gpu) X(pstate) X(processes) X(memory_used_mib) X(memory_total_mib)
 
 /* The counters of ng_nvlink_state, likewise. */
 #define NG_NVLINK_FIELDS(X) X(active) X(replay_errors) X(recovery_errors) X(crc_errors)

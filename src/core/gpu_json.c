@@ -195,6 +195,12 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 #define ADD_GPU_FIELD(m) ok = ok && add_field(o, #m, &g->m);
 	NG_GPU_FIELDS(ADD_GPU_FIELD)
 #undef ADD_GPU_FIELD
+	if (ok && g->n_pids) {
+		cJSON *pids = cJSON_CreateArray();
+		ok = add(o, "pids", pids);
+		for (size_t i = 0; ok && i < g->n_pids && i < 8; i++)
+			ok = cJSON_AddItemToArray(pids, cJSON_CreateNumber(g->pid[i]));
+	}
 	cJSON *links = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && add(o, "nvlink", links);
 	for (size_t l = 0; ok && l < g->n_links; l++) {
@@ -237,6 +243,8 @@ cJSON *ng_gpu_snapshot_to_json(const ng_gpu_snapshot *s)
 	          add_string(o, "nvml_error", s->nvml_error, sizeof s->nvml_error, true) &&
 	          add_string(o, "driver", s->driver, sizeof s->driver, true) &&
 	          add_string(o, "nvml_version", s->nvml_version, sizeof s->nvml_version, true);
+	if (ok && s->n_listed != s->n_gpus)
+		ok = add(o, "listed", cJSON_CreateNumber((double)s->n_listed));
 	cJSON *gpus = ok ? cJSON_CreateArray() : NULL;
 	ok = ok && add(o, "gpus", gpus);
 	for (size_t i = 0; ok && i < s->n_gpus; i++) {
@@ -547,7 +555,7 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 {
 	static const char *const keys[] = {
-		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid",
+		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids",
 #define GPU_KEY(m) #m,
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
@@ -583,6 +591,21 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		return -1;
 	NG_GPU_FIELDS(READ_GPU_FIELD)
 #undef READ_GPU_FIELD
+	const cJSON *pids = member(o, "pids");
+	if (pids) {
+		if (!cJSON_IsArray(pids) || cJSON_GetArraySize(pids) > 8) {
+			push_key(r, "pids");
+			return refuse(r, "expected a list of at most 8 process ids");
+		}
+		for (const cJSON *e = pids->child; e; e = e->next) {
+			int v;
+			size_t at = push_key(r, "pids");
+			if (read_int(r, e, 0, &v) < 0)
+				return -1;
+			pop(r, at);
+			g->pid[g->n_pids++] = (uint32_t)v;
+		}
+	}
 	return read_links(r, o, g) < 0 || read_xids(r, o, g) < 0 ? -1 : 0;
 }
 
@@ -594,7 +617,8 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	memset(out, 0, sizeof *out);
 	if (!doc)
 		return refuse(&r, "no document");
-	static const char *const keys[] = {"schema", "source", "nvml", "nvml_error", "driver", "nvml_version", "gpus"};
+	static const char *const keys[] = {"schema", "source", "nvml", "nvml_error", "driver", "nvml_version", "gpus",
+	                                   "listed"};
 	if (check_members(&r, doc, keys, sizeof keys / sizeof *keys) < 0)
 		goto fail;
 	const cJSON *schema = member(doc, "schema");
@@ -623,6 +647,17 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	if (out->nvml == NG_FIELD_FAILED && out->n_gpus) {
 		refuse(&r, "nvml is \"failed\" but gpus lists %zu; a failed snapshot holds none", out->n_gpus);
 		goto fail;
+	}
+	/* "listed": how many GPUs NVML counts, when fewer were read (absent: all were). */
+	out->n_listed = out->n_gpus;
+	const cJSON *listed = member(doc, "listed");
+	if (listed) {
+		int v;
+		push_key(&r, "listed");
+		if (read_int(&r, listed, 0, &v) < 0)
+			goto fail;
+		pop(&r, 0);
+		out->n_listed = (size_t)v;
 	}
 	size_t i = 0;
 	for (const cJSON *e = gpus->child; e; e = e->next, i++) {

@@ -63,6 +63,10 @@ enum ng_policy_param {
 	NG_P_HEALTH_REPLAYS_ABSOLUTE,
 	NG_P_HEALTH_CLOCK_RATIO_UNDER_LOAD,
 	NG_P_HEALTH_RATE_MIN_HOURS,
+	NG_P_HEALTH_UNRESPONSIVE_CHECKS,
+	NG_P_HEALTH_ECC_CORRECTED_VOLATILE,
+	NG_P_HEALTH_MEMORY_USED_SHARE,
+	NG_P_HEALTH_IDLE_CLOCK_RATIO,
 	NG_P_GPU_MEMORY_SHARE,
 	NG_P_GPU_SIBLING_FRACTION,
 	NG_P_GPU_SERIES_DROP,
@@ -121,6 +125,12 @@ typedef struct {
 	long health_replays_absolute;        /* PCIe replays since reset above this: degraded, no history needed */
 	double health_clock_ratio_under_load; /* SM clock below this share of max, busy and limited: reported */
 	double health_rate_min_hours;        /* a rate is taken over at least this many hours */
+	long health_unresponsive_checks;     /* consecutive checks a GPU is unresponsive (its
+	                                        siblings answering) before it is degraded */
+	long health_ecc_corrected_volatile;  /* volatile correctable ECC above this: a spike, degraded */
+	double health_memory_used_share;     /* GPU memory still allocated after a job above this share */
+	double health_idle_clock_ratio;      /* an SM clock at or below this share of its max is at
+	                                        its idle floor */
 
 	/* The GPU probes (docs/gpu-probes.md). */
 	double gpu_memory_share;     /* share of each GPU's free memory the memory probe takes */

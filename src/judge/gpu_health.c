@@ -3,6 +3,8 @@
  * allocation. */
 #include "judge/gpu_health.h"
 
+#include "core/gpu_fields.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@ static const char *const health_names[NG_HEALTH_COUNT] = {
 	[NG_HEALTH_DEGRADED] = "degraded",
 	[NG_HEALTH_FATAL] = "fatal",
 	[NG_HEALTH_UNKNOWN] = "unknown",
+	[NG_HEALTH_UNRESPONSIVE] = "unresponsive",
 };
 
 const char *ng_health_name(ng_health h)
@@ -29,9 +32,10 @@ static int rank(ng_health h)
 	switch (h) {
 	case NG_HEALTH_OK: return 0;
 	case NG_HEALTH_UNKNOWN: return 1;
-	case NG_HEALTH_TRANSIENT: return 2;
-	case NG_HEALTH_DEGRADED: return 3;
-	case NG_HEALTH_FATAL: return 4;
+	case NG_HEALTH_UNRESPONSIVE: return 2; /* more said than unknown: this GPU, not NVML */
+	case NG_HEALTH_TRANSIENT: return 3;
+	case NG_HEALTH_DEGRADED: return 4;
+	case NG_HEALTH_FATAL: return 5;
 	default: return 1; /* an out-of-range value is not a finding */
 	}
 }
@@ -138,7 +142,49 @@ typedef struct {
 	ng_gpu_verdict *v;
 	ng_health worst; /* over every reason, kept or not */
 	const ng_policy *pol;
+	const ng_gpu_history *h; /* this GPU's, or NULL */
+	bool after_job;
 } judging;
+
+/* ---- idle --------------------------------------------------------------------------- */
+
+typedef enum { IDLE_NO, IDLE_YES, IDLE_UNKNOWN } idleness;
+
+/* At rest: 0% utilization (where read) and a resting power state: P8 or
+ * deeper, the SM clock at its idle floor with no slowdown holding it
+ * there, or NVML's GPU_IDLE event reason. The event reason is one sign
+ * among these, not the rule: idle A40s (P8, 0%, SM clock at its floor)
+ * report SW power cap and not GPU_IDLE. A GPU's PCIe link downtrains with
+ * its power state, so this is what the link rules ask. */
+static idleness at_rest(const judging *j, const ng_gpu_state *g)
+{
+	if (g->utilization_gpu.state == NG_FIELD_OK && g->utilization_gpu.value > 0)
+		return IDLE_NO;
+	bool reasons = g->clock_reasons.state == NG_FIELD_OK;
+	uint64_t b = reasons ? g->clock_reasons.value : 0;
+	if (b & NG_CLK_GPU_IDLE)
+		return IDLE_YES;
+	if (g->pstate.state == NG_FIELD_OK && g->pstate.value >= 8)
+		return IDLE_YES;
+	const uint64_t held = NG_CLK_HW_SLOWDOWN | NG_CLK_SW_THERMAL | NG_CLK_HW_THERMAL | NG_CLK_HW_POWER_BRAKE;
+	bool clocks = g->sm_clock_mhz.state == NG_FIELD_OK && g->sm_clock_max_mhz.state == NG_FIELD_OK &&
+	              g->sm_clock_max_mhz.value > 0;
+	if (clocks && reasons && !(b & held) &&
+	    (double)g->sm_clock_mhz.value <= j->pol->health_idle_clock_ratio * (double)g->sm_clock_max_mhz.value)
+		return IDLE_YES;
+	if (!reasons && g->pstate.state != NG_FIELD_OK && g->utilization_gpu.state != NG_FIELD_OK)
+		return IDLE_UNKNOWN;
+	return IDLE_NO;
+}
+
+/* Idle: at rest and nothing running on it (no compute process). A limit
+ * hit by an idle GPU was hit with no work to explain it. */
+static idleness idle_of(const judging *j, const ng_gpu_state *g)
+{
+	if (g->processes.state == NG_FIELD_OK && g->processes.value > 0)
+		return IDLE_NO;
+	return at_rest(j, g);
+}
 
 static void add(judging *j, ng_health sev, const char *signal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -260,6 +306,79 @@ static void judge_fields(judging *j, const ng_gpu_state *g)
 	}
 	/* Aggregate (lifetime) uncorrectable ECC alone is not a finding: errors
 	 * on a card that has been clean since its last reset justify nothing. */
+
+	/* The seed validator's rows: a spike of correctable errors is the
+	 * leading indicator of an uncorrectable one; rows remapped for
+	 * uncorrectable errors mean the memory has failed where it was read. */
+	const ng_gpu_field *ce = &g->ecc_volatile_corrected;
+	if (ce->state == NG_FIELD_OK && ce->value > (uint64_t)j->pol->health_ecc_corrected_volatile)
+		add(j, NG_HEALTH_DEGRADED, "ecc.volatile_corrected",
+		    "%llu correctable ECC errors since the last reset, above %ld: a spike, the leading "
+		    "indicator of an uncorrectable one",
+		    (unsigned long long)ce->value, j->pol->health_ecc_corrected_volatile);
+	if (g->remap_uncorrected.state == NG_FIELD_OK && g->remap_uncorrected.value > 0)
+		add(j, NG_HEALTH_DEGRADED, "remap.uncorrectable",
+		    "%llu row%s remapped for uncorrectable errors: the memory has failed where it was used",
+		    (unsigned long long)g->remap_uncorrected.value, g->remap_uncorrected.value == 1 ? "" : "s");
+}
+
+/* After a job (epilog): what it left behind. A process that survived
+ * teardown, or memory still allocated, gives the next job less than it
+ * asked for. The check re-reads once before this, to let teardown finish. */
+static void judge_leftovers(judging *j, const ng_gpu_state *g)
+{
+	if (!j->after_job)
+		return;
+	if (g->processes.state == NG_FIELD_OK && g->processes.value > 0) {
+		char pids[80] = "";
+		size_t used = 0;
+		for (size_t i = 0; i < g->n_pids && i < 8 && used < sizeof pids; i++) {
+			int w = snprintf(pids + used, sizeof pids - used, "%s%u", i ? ", " : "", g->pid[i]);
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
+		add(j, NG_HEALTH_DEGRADED, "gpu.processes",
+		    "%llu compute process%s still running after the job%s%s%s: it survived teardown",
+		    (unsigned long long)g->processes.value, g->processes.value == 1 ? "" : "es",
+		    pids[0] ? " (pid " : "", pids, pids[0] ? ")" : "");
+		return;
+	}
+	const ng_gpu_field *u = &g->memory_used_mib, *t = &g->memory_total_mib;
+	if (u->state == NG_FIELD_OK && t->state == NG_FIELD_OK && t->value > 0 &&
+	    (double)u->value > j->pol->health_memory_used_share * (double)t->value)
+		add(j, NG_HEALTH_DEGRADED, "gpu.memory_used",
+		    "%llu of %llu MiB still allocated after the job (above %.0f%%): a process survived "
+		    "teardown; the next job gets less memory than it asked for",
+		    (unsigned long long)u->value, (unsigned long long)t->value,
+		    100 * j->pol->health_memory_used_share);
+}
+
+/* A GPU whose correctable errors stand far above its siblings' in the
+ * same check: one GPU rising by thousands while its siblings read 0 is a
+ * published failure that a fixed threshold alone misses. */
+static bool ecc_outlier(const ng_gpu_snapshot *s, size_t i, const ng_policy *pol, uint64_t *median)
+{
+	const ng_gpu_field *f = &s->gpu[i].ecc_volatile_corrected;
+	if (f->state != NG_FIELD_OK)
+		return false;
+	uint64_t v[NG_GPU_MAX];
+	size_t n = 0;
+	for (size_t k = 0; k < s->n_gpus && k < NG_GPU_MAX; k++)
+		if (k != i && s->gpu[k].presence == NG_GPU_LISTED &&
+		    s->gpu[k].ecc_volatile_corrected.state == NG_FIELD_OK)
+			v[n++] = s->gpu[k].ecc_volatile_corrected.value;
+	if (n < 2)
+		return false;
+	for (size_t a = 1; a < n; a++) /* insertion sort: at most 63 */
+		for (size_t b = a; b > 0 && v[b - 1] > v[b]; b--) {
+			uint64_t t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	*median = v[n / 2];
+	uint64_t floor = (uint64_t)(pol->health_ecc_corrected_volatile / 10);
+	return f->value >= (floor > 10 ? floor : 10) && f->value / 100 > *median;
 }
 
 static void judge_pcie(judging *j, const ng_gpu_state *g)
@@ -278,12 +397,15 @@ static void judge_pcie(judging *j, const ng_gpu_state *g)
 		return;
 	/* An idle GPU lowers its link generation by design, so only a busy one
 	 * running below its maximum is a finding. */
-	if (g->clock_reasons.state != NG_FIELD_OK)
+	idleness idle = at_rest(j, g);
+	if (idle == IDLE_YES)
+		return;
+	if (idle == IDLE_UNKNOWN)
 		add(j, NG_HEALTH_UNKNOWN, "pcie.gen",
 		    "PCIe gen %llu of %llu, and whether the GPU was idle (an idle link drops its generation "
 		    "by design) could not be read",
 		    (unsigned long long)g->pcie_gen.value, (unsigned long long)g->pcie_gen_max.value);
-	else if (!(g->clock_reasons.value & NG_CLK_GPU_IDLE))
+	else
 		add(j, NG_HEALTH_DEGRADED, "pcie.gen",
 		    "PCIe gen %llu of %llu while the GPU is not idle: host transfers run at a fraction of "
 		    "their speed",
@@ -324,9 +446,30 @@ static void judge_clocks(judging *j, const ng_gpu_state *g)
 	if (!readable(j, &g->clock_reasons, "clock.reasons", "clock event reasons"))
 		return;
 	uint64_t b = g->clock_reasons.value;
+	bool idle = idle_of(j, g) == IDLE_YES;
 	for (size_t i = 0; i < sizeof clock_rules / sizeof *clock_rules; i++) {
 		const struct clock_rule *r = &clock_rules[i];
-		if ((b & r->bit) && !(b & r->unless))
+		if (!(b & r->bit) || (b & r->unless))
+			continue;
+		if (r->bit != NG_CLK_HW_THERMAL) {
+			add(j, r->severity, r->signal, "%s", r->text);
+			continue;
+		}
+		/* Once under load, the GPU protecting itself from heat. With
+		 * nothing running, or in two checks running (seed 002: a signal
+		 * must persist across two checks), a hard limit keeps being
+		 * exceeded: the cooling or the card, not the weather. */
+		j->v->hw_thermal_run = (j->h ? j->h->hw_thermal_before : 0) + 1;
+		if (idle)
+			add(j, NG_HEALTH_DEGRADED, r->signal,
+			    "hardware thermal slowdown on an idle GPU: a hard limit exceeded with nothing running "
+			    "(cooling, airflow or the card)");
+		else if (j->v->hw_thermal_run >= 2)
+			add(j, NG_HEALTH_DEGRADED, r->signal,
+			    "hardware thermal slowdown in %u checks running: a hard limit keeps being exceeded "
+			    "(cooling, airflow or the card)",
+			    j->v->hw_thermal_run);
+		else
 			add(j, r->severity, r->signal, "%s", r->text);
 	}
 
@@ -334,7 +477,7 @@ static void judge_clocks(judging *j, const ng_gpu_state *g)
 	 * only (severity ok); the bits above already judge the limits. */
 	const uint64_t limits = NG_CLK_SW_POWER_CAP | NG_CLK_HW_SLOWDOWN | NG_CLK_SW_THERMAL |
 	                        NG_CLK_HW_THERMAL | NG_CLK_HW_POWER_BRAKE;
-	if ((b & NG_CLK_GPU_IDLE) || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
+	if (at_rest(j, g) == IDLE_YES || !(b & limits) || g->sm_clock_mhz.state != NG_FIELD_OK ||
 	    g->sm_clock_max_mhz.state != NG_FIELD_OK || g->sm_clock_max_mhz.value == 0)
 		return;
 	double ratio = (double)g->sm_clock_mhz.value / (double)g->sm_clock_max_mhz.value;
@@ -476,28 +619,45 @@ static void judge_rates(judging *j, const ng_gpu_state *g, const ng_gpu_history 
 
 /* ---- Xids --------------------------------------------------------------------------- */
 
+/* One reason per code and cause. A line that names the Xid that caused it
+ * ("45 ... caused by previous Xid 149") takes the worse class of the two
+ * and names the cause, even when the cause's own line fell outside the
+ * window: a 45 after an NVLink fault is the link's doing, not the job's. */
 static void judge_xids(judging *j, const ng_gpu_state *g)
 {
 	size_t n = g->n_xid < NG_GPU_XID_MAX ? g->n_xid : NG_GPU_XID_MAX;
 	for (size_t i = 0; i < n; i++) {
-		int code = g->xid[i].code;
+		int code = g->xid[i].code, cause = g->xid[i].cause;
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = g->xid[k].code == code;
+			seen = g->xid[k].code == code && g->xid[k].cause == cause;
 		if (seen)
-			continue; /* one reason per code */
+			continue;
 		size_t count = 0, last = i;
 		for (size_t k = i; k < n; k++)
-			if (g->xid[k].code == code)
+			if (g->xid[k].code == code && g->xid[k].cause == cause)
 				count++, last = k;
 		const struct xid_entry *e = xid_lookup(code);
 		ng_xid_class cls = e ? e->cls : NG_XID_UNLISTED;
+		ng_health sev = xid_classes[cls].severity;
+		const char *meaning = xid_classes[cls].meaning;
+		char by[96] = "";
+		if (cause > 0 && cause != code) {
+			const struct xid_entry *ce = xid_lookup(cause);
+			ng_xid_class ccls = ce ? ce->cls : NG_XID_UNLISTED;
+			snprintf(by, sizeof by, " caused by Xid %d%s%s", cause, ce ? " " : "",
+			         ce ? ce->mnemonic : "");
+			if (rank(xid_classes[ccls].severity) > rank(sev)) {
+				sev = xid_classes[ccls].severity;
+				meaning = xid_classes[ccls].meaning;
+			}
+		}
 		char times[32] = "";
 		if (count > 1)
 			snprintf(times, sizeof times, " (%zu times)", count);
 		const char *msg = g->xid[last].message;
-		add(j, xid_classes[cls].severity, e ? e->signal : "xid.unlisted", "Xid %d%s%s%s, %s%s%.80s", code,
-		    e ? " " : "", e ? e->mnemonic : "", times, xid_classes[cls].meaning, msg[0] ? ": " : "", msg);
+		add(j, sev, e ? e->signal : "xid.unlisted", "Xid %d%s%s%s%s, %s%s%.80s", code, e ? " " : "",
+		    e ? e->mnemonic : "", by, times, meaning, msg[0] ? ": " : "", msg);
 	}
 }
 
@@ -523,16 +683,58 @@ static bool anything_read(const ng_gpu_state *g)
 	return false;
 }
 
+/* Whether a field failed outright (not merely unsupported or never asked). */
+static bool any_failed(const ng_gpu_state *g)
+{
+#define FAILED_FIELD(m) if (g->m.state == NG_FIELD_FAILED) return true;
+	NG_GPU_FIELDS(FAILED_FIELD)
+#undef FAILED_FIELD
+	return false;
+}
+
+/* A GPU that answered nothing the rules read, while NVML answered for a
+ * sibling in the same check: this GPU, not NVML, is not answering. */
+static bool unresponsive(const ng_gpu_state *g, bool siblings_answer)
+{
+	return siblings_answer && g->presence == NG_GPU_LISTED && !g->lost && !anything_read(g) &&
+	       any_failed(g);
+}
+
 static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size_t n_history,
-                      const ng_policy *pol, ng_gpu_verdict *v)
+                      const ng_policy *pol, bool siblings_answer, bool after_job, ng_gpu_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->index = g->index;
 	snprintf(v->uuid, sizeof v->uuid, "%.*s", (int)sizeof v->uuid - 1, g->uuid);
 	snprintf(v->bus, sizeof v->bus, "%.*s", (int)sizeof v->bus - 1, g->bus);
-	judging j = {.v = v, .worst = NG_HEALTH_OK, .pol = pol};
+	judging j = {.v = v, .worst = NG_HEALTH_OK, .pol = pol, .h = history_for(g, history, n_history),
+	             .after_job = after_job};
 
-	if (g->lost) {
+	if (g->presence == NG_GPU_MISSING) {
+		/* Present evidence: a GPU its own node knows, gone from NVML's list
+		 * while NVML answers for its siblings. Its Xids still count. */
+		add(&j, NG_HEALTH_FATAL, "gpu.missing",
+		    "NVML does not list this GPU (%.40s knows it at %.16s%s%.60s): it has fallen off the bus "
+		    "or its driver gave it up",
+		    g->seen_by[0] ? g->seen_by : "the node", g->bus[0] ? g->bus : "an unknown bus",
+		    g->uuid[0] ? ", " : "", g->uuid);
+	} else if (g->presence == NG_GPU_UNANSWERED) {
+		add(&j, NG_HEALTH_UNKNOWN, "gpu.read",
+		    "NVML gave no answer for this GPU (%.40s knows it): only its kernel Xids were judged",
+		    g->seen_by[0] ? g->seen_by : "the kernel");
+	} else if (unresponsive(g, siblings_answer)) {
+		/* Kept, and counted: once is a hiccup (a query racing a reset),
+		 * health.unresponsive_checks in a row is a GPU that has stopped
+		 * answering. A node-wide hang never gets here. */
+		const ng_gpu_history *h = history_for(g, history, n_history);
+		v->unresponsive_run = (h ? h->unresponsive_before : 0) + 1;
+		long need = pol->health_unresponsive_checks > 0 ? pol->health_unresponsive_checks : 3;
+		bool lasting = (long)v->unresponsive_run >= need;
+		add(&j, lasting ? NG_HEALTH_DEGRADED : NG_HEALTH_UNRESPONSIVE, "gpu.unresponsive",
+		    "NVML answers for its siblings but not for this GPU (%u check%s in a row%s)%s%.90s",
+		    v->unresponsive_run, v->unresponsive_run == 1 ? "" : "s",
+		    lasting ? ", at or above health.unresponsive_checks" : "", g->error[0] ? ": " : "", g->error);
+	} else if (g->lost) {
 		/* Nothing else can be read from a lost GPU; its Xids still count. */
 		add(&j, NG_HEALTH_FATAL, "gpu.lost",
 		    "NVML reports the GPU lost: it has fallen off the bus or stopped answering");
@@ -548,6 +750,7 @@ static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size
 		judge_clocks(&j, g);
 		judge_nvlink(&j, g);
 		judge_rates(&j, g, history_for(g, history, n_history));
+		judge_leftovers(&j, g);
 	}
 	judge_xids(&j, g);
 	v->severity = j.worst;
@@ -558,28 +761,46 @@ void ng_health_judge(const ng_gpu_snapshot *s, const ng_gpu_history *history, si
 {
 	memset(out, 0, sizeof *out);
 	out->severity = NG_HEALTH_OK;
-	if (s->nvml != NG_FIELD_OK) {
-		/* A monitoring failure: never a drain. */
-		out->severity = NG_HEALTH_UNKNOWN;
-		if (s->nvml_error[0])
+	size_t n = s->n_gpus < NG_GPU_MAX ? s->n_gpus : NG_GPU_MAX, listed = 0;
+	for (size_t i = 0; i < n; i++)
+		listed += s->gpu[i].presence == NG_GPU_LISTED;
+	if (s->nvml != NG_FIELD_OK || listed == 0) {
+		/* A monitoring failure is never a drain by itself. */
+		if (s->nvml != NG_FIELD_OK && s->nvml_error[0])
 			snprintf(out->unknown_why, sizeof out->unknown_why, "NVML failed: %.240s", s->nvml_error);
-		else
+		else if (s->nvml != NG_FIELD_OK)
 			snprintf(out->unknown_why, sizeof out->unknown_why, "NVML %s",
 			         s->nvml == NG_FIELD_FAILED ? "failed" : "was not read");
-		return;
+		else
+			/* After an upgrade NVML can briefly see no GPUs on a healthy
+			 * node: that is not evidence against the node. */
+			snprintf(out->unknown_why, sizeof out->unknown_why,
+			         "NVML reported no GPUs (a monitoring fault until shown otherwise, never a drain)");
 	}
-	if (s->n_gpus == 0) {
-		/* After an upgrade NVML can briefly see no GPUs on a healthy node:
-		 * that is not evidence against the node. */
-		out->severity = NG_HEALTH_UNKNOWN;
-		snprintf(out->unknown_why, sizeof out->unknown_why,
-		         "NVML reported no GPUs (a monitoring fault until shown otherwise, never a drain)");
-		return;
+	/* The GPUs the kernel or the store vouch for are judged whatever NVML
+	 * did: their Xids are evidence of their own. */
+	ng_health worst = NG_HEALTH_OK;
+	bool answered = false;
+	for (size_t i = 0; i < n; i++)
+		answered = answered || (s->gpu[i].presence == NG_GPU_LISTED && anything_read(&s->gpu[i]));
+	for (size_t i = 0; i < n; i++) {
+		if (s->nvml != NG_FIELD_OK && s->gpu[i].presence == NG_GPU_LISTED)
+			continue; /* what a failed NVML listed is not to be trusted */
+		ng_gpu_verdict *v = &out->gpu[out->n_gpus++];
+		judge_gpu(&s->gpu[i], history, n_history, pol, s->nvml == NG_FIELD_OK && answered, s->after_job, v);
+		uint64_t median;
+		if (s->gpu[i].presence == NG_GPU_LISTED && ecc_outlier(s, i, pol, &median)) {
+			judging j = {.v = v, .worst = v->severity, .pol = pol};
+			add(&j, NG_HEALTH_DEGRADED, "ecc.corrected_outlier",
+			    "%llu correctable ECC errors since the last reset while its siblings read %llu (the "
+			    "median): this GPU's memory, not the workload",
+			    (unsigned long long)s->gpu[i].ecc_volatile_corrected.value, (unsigned long long)median);
+			v->severity = j.worst;
+		}
+		worst = worse(worst, v->severity);
 	}
-	out->n_gpus = s->n_gpus < NG_GPU_MAX ? s->n_gpus : NG_GPU_MAX;
-	for (size_t i = 0; i < out->n_gpus; i++) {
-		judge_gpu(&s->gpu[i], history, n_history, pol, &out->gpu[i]);
-		out->severity = worse(out->severity, out->gpu[i].severity);
-	}
+	if (out->unknown_why[0] && worst != NG_HEALTH_DEGRADED && worst != NG_HEALTH_FATAL)
+		worst = NG_HEALTH_UNKNOWN;
+	out->severity = worst;
 	out->drain = out->severity == NG_HEALTH_DEGRADED || out->severity == NG_HEALTH_FATAL;
 }

@@ -32,6 +32,8 @@ typedef enum {
 	NG_HEALTH_DEGRADED,
 	NG_HEALTH_FATAL,
 	NG_HEALTH_UNKNOWN, /* ranks below nothing: see ng_health_node */
+	NG_HEALTH_UNRESPONSIVE, /* NVML answered for its siblings, not for it: kept, never a drain
+	                           until it lasts health.unresponsive_checks checks */
 	NG_HEALTH_COUNT
 } ng_health;
 
@@ -52,6 +54,10 @@ typedef struct {
 	size_t n_reasons;
 	ng_health_reason reason[NG_HEALTH_REASONS_MAX];
 	bool reasons_truncated;
+	/* this check's place in a run of consecutive checks (0: not now), for
+	 * the next check: unresponsive while its siblings answered; in HW
+	 * thermal slowdown */
+	unsigned unresponsive_run, hw_thermal_run;
 } ng_gpu_verdict;
 
 /* The same GPU's counters at an earlier time, for rates (NULL: none). */
@@ -62,6 +68,9 @@ typedef struct {
 	/* NG_HIST_UNREAD_* bits: counters that were not read at that time, so
 	 * no rate can be taken for them (a zero there would fake a rise). */
 	unsigned unread;
+	/* consecutive earlier checks, up to the last, in which it was
+	 * unresponsive, or in HW thermal slowdown (0: the last was not) */
+	unsigned unresponsive_before, hw_thermal_before;
 } ng_gpu_history;
 
 enum {

@@ -19,6 +19,9 @@
 
 /* ---- text exposition ------------------------------------------------------------------ */
 
+#define family ng_metrics_family
+#define sample ng_metrics_sample
+
 void ng_metrics_add_label_value(ng_strbuf *out, const char *s)
 {
 	for (const char *p = s ? s : ""; *p; p++) {
@@ -31,7 +34,7 @@ void ng_metrics_add_label_value(ng_strbuf *out, const char *s)
 	}
 }
 
-static void family(ng_strbuf *out, const char *name, const char *help)
+void ng_metrics_family(ng_strbuf *out, const char *name, const char *help)
 {
 	/* HELP text escapes backslash and newline; ours has neither. */
 	ng_strbuf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
@@ -50,7 +53,7 @@ static void add_value(ng_strbuf *out, double v)
 }
 
 /* name{k1="v1",k2="v2"} value: labels are name, value pairs ending with NULL. */
-static void sample(ng_strbuf *out, const char *name, double v, ...)
+void ng_metrics_sample(ng_strbuf *out, const char *name, double v, ...)
 {
 	ng_strbuf_adds(out, name);
 	va_list ap;
@@ -350,11 +353,12 @@ static void render_lines(ng_strbuf *o, const struct line_row *l, size_t n)
 		if (isfinite(l[i].median))
 			sample(o, "nodegate_metric_baseline_median", l[i].median, "node", l[i].node, "?node_name", l[i].node_name,
 			       "domain", l[i].domain, "metric", l[i].metric, "unit", l[i].unit, NULL);
-	family(o, "nodegate_metric_percent_of_median",
-	       "Each node's last measurement of a metric as a percentage of its class median.");
+	family(o, "nodegate_metric_ratio_to_median",
+	       "Each node's last measurement of a metric as a ratio to its class median (1 is the median).");
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(l[i].percent))
-			sample(o, "nodegate_metric_percent_of_median", l[i].percent, "node", l[i].node, "?node_name", l[i].node_name,
+			sample(o, "nodegate_metric_ratio_to_median", l[i].percent / 100.0, "node", l[i].node,
+			       "?node_name", l[i].node_name,
 			       "domain", l[i].domain, "metric", l[i].metric, NULL);
 
 	family(o, "nodegate_verdicts",
@@ -466,6 +470,22 @@ static int render_config_errors(ng_strbuf *o, ng_store *st, int64_t now, ng_err 
 
 int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 {
+	return ng_metrics_render_scope(st, now, NG_METRICS_ALL, NULL, out, err);
+}
+
+int ng_metrics_render_scope(ng_store *st, int64_t now, ng_metrics_scope scope, const char *node,
+                            ng_strbuf *out, ng_err *err)
+{
+	ng_metrics_build_info(out);
+	int rc0 = ng_metrics_render_gpus(st, scope, node, out, err);
+	if (rc0 < 0)
+		return -1;
+	if (scope == NG_METRICS_NODE) {
+		family(out, "nodegate_metrics_generated_timestamp_seconds",
+		       "When nodegate last wrote this file (unix seconds): alert when it is old.");
+		sample(out, "nodegate_metrics_generated_timestamp_seconds", (double)now, NULL);
+		return out->oom ? ng_fail(err, "out of memory") : 0;
+	}
 	ng_sql *db = ng_store_sql(st);
 	struct node_row *nodes = NULL;
 	struct line_row *lines = NULL;
@@ -487,8 +507,6 @@ int ng_metrics_render(ng_store *st, int64_t now, ng_strbuf *out, ng_err *err)
 		rc = render_audit(out, st, err);
 	if (rc == 0)
 		rc = render_config_errors(out, st, now, err);
-	if (rc == 0)
-		rc = ng_metrics_render_gpu(out, db, err);
 	if (rc == 0) {
 		family(out, "nodegate_metrics_generated_timestamp_seconds",
 		       "When nodegate last wrote this file (unix seconds): alert when it is old.");

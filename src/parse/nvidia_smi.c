@@ -38,6 +38,7 @@ typedef struct {
 	size_t depth;
 	acc acc[A_COUNT];
 	int power_rank; /* which power line set power_mw */
+	uint32_t pending_pid; /* the last "Process ID" line, until its "Type" */
 } reader;
 
 /* ---- values ------------------------------------------------------------------------- */
@@ -162,6 +163,10 @@ typedef enum {
 	F_UUID,
 	F_NAME,
 	F_GROUP,  /* a section printed as one "N/A" line: its fields */
+	F_PSTATE, /* "P8": the performance state's number */
+	F_PROCS,  /* "Processes: None", or a section of "Process ID" lines: how many */
+	F_PID,    /* one "Process ID" line under "Processes" */
+	F_PTYPE,  /* its "Type": C (compute) counts, G (graphics) does not */
 } fkind;
 
 #define GOFF(f) offsetof(ng_gpu_state, f)
@@ -222,6 +227,13 @@ static const struct mapping {
 	{"Remapped Rows", "Pending", F_BOOL, GOFF(remap_pending), NULL, 0, false},
 	{"Remapped Rows", "Remapping Failure Occurred", F_BOOL, GOFF(remap_failed), NULL, 0, false},
 	{"Temperature", "GPU Current Temp", F_COUNT, GOFF(temperature_c), "C", 0, false},
+	{"", "Performance State", F_PSTATE, GOFF(pstate), NULL, 0, false},
+	{"Utilization", "Gpu|GPU", F_COUNT, GOFF(utilization_gpu), "%", 0, false},
+	{"FB Memory Usage", "Used", F_COUNT, GOFF(memory_used_mib), "MiB", 0, false},
+	{"FB Memory Usage", "Total", F_COUNT, GOFF(memory_total_mib), "MiB", 0, false},
+	{"", "Processes", F_PROCS, GOFF(processes), NULL, 0, false},
+	{"Processes", "Process ID", F_PID, GOFF(processes), NULL, 0, true},
+	{"Processes", "Type", F_PTYPE, GOFF(processes), NULL, 0, true},
 	{"Clocks", "SM", F_COUNT, GOFF(sm_clock_mhz), "MHz", 0, false},
 	{"Max Clocks", "SM", F_COUNT, GOFF(sm_clock_max_mhz), "MHz", 0, false},
 	{"GPU Power Readings|Power Readings", "Power Draw", F_WATTS, 3, NULL, 0, false},
@@ -358,6 +370,11 @@ static void gpu_line(reader *r, ng_span key, ng_span value, bool has_value)
 		const struct mapping *m = &mappings[i];
 		if (!one_of(key, m->keys, strlen(m->keys)) || !path_matches(r, m))
 			continue;
+		if (m->kind == F_PROCS && !has_value) {
+			/* a list of processes follows: each "Process ID" counts one */
+			set_field(&r->gpu->processes, NG_FIELD_OK, 0, 0);
+			return;
+		}
 		if (!has_value)
 			return; /* a section, read line by line */
 		int code;
@@ -367,6 +384,40 @@ static void gpu_line(reader *r, ng_span key, ng_span value, bool has_value)
 		uint64_t v = 0;
 		switch (m->kind) {
 		case F_NAME: copy_text(r->gpu->name, sizeof r->gpu->name, value); return;
+		case F_PSTATE: {
+			ng_span t = ng_span_trim(value);
+			bool ok = c == V_VALUE && t.len >= 2 && t.len <= 3 && t.s[0] == 'P' &&
+			          count_value((ng_span){t.s + 1, t.len - 1}, NULL, &v) && v <= 15;
+			if (c == V_VALUE && !ok)
+				c = V_FAILED, code = 999;
+			set_field(&r->gpu->pstate,
+			          c == V_VALUE ? NG_FIELD_OK : c == V_NA ? NG_FIELD_NOT_SUPPORTED : NG_FIELD_FAILED, v, code);
+			return;
+		}
+		case F_PROCS:
+			if (c == V_VALUE && eq_ci(ng_span_trim(value), "None"))
+				set_field(&r->gpu->processes, NG_FIELD_OK, 0, 0);
+			else if (c != V_VALUE)
+				set_field(&r->gpu->processes, c == V_NA ? NG_FIELD_NOT_SUPPORTED : NG_FIELD_FAILED, 0, code);
+			return;
+		case F_PID:
+			r->pending_pid = c == V_VALUE && count_value(value, NULL, &v) && v > 0 && v <= UINT32_MAX
+			                     ? (uint32_t)v
+			                     : 0;
+			return;
+		case F_PTYPE: {
+			/* only compute processes make a GPU busy ("C", "C+G"); a
+			 * display server's graphics context ("G") does not */
+			ng_span t = ng_span_trim(value);
+			bool compute = c == V_VALUE && memchr(t.s, 'C', t.len) != NULL;
+			if (compute && r->gpu->processes.state == NG_FIELD_OK) {
+				r->gpu->processes.value++;
+				if (r->pending_pid && r->gpu->n_pids < 8)
+					r->gpu->pid[r->gpu->n_pids++] = r->pending_pid;
+			}
+			r->pending_pid = 0;
+			return;
+		}
 		case F_UUID: copy_text(r->gpu->uuid, sizeof r->gpu->uuid, value); return;
 		case F_GROUP:
 			if (c != V_VALUE)

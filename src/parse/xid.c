@@ -104,6 +104,27 @@ static bool pci_address(const char *s, size_t len, size_t *i, char bus[16])
 	return true;
 }
 
+/* The earlier Xid a line names as its cause: the driver writes "caused by
+ * previous Xid 149" (Xid 45 after an NVLink fault, for one), anywhere in the
+ * text and in any case. 0 when there is none. The whole text is searched,
+ * not the part of it kept in the message. */
+static int caused_by(const char *s, size_t len)
+{
+	static const char lit[] = "previous xid";
+	size_t n = sizeof lit - 1;
+	for (size_t k = 0; k + n <= len; k++) {
+		if (!starts_ci(s, len, k, lit))
+			continue;
+		size_t i = k + n;
+		while (i < len && (s[i] == ' ' || s[i] == ':' || s[i] == '#'))
+			i++;
+		long long code;
+		if (dec_run(s, len, &i, 6, &code) && code > 0 && (i == len || !is_digit(s[i])))
+			return (int)code;
+	}
+	return 0;
+}
+
 /* Printable ASCII only: the text goes to JSON and to terminals. */
 static void copy_text(char *dst, size_t cap, const char *s, size_t len)
 {
@@ -252,6 +273,7 @@ static bool parse_xid_at(const char *s, size_t len, size_t at, ng_xid_event *e)
 		copy_text(e->name, sizeof e->name, v.s, v.len);
 	ng_span msg = ng_span_trim((ng_span){s + i, len - i});
 	copy_text(e->message, sizeof e->message, msg.s, msg.len);
+	e->cause = caused_by(msg.s, msg.len);
 	return true;
 }
 
@@ -412,6 +434,7 @@ size_t ng_xid_attach(ng_gpu_snapshot *s, const ng_xid_event *events, size_t n)
 		ng_gpu_xid *x = &gpu->xid[gpu->n_xid++];
 		memset(x, 0, sizeof *x);
 		x->code = e->code;
+		x->cause = e->cause > 0 && e->cause <= 999999 ? e->cause : 0;
 		x->at_usec = e->at_usec;
 		attach_message(e, x->message, sizeof x->message);
 	}

@@ -19,6 +19,7 @@ typedef struct {
 	char name[64];  /* process name, "" when absent */
 	int64_t at_usec; /* /dev/kmsg monotonic time, -1 when the line has none */
 	char message[160]; /* the free text after the code */
+	int cause;      /* "... caused by previous Xid 149": 149; 0 when none is named */
 } ng_xid_event;
 
 /* Parses one line. 1 and *out filled when it is an Xid line; 0 otherwise. */

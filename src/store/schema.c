@@ -123,6 +123,25 @@ static const char *const migrations[] = {
 	 * audit entry wrote, covered by its hash (audit_state.c). A store from
 	 * before has its rows adopted as they are, in one entry (migrate()). */
 	"ALTER TABLE audit_log ADD COLUMN state TEXT NOT NULL DEFAULT '';",
+	/* 8: each node's GPUs as its checks saw them (so a GPU NVML stops
+	 * listing is missed, and a new UUID at a known bus is a replacement),
+	 * the newest kernel-log time judged per GPU bus (an operator's resume
+	 * is not undone by the same old Xid), and every GPU check run, unknown
+	 * and n/a included. */
+	"CREATE TABLE IF NOT EXISTS gpu_inventory ("
+	" node TEXT NOT NULL, uuid TEXT NOT NULL, bus TEXT NOT NULL, minor {INT} NOT NULL DEFAULT -1,"
+	" first_seen {INT} NOT NULL, last_seen {INT} NOT NULL,"
+	" unresponsive {INT} NOT NULL DEFAULT 0, hw_thermal {INT} NOT NULL DEFAULT 0,"
+	" gpu_index {INT} NOT NULL DEFAULT -1, checked_at {INT} NOT NULL DEFAULT 0,"
+	" mode TEXT NOT NULL DEFAULT '', severity TEXT NOT NULL DEFAULT '',"
+	" signals TEXT NOT NULL DEFAULT '', PRIMARY KEY (node, uuid));"
+	"CREATE TABLE IF NOT EXISTS kmsg_marks ("
+	" node TEXT NOT NULL, bus TEXT NOT NULL, boot_id TEXT NOT NULL, at_usec {INT} NOT NULL,"
+	" updated_at {INT} NOT NULL, PRIMARY KEY (node, bus));"
+	"CREATE TABLE IF NOT EXISTS gpu_check_runs ("
+	" id {ID}, node TEXT NOT NULL, mode TEXT NOT NULL, outcome TEXT NOT NULL, at {INT} NOT NULL,"
+	" reason TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX IF NOT EXISTS gpu_check_runs_by_at ON gpu_check_runs (at);",
 };
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7

@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 7
+#define NG_STORE_SCHEMA_VERSION 8
 
 typedef struct ng_store ng_store;
 
@@ -345,6 +345,60 @@ typedef struct {
 	int64_t at;
 } ng_store_gpu_check;
 int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err);
+
+/* ---- each node's GPUs between checks (schema 8) ------------------------------------- */
+
+/* One GPU as the node's checks last saw it. */
+typedef struct {
+	char uuid[96], bus[16];
+	int64_t minor;      /* -1 unknown */
+	int64_t first_seen, last_seen;
+	int64_t unresponsive; /* consecutive checks it did not answer while its siblings did */
+	int64_t hw_thermal;   /* consecutive checks it was in HW thermal slowdown */
+	/* the last check that judged it (for metrics): when, which verb, what it
+	 * found, its reasons as "signal=severity" joined by spaces */
+	int64_t index, checked_at;
+	char mode[16], severity[16], signals[512];
+	bool listed; /* NVML listed it in that check (false: missing, its row only judged) */
+} ng_store_gpu;
+
+/* The node's known GPUs (*out malloc'd, free() it). */
+int ng_store_gpus_of(ng_store *st, const char *node, ng_store_gpu **out, size_t *n, ng_err *err);
+/* Every node's (node NULL) or one node's GPUs with their node names, for
+ * metrics: nodes[i] is a malloc'd array of NUL-terminated names, 256 each. */
+int ng_store_all_gpus(ng_store *st, const char *node, ng_store_gpu **out, char (**nodes)[256],
+                      size_t *n, ng_err *err);
+
+/* A node's last GPU check run of each mode, for metrics. */
+typedef struct {
+	char node[256], mode[16], outcome[16];
+	int64_t at;
+} ng_store_gpu_check_run;
+int ng_store_last_gpu_check_runs(ng_store *st, const char *node, ng_store_gpu_check_run **out,
+                                 size_t *n, ng_err *err);
+/* Records each GPU (first_seen is kept from its first record) and forgets
+ * the UUIDs in gone (GPUs replaced at their bus: their history ends). */
+int ng_store_put_gpus(ng_store *st, const char *node, const ng_store_gpu *g, size_t n,
+                      const char *const *gone, size_t n_gone, ng_err *err);
+
+/* The newest kernel-log time judged for each of a node's GPU buses, within
+ * one boot: Xids at or before it were judged by an earlier check. */
+typedef struct {
+	char bus[16];
+	char boot_id[40];
+	int64_t at_usec;
+} ng_store_kmsg_mark;
+
+int ng_store_kmsg_marks(ng_store *st, const char *node, ng_store_kmsg_mark **out, size_t *n,
+                        ng_err *err);
+int ng_store_put_kmsg_marks(ng_store *st, const char *node, const ng_store_kmsg_mark *m, size_t n,
+                            int64_t now, ng_err *err);
+
+/* One epilog, prolog or health run, whatever its outcome (unknown and n/a
+ * included): a fleet-wide monitoring failure shows as many nodes unknown at
+ * once, never as healthy nodes. */
+int ng_store_put_gpu_check_run(ng_store *st, const char *node, const char *mode,
+                               const char *outcome, int64_t at, const char *reason, ng_err *err);
 
 /* ---- the audit log -------------------------------------------------------------- */
 

@@ -73,6 +73,11 @@
 	X(CLOCK, "nvmlDeviceGetClockInfo")                             \
 	X(CLOCK_MAX, "nvmlDeviceGetMaxClockInfo")                      \
 	X(POWER, "nvmlDeviceGetPowerUsage")                            \
+	X(MINOR, "nvmlDeviceGetMinorNumber")                           \
+	X(UTILIZATION, "nvmlDeviceGetUtilizationRates")                \
+	X(PSTATE, "nvmlDeviceGetPerformanceState")                     \
+	X(MEMORY, "nvmlDeviceGetMemoryInfo")                           \
+	X(PROCESSES, "nvmlDeviceGetComputeRunningProcesses_v3")        \
 	X(NVLINK_STATE, "nvmlDeviceGetNvLinkState")                    \
 	X(NVLINK_ERRORS, "nvmlDeviceGetNvLinkErrorCounter")
 
@@ -151,6 +156,10 @@ struct nvmlDevice_st {
 	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
 	unsigned long long clock_reasons;
 	unsigned temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+	unsigned minor; /* /dev/nvidiaN */
+	unsigned utilization_gpu, pstate, memory_used_mib, memory_total_mib;
+	unsigned n_processes;
+	unsigned process[64]; /* PIDs of compute processes */
 	unsigned n_links;
 	struct synth_link link[SYNTH_LINKS_MAX];
 	uint64_t not_supported, hang; /* BIT(S_...) */
@@ -469,6 +478,10 @@ static void gpu_defaults(struct nvmlDevice_st *g, unsigned i)
 	g->sm_clock_mhz = 345;
 	g->sm_clock_max_mhz = 1980;
 	g->power_mw = 71000;
+	g->minor = i;
+	/* between jobs: nothing running, the lowest P-state */
+	g->pstate = 8;
+	g->memory_total_mib = 81559;
 	g->n_links = 18;
 	for (unsigned l = 0; l < g->n_links; l++)
 		g->link[l].active = true;
@@ -565,7 +578,8 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 {
 	static const char *const keys[] = {
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
-		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "nvlink",
+		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "minor", "utilization_gpu", "pstate",
+		"memory_used_mib", "memory_total_mib", "processes", "nvlink",
 		"not_supported", "errors", "hang",
 		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
 		 * NVML reads only probe.throttle's clock fields (read_probe). */
@@ -640,7 +654,10 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	if (cr && !read_clock_reasons(r, cr, &g->clock_reasons))
 		return false;
 	if (!get_uint(r, o, "temperature_c", &g->temperature_c) || !get_uint(r, o, "sm_clock_mhz", &g->sm_clock_mhz) ||
-	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw))
+	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw) ||
+	    !get_uint(r, o, "minor", &g->minor) || !get_uint(r, o, "utilization_gpu", &g->utilization_gpu) ||
+	    !get_uint(r, o, "pstate", &g->pstate) || !get_uint(r, o, "memory_used_mib", &g->memory_used_mib) ||
+	    !get_uint(r, o, "memory_total_mib", &g->memory_total_mib))
 		return false;
 
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "nvlink");
@@ -667,6 +684,26 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 		path_pop(r, base);
 	}
 
+	const cJSON *procs = cJSON_GetObjectItemCaseSensitive(o, "processes");
+	if (procs) {
+		path_push(r, "processes", 0);
+		if (!cJSON_IsArray(procs) || cJSON_GetArraySize(procs) > 64)
+			return bad(r, "expected a list of at most 64 process ids");
+		int i = 0;
+		for (const cJSON *e = procs->child; e; e = e->next, i++) {
+			size_t o2 = path_push(r, NULL, i);
+			if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 4194304 ||
+			    e->valuedouble != (double)(unsigned)e->valuedouble)
+				return bad(r, "expected a process id from 1 to 4194304");
+			g->process[g->n_processes++] = (unsigned)e->valuedouble;
+			path_pop(r, o2);
+		}
+		path_pop(r, base);
+	}
+	if (g->pstate > 15)
+		return bad(r, "pstate: expected 0 (P0) to 15 (P15)");
+	if (g->utilization_gpu > 100)
+		return bad(r, "utilization_gpu: expected a percentage from 0 to 100");
 	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(o, "not_supported");
 	if (ns) {
 		path_push(r, "not_supported", 0);
@@ -1186,6 +1223,56 @@ UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, S_PCIE_GEN_MAX, pcie_gen_max)
 UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, S_PCIE_WIDTH_MAX, pcie_width_max)
 UINT_GETTER(nvmlDeviceGetPcieReplayCounter, S_PCIE_REPLAY, pcie_replays)
 UINT_GETTER(nvmlDeviceGetPowerUsage, S_POWER, power_mw)
+UINT_GETTER(nvmlDeviceGetMinorNumber, S_MINOR, minor)
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
+{
+	DEVICE_CALL(S_UTILIZATION, device, g);
+	if (!utilization)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	utilization->gpu = g->utilization_gpu;
+	utilization->memory = 0;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)
+{
+	DEVICE_CALL(S_PSTATE, device, g);
+	if (!pState)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*pState = (nvmlPstates_t)g->pstate;
+	return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+	DEVICE_CALL(S_MEMORY, device, g);
+	if (!memory)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	memory->total = (unsigned long long)g->memory_total_mib << 20;
+	memory->used = (unsigned long long)g->memory_used_mib << 20;
+	memory->free = memory->total > memory->used ? memory->total - memory->used : 0;
+	return NVML_SUCCESS;
+}
+
+/* As NVML: a list too short for them all answers INSUFFICIENT_SIZE with the count. */
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos)
+{
+	DEVICE_CALL(S_PROCESSES, device, g);
+	if (!infoCount)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (*infoCount < g->n_processes) {
+		*infoCount = g->n_processes;
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	if (g->n_processes && !infos)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (unsigned i = 0; i < g->n_processes; i++)
+		infos[i] = (nvmlProcessInfo_t){.pid = g->process[i], .usedGpuMemory = 0};
+	*infoCount = g->n_processes;
+	return NVML_SUCCESS;
+}
 
 #ifndef NG_SYNTH_OLD
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)

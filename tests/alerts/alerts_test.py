@@ -128,15 +128,15 @@ scrape_configs:
             time.sleep(0.5)
         check(len(firing) == 1, f"NodegateGPUFatal not firing once within 90 s: {firing}")
         labels = firing[0]["labels"]
-        check(labels.get("gpu") == "0" and labels.get("node_name") == "gpu-alert-7"
+        check(labels.get("gpu") == "0" and labels.get("Hostname") == "gpu-alert-7"
               and labels.get("severity") == "critical", f"labels {labels}")
         check("GPU 0 of gpu-alert-7 is fatal" in firing[0]["annotations"]["summary"],
               f"annotations {firing[0]['annotations']}")
         q = get(f"http://127.0.0.1:{prom_port}/api/v1/query?query="
-                "nodegate_gpu_health%7Bgpu%3D%221%22%2Cseverity%3D%22ok%22%7D")
+                "nodegate_gpu_check_severity%7Bgpu%3D%221%22%2Cseverity%3D%22ok%22%7D")
         check([r["value"][1] for r in q["data"]["result"]] == ["1"], f"GPU 1 reads {q}")
         print(f"ok   a fatal GPU reached a firing alert through node_exporter and Prometheus: "
-              f"{labels['alertname']} {labels['node_name']} GPU {labels['gpu']}")
+              f"{labels['alertname']} {labels['Hostname']} GPU {labels['gpu']}")
         print("alerts: passed")
         return 0
     finally:

@@ -632,6 +632,24 @@ def test_bad_store_is_a_note():
     expect(r, "fatal", True, 1)
 
 
+def test_hostile_store_rows_are_not_evidence():
+    # A store whose GPU rows were written by someone else: nonsense buses,
+    # minors and counts are passed over, never a missing GPU or a drain.
+    import sqlite3
+    r = run(["health", "--json", "--store", "@tmp/s.db", "--no-kmsg"])
+    expect(r, "ok", False, 0)
+    db = sqlite3.connect(os.path.join(r.tmp, "s.db"))
+    db.execute("UPDATE gpu_inventory SET bus = '../../etc', minor = 99999999999, unresponsive = -5")
+    db.execute("INSERT INTO kmsg_marks VALUES ('x', 'zz', 'boot with spaces', 'NaN', 0)")
+    db.commit()
+    db.close()
+    store = os.path.join(r.tmp, "s.db")
+    r2 = run(["health", "--json", "--store", store, "--no-kmsg"])
+    expect(r2, "ok", False, 0)
+    r3 = run(["epilog", "--json", "--store", store, "--no-kmsg"], env={"SLURM_JOB_GPUS": "0,1"})
+    expect(r3, "ok", False, 0)
+
+
 def test_locked_store_keeps_the_deadline():
     # A store another process holds locked must not hold the node past the
     # deadline (Slurm would kill the Epilog, and a killed Epilog drains).

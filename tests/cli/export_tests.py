@@ -10,6 +10,8 @@ API server on a test machine), and `nodegate npd` on synthetic GPUs.
 import argparse
 import json
 import os
+import re
+import socket
 import random
 import shutil
 import subprocess
@@ -157,8 +159,8 @@ def test_metrics_textfile(tmp):
         "nodegate_fleet_regression_events_open 1",
         'nodegate_metric_value{node="node41",node_name="gpu-041",domain="fabric",metric="nccl.all_reduce.busbw",'
         'unit="GB/s"} 300',
-        'nodegate_metric_percent_of_median{node="node28",domain="fabric",'
-        'metric="nccl.all_reduce.busbw"} 86',
+        'nodegate_metric_ratio_to_median{node="node28",domain="fabric",'
+        'metric="nccl.all_reduce.busbw"} 0.86',
         'nodegate_verdicts{verdict="pass"}',
         'nodegate_verdicts{verdict="no-measurement"} 1',
         "nodegate_audit_chain_ok 1",
@@ -404,9 +406,81 @@ def test_npd(tmp):
     check(p.returncode == 2 and len(p.stdout.splitlines()) == 1, p.stdout)
 
 
+def test_npd_evidence_and_memory(tmp):
+    xid79 = write(os.path.join(tmp, "kmsg"),
+                  "4,9,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n")
+    # A fatal Xid is a problem with NVML hung: exit 1, not unknown.
+    p = run_gpu(tmp, ["npd", "--kmsg", xid79, "--deadline", "2", "--no-state"], "13-nvml-hang.json")
+    check(p.returncode == 1 and "79" in p.stdout, f"hang + Xid 79: {p.returncode} {p.stdout}")
+    # A problem found stays a problem through a monitoring failure, and only
+    # a measured check clears it.
+    state = os.path.join(tmp, "npd-state", "problem")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "06-ecc.json")
+    check(p.returncode == 1 and os.path.exists(state), f"fatal: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--deadline", "2", "--state", state], "13-nvml-hang.json")
+    lines = p.stdout.splitlines()
+    check(p.returncode == 1 and lines[0].startswith("last known: ") and len(lines[0]) < 80,
+          f"hang after a problem: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "21-no-driver.json")
+    check(p.returncode == 1, f"no driver after a problem: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--state", state], "01-healthy.json")
+    check(p.returncode == 0 and not os.path.exists(state), f"healthy clears it: {p.returncode} {p.stdout}")
+    p = run_gpu(tmp, ["npd", "--no-kmsg", "--deadline", "2", "--state", state], "13-nvml-hang.json")
+    check(p.returncode == 2, f"hang with nothing known: {p.returncode} {p.stdout}")
+
+
+def test_gpu_metrics(tmp):
+    store = os.path.join(tmp, "gpu-metrics.db")
+    kmsg = write(os.path.join(tmp, "kmsg-gpu"),
+                 "4,9,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=x, GPU has fallen off the bus.\n")
+    p = run_gpu(tmp, ["health", "--store", store, "--kmsg", kmsg], "01-healthy.json")
+    check(p.returncode == 1, f"health: {p.returncode} {p.stdout}{p.stderr}")
+    # an epilog that measured nothing is kept too: a monitoring failure, never healthy
+    p = run_gpu(tmp, ["epilog", "--store", store, "--no-kmsg"], "01-healthy.json",
+                NODEGATE_NVML_LIBRARY="/nonexistent.so", SLURM_JOB_GPUS="0")
+    check(p.returncode == 0, f"epilog n/a: {p.returncode} {p.stdout}{p.stderr}")
+    # Hostname is the scheduler name (the short host name outside Slurm) and
+    # node the stable id the store keys it by (docs/naming.md); --node takes
+    # either.
+    host = socket.gethostname().split(".")[0]
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "node", "--node", host],
+                       capture_output=True, text=True, timeout=60)
+    text = p.stdout
+    check(p.returncode == 0, f"metrics: {p.returncode} {p.stderr}")
+    h = re.escape(host)
+    for want in [r'nodegate_build_info\{version="',
+                 rf'nodegate_gpu_check_severity\{{Hostname="{h}",node="[^"]+",gpu="0",'
+                 r'UUID="GPU-00000000-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",'
+                 r'mode="health",severity="fatal"\} 1',
+                 rf'nodegate_gpu_check_signal\{{Hostname="{h}",node="[^"]+",gpu="0",'
+                 r'UUID="GPU-00000000-0000-4000-8000-000000000000",pci_bus_id="00000000:18:00.0",'
+                 r'signal="xid.79",severity="fatal"\} 1',
+                 rf'nodegate_gpu_check_outcome\{{Hostname="{h}",node="[^"]+",mode="epilog",outcome="n/a"\}} 1',
+                 rf'nodegate_gpu_check_outcome\{{Hostname="{h}",node="[^"]+",mode="health",outcome="fatal"\}} 1']:
+        check(re.search(want, text), f"missing {want!r} in:\n{text}")
+    ids = set(re.findall(r'nodegate_gpu_check_outcome\{[^}]*node="([^"]+)"', text))
+    check(len(ids) == 1 and host not in ids, f"node is the stable id, not the host name: {ids}")
+    check("nodegate_node_outcome" not in text and "nodegate_gpu_check_nodes" not in text,
+          "node scope carries no fleet series")
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "fleet"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0 and 'nodegate_gpu_check_nodes{mode="epilog",outcome="n/a"} 1' in p.stdout
+          and "nodegate_gpu_check_severity" not in p.stdout, f"fleet scope: {p.stdout}")
+    p = subprocess.run([A.nodegate, "metrics", "--store", store, "--scope", "everything"],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2, "a bad scope is a usage error")
+    # The report keeps every run too: the n/a epilog is there, not a healthy node.
+    p = subprocess.run([A.nodegate, "--store", store, "report", "--json", "--no-sacct"],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"report: {p.returncode} {p.stderr}")
+    gc = json.loads(p.stdout)["gpu_checks"]
+    got = {(x["mode"], x["outcome"]) for x in gc["last"]}
+    check(gc["nodes"] == 1 and ("epilog", "n/a") in got and ("health", "fatal") in got, f"gpu_checks {gc}")
+
+
 TESTS = [test_metrics_textfile, test_metrics_label_escaping, test_hook_admit, test_hook_health,
          test_hook_within_the_deadline,
-         test_kube, test_npd]
+         test_kube, test_npd, test_npd_evidence_and_memory, test_gpu_metrics]
 
 
 def main():

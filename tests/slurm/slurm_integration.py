@@ -21,6 +21,14 @@ by the CTest fixture `slurm`), one case per run:
                    `nodegate admit --land slurm` quarantines the node (its
                    fabric failed twice) and drains it; two passing runs later
                    `nodegate release --land slurm` returns it to idle
+  vanished_job_gpu GPU 0 (the job's, device minor 0) vanishes from NVML during
+                   the job; NVML renumbers the rest: the epilog drains with a
+                   reason naming GPU 0 missing, not its neighbour
+  resumed_not_drained_again
+                   a health check drains on an Xid 79 in the kernel log; the
+                   operator resumes the node without a reboot: a job's epilog
+                   and the next health check see the same old line and the node
+                   stays idle
 
 Jobs are `sbatch --gres=gpu:2 --wrap 'sleep 1'`: their GPUs are 0,1. Each
 case starts and ends by putting the cluster back: healthy GPUs, the
@@ -130,6 +138,16 @@ class Cluster:
             json.dump({"schema": "nodegate/synthetic-gpus/1", "gpus": gpus}, f)
         os.replace(tmp, self.gpus)
 
+    def write_gpu_list(self, gpus):
+        tmp = self.gpus + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"schema": "nodegate/synthetic-gpus/1", "gpus": gpus}, f)
+        os.replace(tmp, self.gpus)
+
+    def write_kmsg(self, lines):
+        with open(os.path.join(self.dir, "kmsg"), "w") as f:
+            f.write("".join(l + "\n" for l in lines))
+
     def set_nvml_library(self, path):
         self.set_env("NODEGATE_NVML_LIBRARY", path)
 
@@ -142,6 +160,10 @@ class Cluster:
         with open(tmp, "w") as f:
             f.write("\n".join(lines) + "\n")
         os.replace(tmp, self.ngenv)
+
+    def set_nvml_library(self, path):
+        shutil.copyfile(self.ngenv_orig, self.ngenv)
+        self.set_env("NODEGATE_NVML_LIBRARY", path)
 
     # -- health checks ----------------------------------------------------
     def health_running(self):
@@ -183,6 +205,7 @@ class Cluster:
             shutil.copyfile(self.ngenv, self.ngenv_orig)
         self.pause_health()
         self.write_gpus()
+        self.write_kmsg([])
         shutil.copyfile(self.ngenv_orig, self.ngenv)
         self.cmd("scancel", "-u", "root", check=False)
         self.wait("the queue emptying", lambda: self.cmd("squeue", "-h", check=False) == "", 30)
@@ -334,7 +357,7 @@ def case_operator_drain(c):
     c.wait_state("drained")
     expect(c.reason() == ops, f"after the epilog: reason {c.reason()!r}, expected {ops!r}")
     said, rc = epilog_said(c, job)
-    expect(any(l.startswith("epilog: fatal: drain: nodegate: GPU 0 ") for l in said),
+    expect(any(l.startswith("epilog: fatal: drain: ng:fatal ecc GPU0 ") for l in said),
            f"epilog of job {job} said {said!r}: it did not find the fault on GPU 0")
     if c.land == "slurm":
         expect(any("already drained by an operator: left alone" in l for l in said),
@@ -373,6 +396,66 @@ def case_health_drain(c):
            f"reason {r!r}, expected 'ng:SEVERITY WHAT GPU3 ...'")
     expect(c.health_runs() > n, "drained, but no health check logged its run")
     print(f"health check drained after {dt:.2f} s; reason {r!r}")
+
+
+def case_vanished_job_gpu(c):
+    job = c.submit()
+    c.wait_prolog(job)   # the prolog saw (and the store kept) four GPUs, minors 0-3
+    # GPU 0 falls off: NVML lists the other three, renumbered 0-2.
+    c.write_gpu_list([{"pci_bus_id": f"00000000:{b}:00.0", "minor": m,
+                       "uuid": f"GPU-00000000-0000-4000-8000-{m:012x}"}
+                      for m, b in ((1, "2A"), (2, "3A"), (3, "5D"))])
+    c.wait_job_end(job)
+    c.wait("drain", lambda: drained(c), 15, step=0.02)
+    check_nodegate_reason(c, "a vanished job GPU")
+    check_epilog_drained(c, job, 0)
+    said, _ = epilog_said(c, job)
+    line = next(l for l in said if l.startswith("epilog: fatal: drain: "))
+    expect("gpu.missing" in line and "0000:18:00" in line,
+           f"the reason names the missing GPU 0 at 0000:18:00: {line!r}")
+    print(f"drained: {line[:160]!r}")
+
+
+XID79_GPU0 = "4,9120,7200000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1, name=python3, GPU has fallen off the bus."
+
+
+def case_resumed_not_drained_again(c):
+    root = os.path.join(c.dir, "root")
+    os.makedirs(os.path.join(root, "proc", "sys", "kernel", "random"), exist_ok=True)
+    with open(os.path.join(root, "proc", "sys", "kernel", "random", "boot_id"), "w") as f:
+        f.write("6d1f0c2a-1b3e-4f5a-8c7d-9e0f1a2b3c4d\n")
+    c.set_env("NODEGATE_ROOT", root)   # the boot id the marks are kept under
+    c.write_kmsg([XID79_GPU0])
+    n = c.health_runs()
+    os.unlink(c.paused)
+    try:
+        c.wait("a health-check drain", lambda: drained(c), 15, step=0.05)
+    finally:
+        c.pause_health()
+    r = c.reason()
+    expect(r.startswith("ng:fatal xid79 GPU0 ") and "xid.79" in r, f"reason {r!r}")
+    expect(c.health_runs() > n, "drained, but no health check logged its run")
+    # The operator looked, reseated the card, and resumed without a reboot:
+    # the line stays in the kernel's buffer.
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=RESUME")
+    c.wait_state("idle")
+    job = c.submit()
+    c.wait_job_end(job)
+    expect(c.job_state(job) == "COMPLETED", f"job {job} is {c.job_state(job)}")
+    stays_idle(c, "a job's epilog after the resume")
+    said, rc = epilog_said(c, job)
+    expect(rc == "0", f"the epilog exited {rc}: {said}")
+    c.run_health_once()
+    time.sleep(0.3)
+    stays_idle(c, "a health check after the resume")
+    # A new Xid later in the log still drains.
+    c.write_kmsg([XID79_GPU0, XID79_GPU0.replace("4,9120,7200000000", "4,9500,7300000000")])
+    os.unlink(c.paused)
+    try:
+        c.wait("a drain on the new Xid", lambda: drained(c), 15, step=0.05)
+    finally:
+        c.pause_health()
+    print(f"drained again only on the new line; reason {c.reason()!r}")
 
 
 def admission_records(node, busbw, software="sw-slurm-ci", name=None):

@@ -1196,6 +1196,91 @@ static void config_errors_are_kept_and_grouped(void **state)
 	ng_test_store_cleanup(spec);
 }
 
+/* Each node's GPUs between checks (schema 8): first_seen is kept, a
+ * replaced UUID is forgotten, a missing GPU's row keeps where it was seen
+ * and takes what the check found; marks per bus; every run, and the newest
+ * per node and mode. */
+static void gpu_inventory_marks_and_runs(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_store *st = fresh_store("gpu_inventory", spec, sizeof spec);
+	ng_err err = {{0}};
+	ng_store_gpu g[2] = {
+		{.uuid = "GPU-a", .bus = "0000:18:00", .minor = 0, .first_seen = 100, .last_seen = 100,
+		 .index = 0, .checked_at = 100, .mode = "health", .severity = "ok", .listed = true},
+		{.uuid = "GPU-b", .bus = "0000:2a:00", .minor = 1, .first_seen = 100, .last_seen = 100,
+		 .unresponsive = 2, .index = 1, .checked_at = 100, .mode = "health", .severity = "unresponsive",
+		 .signals = "gpu.unresponsive=unresponsive", .listed = true},
+	};
+	assert_int_equal(ng_store_put_gpus(st, "n1", g, 2, NULL, 0, &err), 0);
+	g[0].first_seen = g[0].last_seen = g[0].checked_at = 200;
+	assert_int_equal(ng_store_put_gpus(st, "n1", g, 1, NULL, 0, &err), 0);
+	/* GPU-b missing now: only what the check found is recorded */
+	ng_store_gpu miss = g[1];
+	miss.listed = false;
+	miss.last_seen = miss.checked_at = 300;
+	snprintf(miss.severity, sizeof miss.severity, "fatal");
+	snprintf(miss.signals, sizeof miss.signals, "gpu.missing=fatal");
+	assert_int_equal(ng_store_put_gpus(st, "n1", &miss, 1, NULL, 0, &err), 0);
+	ng_store_gpu *out = NULL;
+	size_t n = 0;
+	assert_int_equal(ng_store_gpus_of(st, "n1", &out, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].uuid, "GPU-a");
+	assert_true(out[0].first_seen == 100 && out[0].last_seen == 200);
+	assert_string_equal(out[1].uuid, "GPU-b");
+	assert_true(out[1].last_seen == 100 && out[1].checked_at == 300 && out[1].unresponsive == 2);
+	assert_string_equal(out[1].severity, "fatal");
+	assert_string_equal(out[1].signals, "gpu.missing=fatal");
+	free(out);
+	/* GPU-b replaced by GPU-c at its bus */
+	ng_store_gpu c = g[1];
+	snprintf(c.uuid, sizeof c.uuid, "GPU-c");
+	const char *gone[] = {"GPU-b"};
+	assert_int_equal(ng_store_put_gpus(st, "n1", &c, 1, gone, 1, &err), 0);
+	char(*hosts)[256] = NULL;
+	assert_int_equal(ng_store_all_gpus(st, NULL, &out, &hosts, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[1].uuid, "GPU-c");
+	assert_string_equal(hosts[1], "n1");
+	free(out);
+	free(hosts);
+	assert_int_equal(ng_store_gpus_of(st, "n2", &out, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(out);
+
+	ng_store_kmsg_mark m[2] = {{"0000:18:00", "boot-1", 7200000000}, {"0000:2a:00", "boot-1", 5}};
+	assert_int_equal(ng_store_put_kmsg_marks(st, "n1", m, 2, 400, &err), 0);
+	m[0].at_usec = 7300000000;
+	assert_int_equal(ng_store_put_kmsg_marks(st, "n1", m, 1, 500, &err), 0);
+	ng_store_kmsg_mark *mk = NULL;
+	assert_int_equal(ng_store_kmsg_marks(st, "n1", &mk, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_true(mk[0].at_usec == 7300000000 && strcmp(mk[0].boot_id, "boot-1") == 0);
+	free(mk);
+
+	assert_int_equal(ng_store_put_gpu_check_run(st, "n1", "epilog", "ok", 10, "", &err), 0);
+	assert_int_equal(ng_store_put_gpu_check_run(st, "n1", "epilog", "unknown", 20, "NVML hung", &err), 0);
+	assert_int_equal(ng_store_put_gpu_check_run(st, "n1", "health", "n/a", 15, "no NVML", &err), 0);
+	assert_int_equal(ng_store_put_gpu_check_run(st, "n2", "epilog", "fatal", 30, "", &err), 0);
+	ng_store_gpu_check_run *runs = NULL;
+	assert_int_equal(ng_store_last_gpu_check_runs(st, NULL, &runs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(runs[0].node, "n1");
+	assert_string_equal(runs[0].mode, "epilog");
+	assert_string_equal(runs[0].outcome, "unknown");
+	assert_string_equal(runs[1].outcome, "n/a");
+	assert_string_equal(runs[2].outcome, "fatal");
+	free(runs);
+	assert_int_equal(ng_store_last_gpu_check_runs(st, "n2", &runs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	free(runs);
+	assert_int_equal(count_rows(st, "gpu_check_runs"), 4);
+	ng_store_close(st);
+	ng_test_store_cleanup(spec);
+}
+
 static void node_state_is_upserted(void **state)
 {
 	(void)state;
@@ -1692,6 +1777,7 @@ int main(void)
 		cmocka_unit_test(fleet_events_open_once_and_clear),
 		cmocka_unit_test(node_state_is_upserted),
 		cmocka_unit_test(config_errors_are_kept_and_grouped),
+		cmocka_unit_test(gpu_inventory_marks_and_runs),
 		cmocka_unit_test(hysteresis_round_trips),
 		cmocka_unit_test(audit_chain_of_everything_verifies),
 		cmocka_unit_test(audit_finds_an_edited_field),

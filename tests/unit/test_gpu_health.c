@@ -213,6 +213,7 @@ static void sc_busy_gen_drop(ng_gpu_state *g)
 {
 	g->pcie_gen = ok(3);
 	g->clock_reasons = ok(NG_CLK_SW_POWER_CAP);
+	g->sm_clock_mhz = ok(1755); /* busy: the power cap holds a fast clock */
 }
 static void sc_xid79(ng_gpu_state *g) { add_xid(g, 79, "GPU has fallen off the bus."); }
 static void sc_xid48(ng_gpu_state *g) { add_xid(g, 48, "An uncorrectable double bit error (DBE) has been detected"); }
@@ -566,8 +567,8 @@ static void test_replay_storm_history(void **state)
 	ng_gpu_state *g = healthy_node(2);
 	g->pcie_replays = ok(100 + 50000);
 	ng_gpu_history h[] = {
-		{"GPU-elsewhere", 2, 0, 0, 0, 0, 0},
-		{g->uuid, 2.0, 0, 0, 100, 0, 0},
+		{"GPU-elsewhere", 2, 0, 0, 0, 0, 0, 0, 0},
+		{g->uuid, 2.0, 0, 0, 100, 0, 0, 0, 0},
 	};
 	judge(h, 2);
 	/* 50000 in 2 h, taken over at least 24 h: 2083 an hour, above 1000 */
@@ -604,7 +605,7 @@ static void test_replay_storm_history(void **state)
 	judge(h, 2);
 	expect_gpu(NG_HEALTH_DEGRADED, "rate.pcie_replays", NG_HEALTH_DEGRADED);
 	/* a history without a uuid matches nothing */
-	ng_gpu_history anon = {NULL, 1, 0, 0, 0, 0, 0};
+	ng_gpu_history anon = {NULL, 1, 0, 0, 0, 0, 0, 0, 0};
 	judge(&anon, 1);
 	expect_gpu(NG_HEALTH_OK, NULL, 0);
 }
@@ -613,17 +614,22 @@ static void test_rates_pages_rows_links(void **state)
 {
 	(void)state;
 	ng_gpu_state *g = healthy_node(1);
-	ng_gpu_history h = {g->uuid, 2.0, 10, 4, 9, 100, 0};
+	ng_gpu_history h = {g->uuid, 2.0, 10, 4, 9, 100, 0, 0, 0};
 
 	/* one remapped row soon after: one event is not a rate */
-	g->remap_corrected = ok(3);
-	g->remap_uncorrected = ok(2);
+	g->remap_corrected = ok(5);
 	judge(&h, 1);
 	expect_gpu(NG_HEALTH_OK, NULL, 0);
 	/* two within a day is */
-	g->remap_uncorrected = ok(3);
+	g->remap_corrected = ok(6);
 	judge(&h, 1);
 	expect_gpu(NG_HEALTH_DEGRADED, "rate.remapped_rows", NG_HEALTH_DEGRADED);
+	/* a row remapped for an uncorrectable error is degraded by itself */
+	g->remap_corrected = ok(4);
+	g->remap_uncorrected = ok(1);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "remap.uncorrectable", NG_HEALTH_DEGRADED);
+	g->remap_uncorrected = ok(0);
 
 	/* retired pages (older GPUs) */
 	healthy_node(1);
@@ -656,8 +662,7 @@ static void test_rates_pages_rows_links(void **state)
 	/* the policy's window */
 	ng_policy_default(&pol);
 	healthy_node(1);
-	g->remap_corrected = ok(4);
-	g->remap_uncorrected = ok(2);
+	g->remap_corrected = ok(6);
 	pol.health_rate_min_hours = 1;
 	judge(&h, 1); /* 2 rows in 2 h: 24 a day */
 	expect_gpu(NG_HEALTH_DEGRADED, "rate.remapped_rows", NG_HEALTH_DEGRADED);
@@ -771,6 +776,184 @@ static void test_pure(void **state)
 	assert_memory_equal(&out, &out_again, sizeof out);
 }
 
+/* Idle is nothing running and the GPU at rest, whatever the event reasons
+ * say: an idle A40 reports SW power cap and not GPU_IDLE. */
+static void test_idle_really_idle(void **state)
+{
+	(void)state;
+	ng_gpu_state *g = healthy_node(1);
+	g->pcie_gen = ok(1);
+	g->pcie_gen_max = ok(4);
+	g->clock_reasons = ok(NG_CLK_SW_POWER_CAP);
+	g->pstate = ok(8);
+	g->utilization_gpu = ok(0);
+	g->processes = ok(0);
+	g->sm_clock_mhz = ok(210);
+	g->sm_clock_max_mhz = ok(1740);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_OK, NULL, 0);
+	/* P0 and a fast clock: the clock floor and the P-state both say busy */
+	g->pstate = ok(0);
+	g->sm_clock_mhz = ok(1740);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "pcie.gen", NG_HEALTH_DEGRADED);
+	/* P8 and a resident process doing nothing (0%): the link rests with the
+	 * power state, not with the process list */
+	g->pstate = ok(8);
+	g->processes = ok(1);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_OK, NULL, 0);
+	/* utilization above 0: busy, whatever GPU_IDLE says */
+	g->processes = ok(0);
+	g->utilization_gpu = ok(40);
+	g->clock_reasons = ok(NG_CLK_GPU_IDLE);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "pcie.gen", NG_HEALTH_DEGRADED);
+	/* nothing that tells: unknown, never degraded */
+	g->utilization_gpu = failed(999);
+	g->pstate = failed(999);
+	g->clock_reasons = failed(999);
+	judge(NULL, 0);
+	assert_non_null(reason(&out.gpu[0], "pcie.gen"));
+	assert_int_equal(reason(&out.gpu[0], "pcie.gen")->severity, NG_HEALTH_UNKNOWN);
+}
+
+/* HW thermal slowdown: transient once under load; degraded when idle or
+ * when the last check saw it too. */
+static void test_hw_thermal_persistence(void **state)
+{
+	(void)state;
+	ng_gpu_state *g = healthy_node(1);
+	g->clock_reasons = ok(NG_CLK_HW_THERMAL);
+	g->utilization_gpu = ok(90);
+	g->pstate = ok(0);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_TRANSIENT, "clock.hw_thermal", NG_HEALTH_TRANSIENT);
+	assert_int_equal(out.gpu[0].hw_thermal_run, 1);
+	ng_gpu_history h = {g->uuid, NAN, 0, 0, 0, 0, 0xf, 0, 1};
+	judge(&h, 1);
+	expect_gpu(NG_HEALTH_DEGRADED, "clock.hw_thermal", NG_HEALTH_DEGRADED);
+	assert_int_equal(out.gpu[0].hw_thermal_run, 2);
+	g->utilization_gpu = ok(0);
+	g->pstate = ok(8);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "clock.hw_thermal", NG_HEALTH_DEGRADED);
+	/* at rest, but a process is there: not idle, transient once */
+	g->processes = ok(1);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_TRANSIENT, "clock.hw_thermal", NG_HEALTH_TRANSIENT);
+	g->processes = ok(0);
+	g->clock_reasons = ok(0);
+	judge(&h, 1);
+	assert_int_equal(out.gpu[0].hw_thermal_run, 0);
+}
+
+/* The seed validator's rows: correctable ECC spikes, a sibling outlier,
+ * and what a job left behind (epilog only). */
+static void test_validator_rows(void **state)
+{
+	(void)state;
+	ng_gpu_state *g = healthy_node(4);
+	g->ecc_volatile_corrected = ok(1001);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "ecc.volatile_corrected", NG_HEALTH_DEGRADED);
+	g->ecc_volatile_corrected = ok(1000);
+	judge(NULL, 0);
+	assert_null(reason(&out.gpu[0], "ecc.volatile_corrected"));
+	/* far above its siblings (which read 0): degraded below the count */
+	g->ecc_volatile_corrected = ok(400);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "ecc.corrected_outlier", NG_HEALTH_DEGRADED);
+	/* siblings that read about as much: no outlier */
+	for (int i = 1; i < 4; i++)
+		snap.gpu[i].ecc_volatile_corrected = ok(300);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_OK, NULL, 0);
+	healthy_node(2);
+	g->processes = ok(2);
+	g->pid[0] = 4242;
+	g->pid[1] = 4243;
+	g->n_pids = 2;
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_OK, NULL, 0); /* a health check: a running job is no fault */
+	snap.after_job = true;
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "gpu.processes", NG_HEALTH_DEGRADED);
+	assert_non_null(strstr(reason(&out.gpu[0], "gpu.processes")->text, "4242, 4243"));
+	g->processes = ok(0);
+	g->n_pids = 0;
+	g->memory_used_mib = ok(5000);
+	g->memory_total_mib = ok(81559);
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_DEGRADED, "gpu.memory_used", NG_HEALTH_DEGRADED);
+	g->memory_used_mib = ok(4000); /* under 5% */
+	judge(NULL, 0);
+	expect_gpu(NG_HEALTH_OK, NULL, 0);
+}
+
+/* One GPU answers nothing while its sibling answers: unresponsive, then
+ * degraded at health.unresponsive_checks; a node where nothing answers is
+ * not. */
+static void test_unresponsive(void **state)
+{
+	(void)state;
+	healthy_node(2);
+	ng_gpu_state *g = &snap.gpu[1];
+	ng_gpu_state keep = *g;
+	memset(g, 0, sizeof *g);
+	g->index = 1;
+	snprintf(g->uuid, sizeof g->uuid, "%s", keep.uuid);
+	g->ecc_volatile_uncorrected = failed(999);
+	g->pcie_gen = failed(999);
+	judge(NULL, 0);
+	assert_int_equal(out.gpu[1].severity, NG_HEALTH_UNRESPONSIVE);
+	assert_int_equal(out.severity, NG_HEALTH_UNRESPONSIVE);
+	assert_false(out.drain);
+	assert_int_equal(out.gpu[1].unresponsive_run, 1);
+	ng_gpu_history h = {g->uuid, NAN, 0, 0, 0, 0, 0xf, 2, 0};
+	judge(&h, 1);
+	assert_int_equal(out.gpu[1].severity, NG_HEALTH_DEGRADED);
+	assert_true(out.drain);
+	/* the sibling answers nothing either: unknown, whatever the history */
+	snap.gpu[0] = *g;
+	snprintf(snap.gpu[0].uuid, sizeof snap.gpu[0].uuid, "GPU-other");
+	judge(&h, 1);
+	assert_int_equal(out.gpu[1].severity, NG_HEALTH_UNKNOWN);
+	assert_false(out.drain);
+}
+
+/* Ghosts: a GPU NVML does not list is fatal when missing; with NVML down
+ * only its Xids count; a caused-by Xid takes its cause's class. */
+static void test_missing_and_unanswered(void **state)
+{
+	(void)state;
+	healthy_node(2);
+	ng_gpu_state *g = &snap.gpu[1];
+	memset(g, 0, sizeof *g);
+	g->presence = NG_GPU_MISSING;
+	snprintf(g->bus, sizeof g->bus, "0000:5d:00");
+	snprintf(g->seen_by, sizeof g->seen_by, "the kernel");
+	judge(NULL, 0);
+	assert_int_equal(out.gpu[1].severity, NG_HEALTH_FATAL);
+	assert_string_equal(out.gpu[1].reason[0].signal, "gpu.missing");
+	assert_true(out.drain);
+	/* NVML failed: its listed GPUs are not judged, the unanswered ones on Xids alone */
+	snap.nvml = NG_FIELD_FAILED;
+	g->presence = NG_GPU_UNANSWERED;
+	judge(NULL, 0);
+	assert_int_equal(out.n_gpus, 1);
+	expect_node(NG_HEALTH_UNKNOWN, false);
+	add_xid(g, 79, "GPU has fallen off the bus.");
+	judge(NULL, 0);
+	expect_node(NG_HEALTH_FATAL, true);
+	g->n_xid = 0;
+	add_xid(g, 45, "Ch 00000010");
+	g->xid[0].cause = 149;
+	judge(NULL, 0);
+	expect_node(NG_HEALTH_DEGRADED, true);
+	assert_non_null(strstr(out.gpu[0].reason[1].text, "caused by Xid 149 NVLINK_NETIR_ERROR"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -789,6 +972,11 @@ int main(void)
 		cmocka_unit_test_setup(test_node_mixes, setup),
 		cmocka_unit_test_setup(test_replay_storm_history, setup),
 		cmocka_unit_test_setup(test_rates_pages_rows_links, setup),
+		cmocka_unit_test_setup(test_idle_really_idle, setup),
+		cmocka_unit_test_setup(test_hw_thermal_persistence, setup),
+		cmocka_unit_test_setup(test_validator_rows, setup),
+		cmocka_unit_test_setup(test_unresponsive, setup),
+		cmocka_unit_test_setup(test_missing_and_unanswered, setup),
 		cmocka_unit_test_setup(test_xid_bursts_and_truncation, setup),
 		cmocka_unit_test_setup(test_clock_ratio_reported, setup),
 		cmocka_unit_test_setup(test_policy_thresholds, setup),

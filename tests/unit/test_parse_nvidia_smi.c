@@ -241,10 +241,11 @@ static void test_layout_535(void **state)
 	UNREAD_(g->sm_clock_mhz);
 	UNREAD_(g->sm_clock_max_mhz);
 
-	/* judged: GPU 0 volatile uncorrectable ECC is fatal; GPU 1 is unknown */
+	/* judged: GPU 0 volatile uncorrectable ECC is fatal; GPU 1, which
+	 * answered nothing while GPU 0 did, is unresponsive */
 	judge();
 	assert_int_equal(health.gpu[0].severity, NG_HEALTH_FATAL);
-	assert_int_equal(health.gpu[1].severity, NG_HEALTH_UNKNOWN);
+	assert_int_equal(health.gpu[1].severity, NG_HEALTH_UNRESPONSIVE);
 	assert_int_equal(health.severity, NG_HEALTH_FATAL);
 	assert_true(health.drain);
 }
@@ -682,12 +683,20 @@ static void test_fixture_older_and_consumer(void **state)
 	OK_(g->pcie_gen, 1);
 	OK_(g->pcie_gen_max, 3);
 	OK_(g->clock_reasons, NG_CLK_GPU_IDLE);
+	/* P8, 0%, and three graphics contexts (Xorg, a shell): no compute process */
+	OK_(g->pstate, 8);
+	OK_(g->utilization_gpu, 0);
+	OK_(g->processes, 0);
 	judge();
 	assert_int_equal(health.severity, NG_HEALTH_OK);
 
-	/* 8 RTX 4090s, ECC N/A */
+	/* 8 RTX 4090s, ECC N/A; each holds an idle compute process at P8 */
 	file_ok("nvidia-smi-q_535.154.05_rtx4090x8_ecc_NA.txt");
 	assert_int_equal(snap.n_gpus, 8);
+	OK_(snap.gpu[0].processes, 1);
+	assert_int_equal(snap.gpu[0].n_pids, 1);
+	assert_int_equal(snap.gpu[0].pid[0], 2010222);
+	OK_(snap.gpu[0].pstate, 8);
 	for (size_t i = 0; i < 8; i++) {
 		NA_(snap.gpu[i].ecc_volatile_uncorrected);
 		NA_(snap.gpu[i].ecc_aggregate_uncorrected);

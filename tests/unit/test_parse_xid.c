@@ -490,6 +490,33 @@ static void test_fixtures(void **state)
 	assert_true(seen[0].at_usec == 1843308145LL);
 }
 
+/* "caused by previous Xid N": the cause is read from the whole text, in
+ * any case, and only a whole number counts. */
+static void test_caused_by(void **state)
+{
+	(void)state;
+	ng_xid_event e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, pid=9120, name=python3, Ch 00000010, "
+	                          "caused by previous Xid 149");
+	assert_int_equal(e.code, 45);
+	assert_int_equal(e.cause, 149);
+	e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, Ch 00000010, Caused By Previous XID: 145.");
+	assert_int_equal(e.cause, 145);
+	e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, pid=1, name=x, Ch 00000010");
+	assert_int_equal(e.cause, 0);
+	e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, caused by previous Xid 12345678");
+	assert_int_equal(e.cause, 0); /* more digits than a code has */
+	e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, caused by previous Xid x149");
+	assert_int_equal(e.cause, 0);
+	ng_gpu_snapshot *s = &snap;
+	memset(s, 0, sizeof *s);
+	s->n_gpus = 1;
+	snprintf(s->gpu[0].bus, sizeof s->gpu[0].bus, "0000:18:00");
+	e = parse_ok("NVRM: Xid (PCI:0000:18:00): 45, caused by previous Xid 149");
+	assert_int_equal(ng_xid_attach(s, &e, 1), 0);
+	assert_int_equal(s->gpu[0].xid[0].code, 45);
+	assert_int_equal(s->gpu[0].xid[0].cause, 149);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_fallen_off_the_bus_without_xid),
 		cmocka_unit_test(test_attach),
+		cmocka_unit_test(test_caused_by),
 		cmocka_unit_test(test_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

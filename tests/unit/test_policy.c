@@ -166,7 +166,8 @@ static void test_param_names_and_values(void **state)
 		"admission.unstable_window",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
-		"health.clock_ratio_under_load", "health.rate_min_hours",
+		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
+		"health.ecc_corrected_volatile", "health.memory_used_share", "health.idle_clock_ratio",
 		"probe.gpu_memory_share", "probe.gpu_sibling_fraction", "probe.gpu_series_drop",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
@@ -255,7 +256,8 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
 	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
 	                       "\"nvlink_errors_per_hour\":0,\"replays_absolute\":5000,"
-	                       "\"clock_ratio_under_load\":0.6,\"rate_min_hours\":1.5},"
+	                       "\"clock_ratio_under_load\":0.6,\"rate_min_hours\":1.5,\"unresponsive_checks\":2,"
+	                       "\"ecc_corrected_volatile\":50,\"memory_used_share\":0.1,\"idle_clock_ratio\":0.2},"
 	                       "\"probe\":{\"gpu_memory_share\":0.5,\"gpu_sibling_fraction\":0.8,"
 	                       "\"gpu_series_drop\":0.2},"
 	                       "\"floors\":{\"nccl.all_reduce.busbw\":270,\"storage.seqread.gbps\":2}}",
@@ -304,6 +306,10 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.health_replays_absolute, 5000);
 	assert_true(p.health_clock_ratio_under_load == 0.6);
 	assert_true(p.health_rate_min_hours == 1.5);
+	assert_int_equal(p.health_unresponsive_checks, 2);
+	assert_int_equal(p.health_ecc_corrected_volatile, 50);
+	assert_true(p.health_memory_used_share == 0.1);
+	assert_true(p.health_idle_clock_ratio == 0.2);
 	assert_true(p.bimodal_low_mode == 0.7);
 	assert_true(p.baseline_regrow == 3);
 	assert_int_equal(p.unstable_repeat, 2);
