@@ -78,6 +78,10 @@ static const struct param params[NG_P_COUNT] = {
 		"Quarantining more than this many nodes of a class within the window trips the circuit breaker."},
 	[NG_P_BREAKER_WINDOW_HOURS] = {"admission", "breaker_window_hours", K_COUNT, OFF(breaker_window_hours), 0, 1, 8760, false, false,
 		"The circuit breaker's window."},
+	[NG_P_BREAKER_TAIL] = {"admission", "breaker_tail", K_DOUBLE, OFF(breaker_tail), 0, 0, 1, true, false,
+		"The breaker trips only when that many quarantines of one metric in the window would happen by chance less often than this, given the class's size and its own rate of them over the baseline window (a Poisson tail)."},
+	[NG_P_BREAKER_CLEAR_RUNS] = {"admission", "breaker_clear_runs", K_COUNT, OFF(breaker_clear_runs), 0, 0, 1e6, false, false,
+		"A fleet-regression event clears itself after this many runs in a row of its class, software and metric measure within noise of the baseline (0: only `nodegate fleet clear`)."},
 	[NG_P_EXCLUSIVE_MAX_RUNNABLE] = {"admission", "exclusive_max_runnable", K_COUNT, OFF(exclusive_max_runnable), 0, 0, 1e6, false, false,
 		"Runnable tasks besides nodegate's own a node may have and still count as exclusive for a confirmation."},
 	[NG_P_BIMODAL_LOW_MODE] = {"admission", "bimodal_low_mode", K_DOUBLE, OFF(bimodal_low_mode), 0, 0, 1, true, false,
@@ -149,6 +153,12 @@ void ng_policy_default(ng_policy *p)
 		.breaker_share = 0.10,
 		.breaker_count = 5,
 		.breaker_window_hours = 24,
+		/* One in a thousand windows: a class that quarantines two nodes of
+		 * a metric on a normal day needs nine to trip, one that quarantines
+		 * none needs the count and share above. */
+		.breaker_tail = 0.001,
+		/* Ten runs of the class back within noise: the cause is gone. */
+		.breaker_clear_runs = 10,
 		.exclusive_max_runnable = 1,
 		/* A second mode is a rail, rank or DIMM channel gone: it sits far
 		 * under the median (a third to a half down). Gaussian noise of up

@@ -51,6 +51,8 @@ enum ng_policy_param {
 	NG_P_BREAKER_SHARE,
 	NG_P_BREAKER_COUNT,
 	NG_P_BREAKER_WINDOW_HOURS,
+	NG_P_BREAKER_TAIL,
+	NG_P_BREAKER_CLEAR_RUNS,
 	NG_P_EXCLUSIVE_MAX_RUNNABLE,
 	NG_P_BIMODAL_LOW_MODE,
 	NG_P_UNSTABLE_REPEAT,
@@ -106,6 +108,10 @@ typedef struct {
 	double breaker_share;        /* more than this share of a class quarantined trips the breaker */
 	long breaker_count;          /* ... or more than this many nodes */
 	long breaker_window_hours;   /* ... within this many hours */
+	double breaker_tail;         /* ... and that many quarantines of one metric are this improbable
+	                                for the class's size and its own recent rate (judge/breaker.h) */
+	long breaker_clear_runs;     /* an event clears itself after this many runs of its metric back
+	                                within noise of the baseline (0: only `fleet clear`) */
 	long exclusive_max_runnable; /* other runnable tasks a node may have and still be exclusive */
 	double bimodal_low_mode;     /* a bimodal run's slow samples must sit at or below this share of
 	                                the median to fail admission (judge/admit.h) */

@@ -99,6 +99,13 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS case_policies (case_id {INT} PRIMARY KEY, policy TEXT NOT NULL);"
 	/* A node's profile before and after a quarantine, read per case. */
 	"CREATE INDEX IF NOT EXISTS records_by_node ON records (node, taken_at);",
+	/* 5: a fleet-regression event is about one metric of its class and
+	 * software (what moved), and counts the runs since that measured it
+	 * within noise again, to clear itself. Older events keep metric '':
+	 * the whole class, as they were opened. */
+	"ALTER TABLE fleet_events ADD COLUMN metric TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE fleet_events ADD COLUMN clean_runs {INT} NOT NULL DEFAULT 0;"
+	"CREATE INDEX IF NOT EXISTS cases_by_metric ON cases (class, software, metric, opened_at);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == NG_STORE_SCHEMA_VERSION, "one migration per schema version");

@@ -123,23 +123,76 @@ static void test_two_sigma(void **state)
 
 /* ---- the landing rules and the breaker --------------------------------------------------- */
 
+static ng_breaker check(int64_t recent, int64_t nodes, int64_t past, const ng_policy *pol)
+{
+	/* a month's lookback of daily windows, this one excepted */
+	ng_breaker_facts f = {.recent = recent, .class_nodes = nodes, .past = past, .past_windows = 29};
+	return ng_breaker_check(&f, pol);
+}
+
 static void test_breaker_and_landing(void **state)
 {
 	(void)state;
 	ng_policy pol;
-	ng_policy_default(&pol); /* more than 5, or more than 10%, within 24 h */
+	ng_policy_default(&pol); /* more than 5, or more than 10%, within 24 h, at odds under 0.001 */
 	/* one sick node is what quarantine is for, even in a class of one */
-	assert_false(ng_breaker_check(0, 1, &pol).trips);
-	/* the sixth in a class of 100 trips it; the fifth does not */
-	assert_false(ng_breaker_check(4, 100, &pol).trips);
-	ng_breaker b = ng_breaker_check(5, 100, &pol);
+	assert_false(check(0, 1, 0, &pol).trips);
+	/* the sixth in a class of 100 with no history trips it; the fifth does not */
+	assert_false(check(4, 100, 0, &pol).trips);
+	ng_breaker b = check(5, 100, 0, &pol);
 	assert_true(b.trips);
 	assert_int_equal(b.would, 6);
+	assert_true(fabs(b.expected - 1.0 / 29) < 1e-12);
+	assert_true(b.tail < 1e-9);
 	/* more than 10% of a class of 10: the second */
-	assert_true(ng_breaker_check(1, 10, &pol).trips);
-	assert_false(ng_breaker_check(1, 20, &pol).trips);
+	assert_true(check(1, 10, 0, &pol).trips);
+	assert_false(check(1, 20, 0, &pol).trips);
 	/* a class size under the count is raised to it */
-	assert_int_equal(ng_breaker_check(3, 0, &pol).size, 4);
+	assert_int_equal(check(3, 0, 0, &pol).size, 4);
+	/* a class whose metric quarantines two nodes a day (57 in 29 days, 2
+	 * expected with the one allowed for): six is normal for it (a chance of
+	 * 0.017), nine is not (0.00024) */
+	b = check(5, 800, 57, &pol);
+	assert_false(b.trips);
+	assert_true(fabs(b.expected - 2.0) < 1e-12);
+	assert_true(fabs(b.tail - 0.0165636) < 1e-6);
+	assert_false(check(7, 800, 57, &pol).trips);
+	assert_true(check(8, 800, 57, &pol).trips);
+	/* the tail is what it says: P(X >= k) for a Poisson mean */
+	assert_true(ng_poisson_tail(0, 3) == 1.0);
+	assert_true(fabs(ng_poisson_tail(1, 2) - (1 - exp(-2))) < 1e-12);
+	assert_true(fabs(ng_poisson_tail(3, 1) - (1 - exp(-1) * 2.5)) < 1e-12);
+	assert_true(ng_poisson_tail(2, 0) == 0.0);
+
+	/* an event is about its metric; a floor failure is never declined */
+	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false}, nccl = {"nccl.all_reduce.busbw", false};
+	ng_quarantine_cause nccl_floor = {"nccl.all_reduce.busbw", true};
+	assert_true(ng_event_declines("nccl.all_reduce.busbw", &nccl, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", &gemm, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", &nccl_floor, 1));
+	ng_quarantine_cause both[] = {nccl, gemm};
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", both, 2));
+	/* an event from before events had a metric stands for the class */
+	assert_true(ng_event_declines("", both, 2));
+	assert_false(ng_event_declines("", &nccl_floor, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", NULL, 0));
+
+	/* it clears itself after breaker_clear_runs (10) clean runs in a row */
+	bool clears;
+	int64_t clean = 0;
+	for (int i = 0; i < 9; i++) {
+		clean = ng_event_clean_step(clean, NG_MS_OK, &pol, &clears);
+		assert_false(clears);
+	}
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_UNMEASURED, &pol, &clears), 9);
+	assert_false(clears);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_FAILED, &pol, &clears), 0);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_ATTRIBUTED, &pol, &clears), 0);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_OK, &pol, &clears), 10);
+	assert_true(clears);
+	pol.breaker_clear_runs = 0;
+	ng_event_clean_step(1000, NG_MS_OK, &pol, &clears);
+	assert_false(clears);
 
 	assert_int_equal(ng_land_path_of(NG_ADMIT_QUARANTINED, true, true, true), NG_LAND_OVERRIDE);
 	assert_int_equal(ng_land_path_of(NG_ADMIT_SUSPECT, true, false, false), NG_LAND_OVERRIDE);

@@ -159,7 +159,8 @@ static void test_param_names_and_values(void **state)
 		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
 		"admission.baseline_window_days", "admission.baseline_max_age_hours", "admission.baseline_regrow",
 		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
-		"admission.breaker_count", "admission.breaker_window_hours",
+		"admission.breaker_count", "admission.breaker_window_hours", "admission.breaker_tail",
+		"admission.breaker_clear_runs",
 		"admission.exclusive_max_runnable",
 		"admission.bimodal_low_mode",
 		"admission.unstable_repeat",
@@ -250,7 +251,8 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
 	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
-	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0,"
+	                       "\"breaker_window_hours\":48,\"breaker_tail\":0.01,\"breaker_clear_runs\":4,"
+	                       "\"exclusive_max_runnable\":0,"
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
 	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
@@ -308,6 +310,8 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.baseline_regrow == 3);
 	assert_int_equal(p.unstable_repeat, 2);
 	assert_int_equal(p.unstable_window, 4);
+	assert_true(p.breaker_tail == 0.01);
+	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);
 	assert_true(p.gpu_series_drop == 0.2);

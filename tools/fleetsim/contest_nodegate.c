@@ -85,8 +85,10 @@ struct state {
 	bool *case_open;           /* [node] */
 	int64_t *case_at;          /* [node] */
 	size_t *case_key;          /* [node] */
-	bool *event_open;          /* [key] */
-	size_t *event_run;         /* [key]: the run it opened in */
+	size_t *case_metric;       /* [node] */
+	bool *event_open;          /* [key * n_metrics + m]: an event is about one metric */
+	size_t *event_run;         /* [key * n_metrics + m]: the run it opened in */
+	int64_t *event_clean;      /* [key * n_metrics + m]: runs in a row back within noise */
 	struct hist *hist;         /* [node * n_metrics + m] */
 	char (*names)[32];         /* node ids */
 	double *drops;             /* cohort scratch [n_nodes] */
@@ -380,41 +382,85 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		d = ng_admit_decide(first, n1, confirm, n2, pol);
 	}
 
-	/* Landing (cli/admit_land.c). No overrides in the simulation. */
-	bool event_open = st->event_open[key];
-	bool fleet_event = event_open;
-	ng_land_path path = ng_land_path_of(d.outcome, false, st->case_open[node], event_open);
+	/* Landing (cli/admit_land.c). No overrides in the simulation. First,
+	 * each open event of the key whose metric this run measured takes its
+	 * step toward clearing itself (ng_event_clean_step). */
+	bool *ev = &st->event_open[key * st->n_metrics];
+	for (size_t i = 0; i < nj; i++) {
+		size_t e = key * st->n_metrics + j[i].m;
+		bool clears;
+		if (!st->event_open[e])
+			continue;
+		st->event_clean[e] = ng_event_clean_step(st->event_clean[e], j[i].line.status, pol, &clears);
+		if (clears)
+			st->event_open[e] = false;
+	}
+	ng_quarantine_cause causes[NG_ADMIT_NAMED_MAX];
+	size_t n_causes = 0, first_m = s->n_metrics;
+	bool below_floor = false;
+	for (size_t i = 0; i < d.n_named && n_causes < NG_ADMIT_NAMED_MAX; i++) {
+		for (size_t k = 0; k < nj; k++) {
+			if (strcmp(j[k].res.metric, d.named[i]->metric) != 0 ||
+			    (j[k].line.status != NG_MS_FAILED && j[k].line.status != NG_MS_INTEGRITY))
+				continue;
+			bool under = isfinite(j[k].res.floor) && isfinite(j[k].res.value) &&
+			             j[k].res.value < j[k].res.floor;
+			below_floor = below_floor || under;
+			causes[n_causes++] = (ng_quarantine_cause){j[k].res.metric, under};
+			if (first_m == s->n_metrics)
+				first_m = j[k].m;
+			break;
+		}
+	}
+	bool declines = false;
+	for (size_t m = 0; m < s->n_metrics && !declines; m++)
+		declines = ev[m] && ng_event_declines(s->metrics[m].name, causes, n_causes);
+	bool fleet_event = false;
+	ng_land_path path = ng_land_path_of(d.outcome, false, st->case_open[node], declines);
 	ng_admit_outcome landed = d.outcome;
 	if (path == NG_LAND_OPEN_CASE) {
 		landed = NG_ADMIT_QUARANTINED;
 	} else if (path == NG_LAND_EVENT_OPEN) {
 		landed = declined(j, nj);
+		fleet_event = true;
 	} else if (path == NG_LAND_QUARANTINE) {
-		int64_t since = now - pol->breaker_window_hours * 3600;
-		int64_t recent = 0, size = 0;
+		size_t qm = first_m < s->n_metrics ? first_m : 0;
+		int64_t window = pol->breaker_window_hours * 3600;
+		int64_t lookback = (int64_t)pol->baseline_window_days * 86400;
+		int64_t since = now - window;
+		ng_breaker_facts bf = {.past_windows = lookback > window
+		                                               ? (double)(lookback - window) / (double)window
+		                                               : 1};
 		for (size_t n = 0; n < st->n_nodes; n++) {
-			recent += st->case_open[n] && st->case_key[n] == key && st->case_at[n] >= since;
-			size += st->seen[key * st->n_nodes + n] >=
-			        now - (int64_t)pol->baseline_window_days * 86400 &&
-			        st->seen[key * st->n_nodes + n] > 0;
+			bool same = st->case_open[n] && st->case_key[n] == key && st->case_metric[n] == qm;
+			bf.recent += same && st->case_at[n] >= since;
+			bf.past += same && st->case_at[n] < since && st->case_at[n] >= now - lookback;
+			bf.class_nodes += st->seen[key * st->n_nodes + n] >= now - lookback &&
+			                  st->seen[key * st->n_nodes + n] > 0;
 		}
-		ng_breaker b = ng_breaker_check(recent, size, pol);
+		ng_breaker b = ng_breaker_check(&bf, pol);
 		if (b.trips) {
-			st->event_open[key] = true;
-			st->event_run[key] = run;
+			size_t e = key * st->n_metrics + qm;
+			if (!st->event_open[e])
+				st->escalations++;
+			st->event_open[e] = true;
+			st->event_run[e] = run;
+			st->event_clean[e] = 0;
+		}
+		if (b.trips && !below_floor) {
 			fleet_event = true;
-			st->escalations++;
 			landed = declined(j, nj);
 		} else {
 			st->case_open[node] = true;
 			st->case_at[node] = now;
 			st->case_key[node] = key;
+			st->case_metric[node] = qm;
 		}
 	}
 	if (ng_land_feeds_baseline(landed, false, fleet_event)) {
 		for (size_t i = 0; i < nj; i++) {
 			ng_admit_metric_status ms = j[i].line.status;
-			if (passed(ms) || ms == NG_MS_ESTABLISHING) {
+			if ((passed(ms) || ms == NG_MS_ESTABLISHING) && !ev[j[i].m]) {
 				struct keymetric *k = &st->km[key * st->n_metrics + j[i].m];
 				if (accept_run(k, node, now, j[i].r->samples, j[i].r->n_samples) < 0)
 					return -1;
@@ -450,7 +496,8 @@ static void destroy(void *state)
 		for (size_t i = 0; i < st->n_keys * st->n_metrics; i++)
 			free(st->km[i].runs), free(st->km[i].pool);
 	free(st->pol), free(st->km), free(st->latest), free(st->seen), free(st->n_seen), free(st->case_open);
-	free(st->case_at), free(st->case_key), free(st->event_open), free(st->event_run), free(st->hist);
+	free(st->case_at), free(st->case_key), free(st->case_metric), free(st->event_open), free(st->event_run);
+	free(st->event_clean), free(st->hist);
 	free(st->names), free(st->drops), free(st);
 }
 
@@ -476,13 +523,15 @@ static void *create(const ng_sim_fleet *f)
 	st->case_open = calloc(s->n_nodes, sizeof *st->case_open);
 	st->case_at = calloc(s->n_nodes, sizeof *st->case_at);
 	st->case_key = calloc(s->n_nodes, sizeof *st->case_key);
-	st->event_open = calloc(st->n_keys, sizeof *st->event_open);
-	st->event_run = calloc(st->n_keys, sizeof *st->event_run);
+	st->case_metric = calloc(s->n_nodes, sizeof *st->case_metric);
+	st->event_open = calloc(st->n_keys * s->n_metrics, sizeof *st->event_open);
+	st->event_run = calloc(st->n_keys * s->n_metrics, sizeof *st->event_run);
+	st->event_clean = calloc(st->n_keys * s->n_metrics, sizeof *st->event_clean);
 	st->hist = calloc(s->n_nodes * s->n_metrics, sizeof *st->hist);
 	st->names = calloc(s->n_nodes, sizeof *st->names);
 	st->drops = calloc(s->n_nodes + 1, sizeof *st->drops);
 	if (!st->pol || !st->km || !st->latest || !st->seen || !st->n_seen || !st->case_open || !st->case_at ||
-	    !st->case_key || !st->event_open || !st->event_run || !st->hist || !st->names || !st->drops) {
+	    !st->case_key || !st->case_metric || !st->event_open || !st->event_run || !st->event_clean || !st->hist || !st->names || !st->drops) {
 		destroy(st);
 		return NULL;
 	}
@@ -518,7 +567,7 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
 {
 	struct state *st = state;
 	/* An operator clears the breaker's events after fleet_clear_after runs. */
-	for (size_t k = 0; f->fleet_clear_after && k < st->n_keys; k++)
+	for (size_t k = 0; f->fleet_clear_after && k < st->n_keys * st->n_metrics; k++)
 		if (st->event_open[k] && r >= st->event_run[k] + f->fleet_clear_after)
 			st->event_open[k] = false;
 	for (size_t node = 0; node < f->spec->n_nodes; node++)
