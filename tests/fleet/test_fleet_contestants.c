@@ -319,17 +319,27 @@ static void test_nodegate_holds_unmeasured(void **state)
 	}
 }
 
-/* The other contestants on the same quiet fleet: DCGM drains a run that
- * measured nothing; the value rules cannot see a check that was off. */
+/* The other contestants on the same quiet fleet: DCGM re-runs a plugin that
+ * measured nothing and drains when it measures nothing again, and leaves
+ * alone what it does not measure; the value rules cannot see a check that
+ * was off. */
 static void test_others_on_unmeasured(void **state)
 {
 	(void)state;
 	struct sim *x = malloc(sizeof *x);
 	sim_init(x, NG_FLEET_HARNESS);
 	x->truth[x->planted].harness_variant = NG_FLEET_HARNESS_EMPTY;
+	x->truth[x->planted].metric = 0; /* gpu.gemm.tflops: DCGM's */
 	void *st = ng_sim_dcgm.create(&x->f);
 	assert_int_equal(ng_sim_dcgm.run(st, &x->f, 5, x->in, x->d), 0);
 	assert_int_equal(x->d[x->planted].action, NG_SIM_DRAIN);
+	assert_int_equal(x->d[x->planted].attempts, 2);
+	assert_int_equal(x->d[x->planted].last[0], 1);
+	assert_int_equal(x->d[(x->planted + 1) % 60].attempts, 1);
+	x->truth[x->planted].metric = 2; /* storage.seqread.gbps: not DCGM's */
+	assert_int_equal(ng_sim_dcgm.run(st, &x->f, 5, x->in, x->d), 0);
+	assert_int_equal(x->d[x->planted].action, NG_SIM_ADMIT);
+	assert_int_equal(x->d[x->planted].attempts, 1);
 	ng_sim_dcgm.destroy(st);
 	st = ng_sim_sigma.create(&x->f);
 	assert_int_equal(ng_sim_sigma.run(st, &x->f, 5, x->in, x->d), 0);
@@ -338,6 +348,53 @@ static void test_others_on_unmeasured(void **state)
 	st = ng_sim_superbench.create(&x->f);
 	assert_int_equal(ng_sim_superbench.run(st, &x->f, 5, x->in, x->d), 0);
 	assert_int_equal(x->d[x->planted].action, NG_SIM_DRAIN); /* <metric>_miss */
+	ng_sim_superbench.destroy(st);
+	free(x);
+}
+
+/* 2 sd with the seed's persistence: a 30% slow node is under the bar from
+ * its onset (run 5) and cordoned at the second check in a row (run 6); the
+ * scenario's floor is a signal like any other. */
+static void test_two_sigma_persists(void **state)
+{
+	(void)state;
+	struct sim *x = malloc(sizeof *x);
+	sim_init(x, NG_FLEET_SLOW);
+	void *st = ng_sim_sigma.create(&x->f);
+	for (size_t r = 0; r < 7; r++) {
+		assert_int_equal(ng_sim_sigma.run(st, &x->f, r, x->in, x->d), 0);
+		assert_int_equal(x->d[x->planted].action, r < 6 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
+	ng_sim_sigma.destroy(st);
+	/* every node under a floor above the class: all cordoned at run 1 */
+	x->f.floor_fraction = 0.99999;
+	for (size_t m = 0; m < x->spec.n_metrics; m++)
+		x->ref[m] = 2 * x->spec.classes[0].median[m];
+	st = ng_sim_sigma.create(&x->f);
+	for (size_t r = 0; r < 2; r++) {
+		assert_int_equal(ng_sim_sigma.run(st, &x->f, r, x->in, x->d), 0);
+		for (size_t i = 0; i < 60; i++)
+			assert_int_equal(x->d[i].action, r == 0 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
+	ng_sim_sigma.destroy(st);
+	free(x);
+}
+
+/* SuperBench's baseline is built once: a class that drops 12% after it was
+ * built is defective, where a baseline rebuilt each run would follow it. */
+static void test_superbench_baseline_once(void **state)
+{
+	(void)state;
+	struct sim *x = malloc(sizeof *x);
+	sim_init(x, NG_FLEET_SLOW);
+	x->spec.regression_run = 3;
+	x->spec.regression_drop = 0.12;
+	void *st = ng_sim_superbench.create(&x->f);
+	for (size_t r = 0; r < 4; r++) {
+		assert_int_equal(ng_sim_superbench.run(st, &x->f, r, x->in, x->d), 0);
+		for (size_t i = 0; i < 60; i++)
+			assert_int_equal(x->d[i].action, r < 3 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
 	ng_sim_superbench.destroy(st);
 	free(x);
 }
@@ -354,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_nodegate_integrity_at_once),
 		cmocka_unit_test(test_nodegate_holds_unmeasured),
 		cmocka_unit_test(test_others_on_unmeasured),
+		cmocka_unit_test(test_two_sigma_persists),
+		cmocka_unit_test(test_superbench_baseline_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,48 @@ def circuit_breaker_stops_fleet_wide_quarantine(env, rng):
     check(any("fleet-regression" in n for n in d["notes"]), f"later run silent: {d['notes']}")
 
 
+def breaker_event_is_about_one_metric(env, rng):
+    """An event declines its own metric's quarantines only, never a floor
+    failure, and clears itself once the metric is back within noise."""
+    env.ingest_history(class_history(rng))
+    pol = env.write({"floors": {"nccl.all_reduce.busbw": 200.0}})
+
+    def admit(node, first, confirm, at, expect=None):
+        args = ["--policy", pol, "admit", "--from", env.write(first)]
+        if confirm is not None:
+            args += ["--confirm-from", env.write(confirm)]
+        return env.json(*args, expect=expect, at=at)
+
+    for i in range(3):
+        node = f"node8{i}"
+        d = admit(node, node_run(rng, node, [980, 1500, 6.0, 250.0]),
+                  node_run(rng, node, [0, 0, 0, 250.0], only={"fabric"}), NOW + i * 60)
+    check(d["outcome"] == "admitted-warn", f"breaker did not trip: {d}")
+    ev = env.json("fleet", "list", expect=0)
+    check("nccl.all_reduce.busbw" in json.dumps(ev), f"event names no metric: {ev}")
+    # another metric of the class is a node's own fault
+    d = admit("node90", node_run(rng, "node90", [700, 1500, 6.0, 300.0]),
+              node_run(rng, "node90", [700, 0, 0, 0], only={"compute"}), NOW + 300, expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"other metric declined: {d}")
+    # the event's own metric is declined...
+    d = admit("node91", node_run(rng, "node91", [980, 1500, 6.0, 250.0]),
+              node_run(rng, "node91", [0, 0, 0, 250.0], only={"fabric"}), NOW + 360, expect=0)
+    check(d["outcome"] == "admitted-warn", f"event's metric quarantined: {d}")
+    # ...but not under the floor: that node cannot do the work
+    d = admit("node92", node_run(rng, "node92", [980, 1500, 6.0, 150.0]),
+              node_run(rng, "node92", [0, 0, 0, 150.0], only={"fabric"}), NOW + 420, expect=1)
+    check(d["outcome"] == "quarantined", f"floor failure declined: {d}")
+    check(any("floor" in n for n in d["notes"]), f"floor not said: {d['notes']}")
+    # ten runs back within noise clear it
+    for i in range(10):
+        node = f"node{i:02d}"
+        d = admit(node, node_run(rng, node, [m[3] for m in METRICS]), None, NOW + 600 + i * 60,
+                  expect=0)
+    check(any("cleared" in n for n in d["notes"]), f"not cleared by itself: {d['notes']}")
+    ev = env.json("fleet", "list", expect=0)
+    check("nccl.all_reduce.busbw" not in json.dumps(ev), f"still open: {ev}")
+
+
 def tamper(env, sql):
     """Edits the store behind nodegate's back, as an intruder with access would."""
     if env.store.startswith("postgresql://"):
@@ -438,6 +480,7 @@ SCENARIOS = [
     release_needs_two_passes,
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
+    breaker_event_is_about_one_metric,
     audit_finds_tampering,
     fabric_through_the_harness,
     bad_stores_are_clear_errors,

@@ -12,10 +12,10 @@
  * twice or on wrong results, hold what measured nothing); the landing rules
  * and the class's circuit breaker (judge/breaker.h); and the runbook's
  * hysteresis, which admission keeps beside the gate's verdict and does not
- * let decide (cli/admit.h). The policy is src/core/policy.c's defaults, plus
- * floors: the workload's absolute need, set here at the same 0.75 x the SKU
- * reference the DCGM contestant uses, one policy per class (a partition's
- * prolog passes its own --policy).
+ * let decide (cli/admit.h). The policy is src/core/policy.c's defaults as
+ * they ship (no floors), and floors only where the scenario sets them for
+ * every contestant (floor_fraction x the SKU reference), one policy per
+ * class (a partition's prolog passes its own --policy).
  *
  * What `nodegate admit` keeps in its store (records, accepted runs,
  * baselines, cases, fleet events, hysteresis) is kept here in memory, with
@@ -546,10 +546,11 @@ static void *create(const ng_sim_fleet *f)
 			destroy(st);
 			return NULL;
 		}
+		if (!(f->floor_fraction > 0))
+			continue; /* the policy as it ships: no floors */
 		cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
 		for (size_t m = 0; m < s->n_metrics; m++)
-			cJSON_AddNumberToObject(floors, s->metrics[m].name,
-			                        0.75 * f->reference[c * NG_FLEET_METRICS_MAX + m]);
+			cJSON_AddNumberToObject(floors, s->metrics[m].name, ng_sim_floor(f, c, m));
 		ng_err err = {{0}};
 		int rc = ng_policy_apply_json(&st->pol[c], doc, "fleetsim floors", &err);
 		cJSON_Delete(doc);
@@ -583,7 +584,7 @@ size_t ng_sim_nodegate_escalations(const void *state)
 
 const ng_sim_contestant ng_sim_nodegate = {
 	.name = "nodegate",
-	.rule = "gate + flag-then-confirm + floors (0.75 x reference) + breaker, policy defaults",
+	.rule = "gate + flag-then-confirm + breaker scoped to a metric, the shipped policy",
 	.create = create,
 	.run = run,
 	.destroy = destroy,

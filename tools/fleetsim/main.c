@@ -2,8 +2,13 @@
  * other tools use, on one seeded synthetic fleet (docs/fleet-simulator.md).
  *
  *   nodegate-fleetsim [--nodes N] [--runs N] [--seed S] [--policy FILE] [--clear-after RUNS]
+ *                     [--floors F] [--regression-drop F] [--degraded-drop F]
  *                     [--trace FILE] [--json FILE] [--check]
  *
+ * --floors gives every contestant the workload's floor at F x the SKU
+ * reference (default 0: none, as nodegate's policy ships); --regression-drop
+ * and --degraded-drop set the fleet-wide regression's and the degraded
+ * class's drop (the scenarios of bench/fleet-scenarios.py).
  * Prints the table; --policy applies a nodegate policy document over the
  * defaults for the nodegate contestant (its floors stay 0.75 x reference);
  * --clear-after has an operator run `nodegate fleet clear` on a breaker's
@@ -18,6 +23,20 @@
 #include <stdlib.h>
 
 #include "sim.h"
+
+static int fraction(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v < 1)) {
+		fprintf(stderr, "nodegate-fleetsim: %s wants a fraction from 0 to under 1, not \"%s\"\n",
+		        opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
 
 static int number(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi,
                   unsigned long long *out)
@@ -39,6 +58,7 @@ int main(int argc, char **argv)
 	unsigned long long nodes = 2000, runs = 30, seed = 20261130, clear_after = 0;
 	const char *json = NULL, *policy = NULL, *trace = NULL;
 	bool check = false;
+	double floors = 0, regression_drop = -1, degraded_drop = -1;
 	static const struct option longopts[] = {
 		{"nodes", required_argument, NULL, 'n'}, {"runs", required_argument, NULL, 'r'},
 		{"seed", required_argument, NULL, 's'},  {"json", required_argument, NULL, 'j'},
@@ -46,6 +66,9 @@ int main(int argc, char **argv)
 		{"policy", required_argument, NULL, 'p'},
 		{"clear-after", required_argument, NULL, 'a'},
 		{"trace", required_argument, NULL, 't'},
+		{"floors", required_argument, NULL, 'f'},
+		{"regression-drop", required_argument, NULL, 'g'},
+		{"degraded-drop", required_argument, NULL, 'd'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -60,9 +83,13 @@ int main(int argc, char **argv)
 		case 'p': policy = optarg; break;
 		case 't': trace = optarg; break;
 		case 'a': rc = number("--clear-after", optarg, 0, 3650, &clear_after); break;
+		case 'f': rc = fraction("--floors", optarg, &floors); break;
+		case 'g': rc = fraction("--regression-drop", optarg, &regression_drop); break;
+		case 'd': rc = fraction("--degraded-drop", optarg, &degraded_drop); break;
 		case 'h':
 			printf("usage: nodegate-fleetsim [--nodes N] [--runs N] [--seed S] [--json FILE] "
-			       "[--policy FILE] [--clear-after RUNS] [--trace FILE] [--check]\n");
+			       "[--policy FILE] [--clear-after RUNS] [--floors F] [--regression-drop F]\n"
+			       "                         [--degraded-drop F] [--trace FILE] [--check]\n");
 			return 0;
 		default: return 2;
 		}
@@ -75,6 +102,10 @@ int main(int argc, char **argv)
 	}
 	ng_fleet_spec spec;
 	ng_fleet_spec_default(&spec, (size_t)nodes, (size_t)runs, (uint64_t)seed);
+	if (regression_drop >= 0)
+		spec.regression_drop = regression_drop;
+	if (degraded_drop >= 0)
+		spec.degraded_drop = degraded_drop;
 	char why[160];
 	if (ng_fleet_init(&spec, why, sizeof why) < 0) {
 		fprintf(stderr, "nodegate-fleetsim: %s\n", why);
@@ -105,7 +136,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ng_sim_result res;
-	int rc = ng_sim_run(&spec, all, sizeof all / sizeof all[0], pol, (size_t)clear_after, tr, &res);
+	int rc = ng_sim_run(&spec, all, sizeof all / sizeof all[0], pol, (size_t)clear_after, floors,
+	                    tr, &res);
 	cJSON_Delete(pol);
 	if (tr && fclose(tr) != 0 && rc == 0) {
 		fprintf(stderr, "nodegate-fleetsim: --trace %s: write failed\n", trace);
