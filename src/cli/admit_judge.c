@@ -178,6 +178,32 @@ static void note_sibling_outlier(struct ng_admit_run *r, const struct ng_admit_j
 	              j->have_base ? "" : " (the class has no baseline yet)");
 }
 
+/* The gate's verdict on j's record against its baseline and the cohort of
+ * the class's other nodes' newest runs since `since` (kept in j as evidence). */
+static int gate_against(ng_store *st, const struct ng_admit_run *r, struct ng_admit_judged *j,
+                        const ng_policy *pol, int64_t since, ng_err *err)
+{
+	double *drops = NULL;
+	j->n_cohort = 0;
+	if (j->have_base &&
+	    ng_store_cohort_drops(st, r->class_key, r->software, j->metric, r->node, since,
+	                          j->base.median, &drops, &j->n_cohort, err) < 0)
+		return -1;
+	ng_gate_input in = {0};
+	cJSON *bj = j->have_base ? baseline_json(&j->base) : NULL;
+	int rc = ng_gate_input_record(&in, j->rec, NULL, err);
+	if (rc == 0)
+		rc = ng_gate_input_baseline(&in, bj, err);
+	if (rc == 0 && j->n_cohort)
+		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
+	if (rc == 0)
+		j->raw = ng_gate_input_judge(&in, pol, NULL);
+	ng_gate_input_free(&in);
+	cJSON_Delete(bj);
+	j->cohort = drops; /* kept as evidence; freed with the run */
+	return rc;
+}
+
 static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                      struct ng_admit_judged *j, ng_err *err)
 {
@@ -201,27 +227,30 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		return -1;
 	j->have_base = got == 1;
 
-	double *drops = NULL;
 	j->cohort = NULL;
-	if (j->have_base &&
-	    ng_store_cohort_drops(st, r->class_key, r->software, j->metric, r->node,
-	                          r->now - (int64_t)pol->cohort_window_hours * 3600, j->base.median,
-	                          &drops, &j->n_cohort, err) < 0)
+	if (gate_against(st, r, j, pol, r->now - (int64_t)pol->cohort_window_hours * 3600, err) < 0)
 		return -1;
-	ng_gate_input in = {0};
-	cJSON *bj = j->have_base ? baseline_json(&j->base) : NULL;
-	int rc = ng_gate_input_record(&in, j->rec, NULL, err);
-	if (rc == 0)
-		rc = ng_gate_input_baseline(&in, bj, err);
-	if (rc == 0 && j->n_cohort)
-		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
-	if (rc == 0)
-		j->raw = ng_gate_input_judge(&in, pol, NULL);
-	ng_gate_input_free(&in);
-	cJSON_Delete(bj);
-	j->cohort = drops; /* kept as evidence; freed with the run */
-	if (rc < 0)
-		return -1;
+	/* What the day's cohort does not explain, the class's runs of the last
+	 * minutes may: an hour of slow shared storage is the fleet's, not the
+	 * node's, though most of the day's runs were before it. */
+	if (j->have_base && pol->cohort_local_minutes > 0 &&
+	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN)) {
+		struct ng_admit_judged local = *j;
+		local.cohort = NULL;
+		if (gate_against(st, r, &local, pol, r->now - pol->cohort_local_minutes * 60, err) < 0) {
+			free(local.cohort);
+			return -1;
+		}
+		if (local.raw == NG_V_FLEET_REGRESSION) {
+			free(j->cohort);
+			*j = local;
+			ng_admit_note(r, "%s run: %s: the class's %zu nodes screened in the last %ld minutes "
+			              "moved with it: a fleet event for that time, not this node's",
+			              j->stage, j->metric, j->n_cohort, pol->cohort_local_minutes);
+		} else {
+			free(local.cohort);
+		}
+	}
 	if (track_hysteresis(st, cli, r, j, err) < 0)
 		return -1;
 

@@ -225,11 +225,43 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	return 0;
 }
 
+/* Whether an event's nodes (a JSON array text) name the node. */
+static bool names_node(const char *nodes, const char *node)
+{
+	cJSON *a = nodes ? cJSON_Parse(nodes) : NULL, *x;
+	bool found = false;
+	cJSON_ArrayForEach(x, a)
+		found = found || (cJSON_IsString(x) && strcmp(x->valuestring, node) == 0);
+	cJSON_Delete(a);
+	return found;
+}
+
+/* The event now names the node whose quarantine it declined too: the
+ * event clears itself only once the nodes that moved are back. */
+static int add_node(ng_store *st, const ng_store_fleet_event *e, const char *node, ng_err *err)
+{
+	if (names_node(e->nodes, node))
+		return 0;
+	cJSON *a = e->nodes ? cJSON_Parse(e->nodes) : NULL;
+	if (!cJSON_IsArray(a)) {
+		cJSON_Delete(a);
+		a = cJSON_CreateArray();
+	}
+	cJSON_AddItemToArray(a, cJSON_CreateString(node));
+	char *text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	int rc = text ? ng_store_fleet_event_update(st, e->id, 0, text, err)
+	              : ng_fail(err, "out of memory");
+	cJSON_free(text);
+	return rc;
+}
+
 /* The open fleet-regression events of the run's class and software (an
  * event of another software identity is of a configuration this node no
- * longer runs). Each one this run measured its metric for takes one step
- * toward clearing itself (ng_event_clean_step); one that clears is closed
- * here, by nodegate, saying why. What stays open is left in *out. */
+ * longer runs). Each one that names this node, and whose metric this run
+ * measured, takes one step toward clearing itself (ng_event_clean_step); one
+ * that clears is closed here, by nodegate, saying why. What stays open is
+ * left in *out. */
 static int events_of_run(ng_store *st, const ng_policy *pol, struct ng_admit_run *r,
                          ng_store_fleet_event **out, size_t *n_out, ng_err *err)
 {
@@ -241,21 +273,22 @@ static int events_of_run(ng_store *st, const ng_policy *pol, struct ng_admit_run
 	for (size_t i = 0; i < n; i++) {
 		ng_store_fleet_event *e = &ev[i];
 		bool mine = strcmp(e->software, r->software) == 0 || strcmp(e->software, "mixed") == 0;
-		const struct ng_admit_judged *j = mine && e->metric[0] ? latest_of(r, e->metric) : NULL;
+		const struct ng_admit_judged *j =
+			mine && e->metric[0] && names_node(e->nodes, r->node) ? latest_of(r, e->metric) : NULL;
 		bool clears = false;
 		if (rc == 0 && j && j->judged) {
 			int64_t clean = ng_event_clean_step(e->clean_runs, j->line.status, pol, &clears);
 			if (clears) {
 				char why[200];
 				snprintf(why, sizeof why,
-				         "%s back within noise of the baseline for %ld runs in a row", e->metric,
-				         pol->breaker_clear_runs);
+				         "%s back within noise of the baseline for %ld runs in a row of its nodes",
+				         e->metric, pol->breaker_clear_runs);
 				rc = ng_store_clear_fleet_event(st, e->id, r->now, "nodegate", why, err);
 				if (rc == 0)
 					ng_admit_note(r, "fleet-regression event %lld cleared: %s",
 					              (long long)e->id, why);
 			} else if (clean != e->clean_runs) {
-				rc = ng_store_fleet_event_set_clean(st, e->id, clean, err);
+				rc = ng_store_fleet_event_update(st, e->id, clean, NULL, err);
 				e->clean_runs = clean;
 			}
 		}
@@ -335,7 +368,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 		ng_admit_note(r,
 		              "fleet-regression event %lld is open for this class's %s (nodes %s, "
 		              "software %s): its quarantines in this class are declined until it is back "
-		              "within noise for %ld runs (%lld so far) or `nodegate fleet clear %lld`",
+		              "within noise for %ld runs of its nodes (%lld so far) or `nodegate fleet clear %lld`",
 		              (long long)e->id, e->metric[0] ? e->metric : "every metric", e->nodes,
 		              e->software, pol->breaker_clear_runs, (long long)e->clean_runs,
 		              (long long)e->id);
@@ -362,6 +395,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 		                 "is open", (long long)declining->id);
 		r->outcome = declined(r);
 		declined_by_event = true;
+		rc = add_node(st, declining, r->node, err);
 	} else if (path == NG_LAND_QUARANTINE) {
 		if (below_floor && n_events)
 			ng_admit_note(r, "below the floor: quarantined whatever the fleet did");

@@ -47,6 +47,7 @@ enum ng_policy_param {
 	NG_P_BASELINE_MAX_AGE_HOURS,
 	NG_P_BASELINE_REGROW,
 	NG_P_COHORT_WINDOW_HOURS,
+	NG_P_COHORT_LOCAL_MINUTES,
 	NG_P_RELEASE_PASSES,
 	NG_P_BREAKER_SHARE,
 	NG_P_BREAKER_COUNT,
@@ -104,6 +105,7 @@ typedef struct {
 	long baseline_max_age_hours; /* an unpinned baseline older than this is rebuilt */
 	double baseline_regrow;      /* ... and one whose class has this many times the nodes it was built from */
 	long cohort_window_hours;    /* other nodes' runs this recent are the gate's cohort */
+	long cohort_local_minutes;   /* ... and a second, time-local cohort: runs this recent (0: none) */
 	long release_passes;         /* passes of the failed test that release a quarantine */
 	double breaker_share;        /* more than this share of a class quarantined trips the breaker */
 	long breaker_count;          /* ... or more than this many nodes */

@@ -95,9 +95,13 @@ ng_breaker ng_breaker_check(const ng_breaker_facts *f, const ng_policy *pol);
 double ng_poisson_tail(int64_t k, double mean);
 
 /* An open event's count of runs in a row that measured its metric within
- * noise of the baseline, after one more run of its class and software with
- * that metric's status `s`: `ok` counts, a failed, fleet or marginal result
- * starts over, anything that measured nothing leaves the count as it was.
+ * noise of the baseline, after one more run, of a node the event names
+ * (the nodes it opened on and those whose quarantine it declined since),
+ * with that metric's status `s`: `ok` counts, a failed, fleet or marginal
+ * result starts over, anything that measured nothing leaves the count as it
+ * was. Only the named nodes count: they are the ones that moved, and while
+ * they stay down the cause is not gone, however many of their peers pass
+ * (a rollout to part of a class).
  * *clears: the count reached breaker_clear_runs (when that is not 0) and the
  * cause is gone, so the event clears itself. */
 int64_t ng_event_clean_step(int64_t clean, ng_admit_metric_status s, const ng_policy *pol,

@@ -407,19 +407,32 @@ int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
 	return ng_q_rows(q, sizeof **out, read_event_row, free_event_row, (void **)out, n, err);
 }
 
-static int set_clean(ng_store *st, void *arg, ng_err *err)
+struct event_update {
+	int64_t id, clean;
+	const char *nodes;
+};
+
+static int update_event(ng_store *st, void *arg, ng_err *err)
 {
-	const int64_t *v = arg;
+	const struct event_update *u = arg;
+	if (u->nodes)
+		return ng_q_exec(st, err,
+		                 "UPDATE fleet_events SET clean_runs = ?, nodes = ? WHERE id = ?"
+		                 " AND cleared_at = 0",
+		                 "iti", u->clean, u->nodes, u->id) < 0
+		               ? -1
+		               : 0;
 	return ng_q_exec(st, err, "UPDATE fleet_events SET clean_runs = ? WHERE id = ? AND cleared_at = 0",
-	                 "ii", v[1], v[0]) < 0
+	                 "ii", u->clean, u->id) < 0
 	               ? -1
 	               : 0;
 }
 
-int ng_store_fleet_event_set_clean(ng_store *st, int64_t id, int64_t clean_runs, ng_err *err)
+int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
+                                ng_err *err)
 {
-	int64_t v[2] = {id, clean_runs};
-	return ng_store_tx(st, set_clean, v, err);
+	struct event_update u = {id, clean_runs, nodes};
+	return ng_store_tx(st, update_event, &u, err);
 }
 
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,

@@ -264,8 +264,9 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 /* An event is about one (class, software identity, metric): what moved.
  * metric "" is an event opened before events had one (schema 4 and older),
  * and stands for the whole class. clean_runs: runs of the class, software
- * and metric in a row that measured within noise since it opened (it clears
- * itself at admission.breaker_clear_runs). */
+ * and metric in a row, of the nodes it names, that measured within noise
+ * since it opened (it clears itself at admission.breaker_clear_runs); nodes:
+ * the nodes it was opened on and those whose quarantine it declined since. */
 typedef struct {
 	int64_t id;
 	char class_key[256], software[80], metric[128];
@@ -284,8 +285,10 @@ int ng_store_fleet_event_of(ng_store *st, const char *class_key, ng_store_fleet_
 /* Every open event of the class, newest first. */
 int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
                                    ng_store_fleet_event **out, size_t *n, ng_err *err);
-/* Sets an open event's count of clean runs in a row. */
-int ng_store_fleet_event_set_clean(ng_store *st, int64_t id, int64_t clean_runs, ng_err *err);
+/* Sets an open event's count of clean runs in a row and, when nodes is not
+ * NULL, its nodes (a JSON array text). */
+int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
+                                ng_err *err);
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,

@@ -1112,7 +1112,8 @@ static void fleet_events_open_once_and_clear(void **state)
 	ng_copy(e3.metric, sizeof e3.metric, "storage.seqread.gbps");
 	assert_int_equal(ng_store_open_fleet_event(st, &e3, "nodegate", &err), 0);
 	assert_true(e3.id != first);
-	assert_int_equal(ng_store_fleet_event_set_clean(st, e3.id, 4, &err), 0);
+	assert_int_equal(ng_store_fleet_event_update(st, e3.id, 4, NULL, &err), 0);
+	assert_int_equal(ng_store_fleet_event_update(st, e3.id, 4, "[\"n1\",\"n9\"]", &err), 0);
 	ng_store_fleet_event *of = NULL;
 	size_t n_of = 0;
 	assert_int_equal(ng_store_fleet_events_of_class(st, CLASS, &of, &n_of, &err), 0);
@@ -1120,6 +1121,7 @@ static void fleet_events_open_once_and_clear(void **state)
 	assert_int_equal(of[0].id, e3.id);
 	assert_string_equal(of[0].metric, "storage.seqread.gbps");
 	assert_int_equal(of[0].clean_runs, 4);
+	assert_string_equal(of[0].nodes, "[\"n1\",\"n9\"]");
 	assert_string_equal(of[1].metric, "");
 	assert_int_equal(of[1].clean_runs, 0);
 	for (size_t i = 0; i < n_of; i++)

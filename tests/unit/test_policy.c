@@ -158,7 +158,7 @@ static void test_param_names_and_values(void **state)
 		"hysteresis.escalate_after", "identity.class_template",
 		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
 		"admission.baseline_window_days", "admission.baseline_max_age_hours", "admission.baseline_regrow",
-		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
+		"admission.cohort_window_hours", "admission.cohort_local_minutes", "admission.release_passes", "admission.breaker_share",
 		"admission.breaker_count", "admission.breaker_window_hours", "admission.breaker_tail",
 		"admission.breaker_clear_runs",
 		"admission.exclusive_max_runnable",
@@ -249,7 +249,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
 	                       "\"admission\":{\"flag_fraction\":0.85,\"min_baseline_nodes\":20,"
 	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
-	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,"
+	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,\"cohort_local_minutes\":15,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
 	                       "\"breaker_window_hours\":48,\"breaker_tail\":0.01,\"breaker_clear_runs\":4,"
 	                       "\"exclusive_max_runnable\":0,"
@@ -311,6 +311,7 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.unstable_repeat, 2);
 	assert_int_equal(p.unstable_window, 4);
 	assert_true(p.breaker_tail == 0.01);
+	assert_int_equal(p.cohort_local_minutes, 15);
 	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);

@@ -89,6 +89,7 @@ struct state {
 	bool *event_open;          /* [key * n_metrics + m]: an event is about one metric */
 	size_t *event_run;         /* [key * n_metrics + m]: the run it opened in */
 	int64_t *event_clean;      /* [key * n_metrics + m]: runs in a row back within noise */
+	bool *event_node;          /* [(key * n_metrics + m) * n_nodes + node]: the event names it */
 	struct hist *hist;         /* [node * n_metrics + m] */
 	char (*names)[32];         /* node ids */
 	double *drops;             /* cohort scratch [n_nodes] */
@@ -99,9 +100,13 @@ struct state {
 
 /* ---- the store, in memory --------------------------------------------------------------- */
 
-static size_t key_of(const ng_fleet_spec *s, size_t cls, size_t run)
+/* (class, software identity): the software the probe reported. */
+#define KEYS_PER_CLASS 3
+static size_t key_of(const ng_fleet_spec *s, size_t cls, const char *software)
 {
-	return cls * 2 + (run >= s->regression_run ? 1 : 0);
+	return cls * KEYS_PER_CLASS + (strcmp(software, s->software_rollout) == 0  ? 2
+	                               : strcmp(software, s->software_after) == 0 ? 1
+	                                                                          : 0);
 }
 
 static int accept_run(struct keymetric *k, size_t node, int64_t at, const double *v, size_t n)
@@ -178,7 +183,7 @@ static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric
 static size_t cohort(struct state *st, size_t key, size_t m, size_t self, int64_t since,
                      double median)
 {
-	size_t n = 0, cls = key / 2;
+	size_t n = 0, cls = key / KEYS_PER_CLASS;
 	for (size_t node = st->class_start[cls]; node < st->class_start[cls + 1]; node++) {
 		const struct latest *l = &st->latest[node * st->n_metrics + m];
 		if (node == self || !l->taken_at || l->key != key || l->taken_at < since)
@@ -235,20 +240,13 @@ static cJSON *record_json(const ng_fleet_spec *s, const char *node, const char *
 	return o;
 }
 
-static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t key,
-                 const char *class_key, int64_t now, size_t m, const ng_fleet_result *r,
-                 const char *stage, struct judged *j)
+/* The gate's verdict on one result against the key's baseline and the
+ * cohort of the class's other nodes' newest runs since `since`. */
+static int gate_of(struct state *st, const ng_fleet_spec *s, size_t node, size_t key,
+                   const char *class_key, size_t m, const ng_fleet_result *r, const ng_policy *pol,
+                   const struct keymetric *k, bool have, int64_t since, ng_verdict *raw)
 {
-	const ng_fleet_spec *s = f->spec;
-	const ng_policy *pol = &st->pol[f->truth[node].cls];
-	struct keymetric *k = &st->km[key * st->n_metrics + m];
-	bool have;
-	if (baseline_for(st, pol, k, now, st->n_seen[key], &have) < 0)
-		return -1;
-	size_t n_cohort = have ? cohort(st, key, m, node, now - pol->cohort_window_hours * 3600,
-	                                k->median)
-	                       : 0;
-
+	size_t n_cohort = have ? cohort(st, key, m, node, since, k->median) : 0;
 	cJSON *rec = record_json(s, st->names[node], class_key, m, r, pol), *bj = NULL;
 	if (have) {
 		bj = cJSON_CreateObject();
@@ -266,10 +264,35 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 	if (rc == 0 && n_cohort)
 		rc = ng_gate_input_cohort(&in, st->drops, n_cohort, &err);
 	if (rc == 0)
-		j->raw = ng_gate_input_judge(&in, pol, NULL);
+		*raw = ng_gate_input_judge(&in, pol, NULL);
 	ng_gate_input_free(&in);
 	cJSON_Delete(rec);
 	cJSON_Delete(bj);
+	return rc < 0 ? -1 : 0;
+}
+
+static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t key,
+                 const char *class_key, int64_t now, size_t m, const ng_fleet_result *r,
+                 const char *stage, struct judged *j)
+{
+	const ng_fleet_spec *s = f->spec;
+	const ng_policy *pol = &st->pol[f->truth[node].cls];
+	struct keymetric *k = &st->km[key * st->n_metrics + m];
+	bool have;
+	if (baseline_for(st, pol, k, now, st->n_seen[key], &have) < 0)
+		return -1;
+	int rc = gate_of(st, s, node, key, class_key, m, r, pol, k, have,
+	                 now - pol->cohort_window_hours * 3600, &j->raw);
+	/* admit_judge.c: what the day's cohort does not explain, the class's runs
+	 * of the last cohort_local_minutes may. */
+	if (rc == 0 && have && pol->cohort_local_minutes > 0 &&
+	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN)) {
+		ng_verdict local;
+		rc = gate_of(st, s, node, key, class_key, m, r, pol, k, have,
+		             now - pol->cohort_local_minutes * 60, &local);
+		if (rc == 0 && local == NG_V_FLEET_REGRESSION)
+			j->raw = local;
+	}
 	if (rc < 0)
 		return -1;
 
@@ -348,10 +371,10 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 	const ng_fleet_truth *t = &f->truth[node];
 	const ng_policy *pol = &st->pol[t->cls];
 	int64_t now = (int64_t)run * 86400 + (int64_t)node * st->step + 1;
-	size_t key = key_of(s, t->cls, run);
 	char class_key[2 * NG_FLEET_NAME_MAX + 2];
 	ng_fleet_probe p1, p2;
 	ng_fleet_draw_truth(s, t, run, 0, &p1);
+	size_t key = key_of(s, t->cls, p1.software);
 	snprintf(class_key, sizeof class_key, "%s/%s", p1.class_name, p1.software);
 
 	struct judged j[2 * NG_FLEET_METRICS_MAX];
@@ -389,7 +412,7 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 	for (size_t i = 0; i < nj; i++) {
 		size_t e = key * st->n_metrics + j[i].m;
 		bool clears;
-		if (!st->event_open[e])
+		if (!st->event_open[e] || !st->event_node[e * st->n_nodes + node])
 			continue;
 		st->event_clean[e] = ng_event_clean_step(st->event_clean[e], j[i].line.status, pol, &clears);
 		if (clears)
@@ -413,8 +436,10 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		}
 	}
 	bool declines = false;
+	size_t declining = 0;
 	for (size_t m = 0; m < s->n_metrics && !declines; m++)
-		declines = ev[m] && ng_event_declines(s->metrics[m].name, causes, n_causes);
+		if ((declines = ev[m] && ng_event_declines(s->metrics[m].name, causes, n_causes)))
+			declining = key * st->n_metrics + m;
 	bool fleet_event = false;
 	ng_land_path path = ng_land_path_of(d.outcome, false, st->case_open[node], declines);
 	ng_admit_outcome landed = d.outcome;
@@ -423,6 +448,9 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 	} else if (path == NG_LAND_EVENT_OPEN) {
 		landed = declined(j, nj);
 		fleet_event = true;
+		if (!st->event_node[declining * st->n_nodes + node])
+			st->event_clean[declining] = 0;
+		st->event_node[declining * st->n_nodes + node] = true;
 	} else if (path == NG_LAND_QUARANTINE) {
 		size_t qm = first_m < s->n_metrics ? first_m : 0;
 		int64_t window = pol->breaker_window_hours * 3600;
@@ -441,11 +469,19 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		ng_breaker b = ng_breaker_check(&bf, pol);
 		if (b.trips) {
 			size_t e = key * st->n_metrics + qm;
-			if (!st->event_open[e])
+			if (!st->event_open[e]) {
+				/* a new event names the quarantines of its window and this node */
 				st->escalations++;
+				st->event_run[e] = run;
+				st->event_clean[e] = 0;
+				memset(&st->event_node[e * st->n_nodes], 0, st->n_nodes * sizeof(bool));
+				for (size_t n = 0; n < st->n_nodes; n++)
+					st->event_node[e * st->n_nodes + n] =
+						st->case_open[n] && st->case_key[n] == key && st->case_metric[n] == qm &&
+						st->case_at[n] >= since;
+			}
 			st->event_open[e] = true;
-			st->event_run[e] = run;
-			st->event_clean[e] = 0;
+			st->event_node[e * st->n_nodes + node] = true;
 		}
 		if (b.trips && !below_floor) {
 			fleet_event = true;
@@ -497,7 +533,7 @@ static void destroy(void *state)
 			free(st->km[i].runs), free(st->km[i].pool);
 	free(st->pol), free(st->km), free(st->latest), free(st->seen), free(st->n_seen), free(st->case_open);
 	free(st->case_at), free(st->case_key), free(st->case_metric), free(st->event_open), free(st->event_run);
-	free(st->event_clean), free(st->hist);
+	free(st->event_clean), free(st->event_node), free(st->hist);
 	free(st->names), free(st->drops), free(st);
 }
 
@@ -509,7 +545,7 @@ static void *create(const ng_sim_fleet *f)
 		return NULL;
 	st->n_nodes = s->n_nodes;
 	st->n_metrics = s->n_metrics;
-	st->n_keys = s->n_classes * 2;
+	st->n_keys = s->n_classes * KEYS_PER_CLASS;
 	for (size_t c = 0; c < s->n_classes; c++)
 		st->class_start[c + 1] = st->class_start[c] + s->classes[c].n_nodes;
 	st->step = 86400 / (int64_t)(s->n_nodes + 1);
@@ -527,11 +563,12 @@ static void *create(const ng_sim_fleet *f)
 	st->event_open = calloc(st->n_keys * s->n_metrics, sizeof *st->event_open);
 	st->event_run = calloc(st->n_keys * s->n_metrics, sizeof *st->event_run);
 	st->event_clean = calloc(st->n_keys * s->n_metrics, sizeof *st->event_clean);
+	st->event_node = calloc(st->n_keys * s->n_metrics * s->n_nodes, sizeof *st->event_node);
 	st->hist = calloc(s->n_nodes * s->n_metrics, sizeof *st->hist);
 	st->names = calloc(s->n_nodes, sizeof *st->names);
 	st->drops = calloc(s->n_nodes + 1, sizeof *st->drops);
 	if (!st->pol || !st->km || !st->latest || !st->seen || !st->n_seen || !st->case_open || !st->case_at ||
-	    !st->case_key || !st->case_metric || !st->event_open || !st->event_run || !st->event_clean || !st->hist || !st->names || !st->drops) {
+	    !st->case_key || !st->case_metric || !st->event_open || !st->event_run || !st->event_clean || !st->event_node || !st->hist || !st->names || !st->drops) {
 		destroy(st);
 		return NULL;
 	}

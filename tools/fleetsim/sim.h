@@ -135,6 +135,7 @@ typedef struct {
 	size_t fleet_clear_after;
 	double floor_fraction;
 	bool degraded_below_floor; /* the degraded class fell under the scenario's floor */
+	char scenario[32];         /* its name (main.c), "" for the default fleet */
 	char policy[256]; /* the --policy file, "" for the defaults */
 } ng_sim_result;
 
@@ -161,6 +162,12 @@ int ng_sim_write_json(const char *path, const ng_fleet_spec *spec, const ng_sim_
  * line per target (and a note for each contestant that drains fewer healthy
  * nodes by catching fewer sick ones); returns how many fail. */
 int ng_sim_check_targets(FILE *out, const ng_sim_result *res);
+
+/* The standard scenarios (scenarios.c): applies the named one to a default
+ * spec (call ng_fleet_init after) and sets the floors it gives every
+ * contestant; -1 for an unknown name. */
+int ng_sim_scenario(const char *name, ng_fleet_spec *s, double *floor_fraction);
+void ng_sim_scenarios_print(FILE *out);
 
 /* nodegate's own counter, kept by its contestant for the score. */
 size_t ng_sim_nodegate_escalations(const void *state);
