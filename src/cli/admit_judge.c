@@ -265,6 +265,9 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		.low_mode = j->raw == NG_V_BIMODAL ? run_low_mode(j->rec, j->base.median, pol->block) : NAN,
 		.sibling_outlier = sibling_outlier(j),
 		.unstable_recent = j->unstable_recent,
+		.small_bar = j->have_base ? ng_admit_small_bar(j->base.median, j->base.node_mad, j->base.cv,
+		                                               (size_t)j->base.n_nodes, pol)
+		                          : 0,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {

@@ -92,6 +92,10 @@ static const struct param params[NG_P_COUNT] = {
 		"An unstable run fails admission (instead of holding the node) when the node's runs of the metric were unstable this many times among its last unstable_window verdicts, this one included; 0: never."},
 	[NG_P_UNSTABLE_WINDOW] = {"admission", "unstable_window", K_COUNT, OFF(unstable_window), 0, 1, 32, false, false,
 		"How many of the node's latest verdicts of a metric unstable_repeat counts over (the store keeps 32)."},
+	[NG_P_SMALL_CLASS_MIN_NODES] = {"admission", "small_class_min_nodes", K_COUNT, OFF(small_class_min_nodes), 0, 0, 1e9, false, false,
+		"A class with at least this many nodes but fewer than min_baseline_nodes is judged against a small-class baseline, whose bar carries the uncertainty few nodes give (0: such a class establishes until min_baseline_nodes)."},
+	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
+		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -176,6 +180,10 @@ void ng_policy_default(ng_policy *p)
 		 * keeps disagreeing with itself is intermittent, not unmeasured. */
 		.unstable_repeat = 3,
 		.unstable_window = 8,
+		/* Three nodes are the fewest whose median and spread say anything;
+		 * the bar widens by Student's t for however few there are. */
+		.small_class_min_nodes = 3,
+		.small_class_tail = 0.005,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

@@ -58,6 +58,8 @@ enum ng_policy_param {
 	NG_P_BIMODAL_LOW_MODE,
 	NG_P_UNSTABLE_REPEAT,
 	NG_P_UNSTABLE_WINDOW,
+	NG_P_SMALL_CLASS_MIN_NODES,
+	NG_P_SMALL_CLASS_TAIL,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -119,6 +121,9 @@ typedef struct {
 	                                the median to fail admission (judge/admit.h) */
 	long unstable_repeat;         /* unstable this often in the window: the node, not the harness */
 	long unstable_window;         /* ... among the node's last this many verdicts of the metric */
+	long small_class_min_nodes;   /* a class of this many nodes, under min_baseline_nodes, gets a
+	                                 small-class baseline (judge/admit.h); 0: none */
+	double small_class_tail;      /* ... whose bar a healthy node falls under this rarely */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */

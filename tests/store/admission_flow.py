@@ -201,7 +201,7 @@ def healthy_node_is_admitted_and_feeds_baseline(env, rng):
 
 
 def new_class_establishes(env, rng):
-    env.ingest_history(class_history(rng, nodes=3, cls="newclass"))
+    env.ingest_history(class_history(rng, nodes=2, cls="newclass"))
     d = env.admit(node_run(rng, "fresh1", [m[3] for m in METRICS], cls="newclass"), expect=0)
     check(d["outcome"] == "admitted-warn", f"outcome {d['outcome']}")
     r = result(d, "first", "nccl.all_reduce.busbw")
@@ -213,6 +213,21 @@ def new_class_establishes(env, rng):
     d = json.loads(p.stdout)
     check(d["outcome"] == "suspect", f"below the floor: {d['outcome']}")
     check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "flagged", "floor")
+
+
+def small_class_is_judged(env, rng):
+    """Three nodes are a small class: judged against a bar that carries
+    their uncertainty, below the 90% line."""
+    env.ingest_history(class_history(rng, nodes=3, cls="smallclass"))
+    d = env.admit(node_run(rng, "small1", [980, 1500, 6.0, 250.0], cls="smallclass"), expect=1)
+    check(d["outcome"] == "suspect", f"outcome {d['outcome']}")
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] == "flagged" and r["baseline"]["status"] == "ok", f"{r}")
+    check(r["baseline"]["nodes"] == 3 and r["bar"] <= 0.9 * r["baseline_median"] + 1e-9,
+          f"small-class bar: {r}")
+    d = env.admit(node_run(rng, "small2", [980, 1500, 6.0, 280.0], cls="smallclass"), expect=0)
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] in ("ok", "marginal"), f"88% of a 3-node median: {r}")
 
 
 def software_change_starts_a_new_baseline(env, rng):
@@ -482,6 +497,7 @@ SCENARIOS = [
     unmeasured_is_held,
     healthy_node_is_admitted_and_feeds_baseline,
     new_class_establishes,
+    small_class_is_judged,
     software_change_starts_a_new_baseline,
     release_needs_two_passes,
     override_admits_by_name_until_expiry,

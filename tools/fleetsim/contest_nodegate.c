@@ -59,7 +59,7 @@ struct keymetric {
 	bool have;  /* a stored "ok" baseline */
 	int64_t built_at;
 	size_t built_nodes; /* the nodes it was built from */
-	double median, cv;
+	double median, cv, node_mad;
 };
 
 struct latest {
@@ -166,12 +166,20 @@ static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric
 	}
 	ng_baseline b;
 	ng_baseline_build(runs, n, pol, w, &b);
+	/* class_baseline.c: a small class's baseline, to its own size */
+	if (b.status == NG_BASELINE_TOO_FEW_NODES && pol->small_class_min_nodes > 0 &&
+	    b.n_nodes >= (size_t)pol->small_class_min_nodes) {
+		ng_policy small = *pol;
+		small.min_baseline_nodes = pol->small_class_min_nodes;
+		ng_baseline_build(runs, n, &small, w, &b);
+	}
 	free(w.buf), free(w.idx), free(runs);
 	if (b.status == NG_BASELINE_OK) {
 		k->have = true;
 		k->built_at = now;
 		k->median = b.median;
 		k->cv = b.cv;
+		k->node_mad = b.node_mad;
 		k->built_nodes = b.n_nodes;
 	}
 	*have = b.status == NG_BASELINE_OK;
@@ -342,6 +350,7 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 		.establishing = !have,
 		.low_mode = NAN,
 		.unstable_recent = unstable_recent,
+		.small_bar = have ? ng_admit_small_bar(k->median, k->node_mad, k->cv, k->built_nodes, pol) : 0,
 	};
 	if (j->raw == NG_V_BIMODAL) {
 		double w[2 * NG_FLEET_SAMPLES_MAX];
