@@ -352,6 +352,10 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 {
 	const ng_policy *pol = &cli->policy;
 	r->outcome = ng_admit_outcome_name(r->d.outcome);
+	if (pol->n_floors == 0)
+		ng_admit_note(r, "peers only: the policy sets no floors, and a class that degrades "
+		                 "together is accepted (`nodegate floors suggest` derives floors from a "
+		                 "pinned baseline)");
 	ng_store_case open_case = {0};
 	int has_case = ng_store_open_case_of(st, r->node, &open_case, err);
 	ng_store_override ov;

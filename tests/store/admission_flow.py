@@ -228,6 +228,7 @@ def small_class_is_judged(env, rng):
     d = env.admit(node_run(rng, "small2", [980, 1500, 6.0, 280.0], cls="smallclass"), expect=0)
     r = result(d, "first", "nccl.all_reduce.busbw")
     check(r["status"] in ("ok", "marginal"), f"88% of a 3-node median: {r}")
+    check(any("peers only" in n for n in d["notes"]), f"no floors, not said: {d['notes']}")
 
 
 def software_change_starts_a_new_baseline(env, rng):
