@@ -20,11 +20,12 @@ nodegate contestant on the first seed's default fleet with each decision
 value of the policy 10% up and 10% down (a whole number moves by at least
 one) and prints the change in healthy drains and recall.
 
---check reads each run's targets (nodegate-fleetsim --check) and the
-sensitivity target (no 10% change doubles healthy drains), and exits 1 when
-one is missed that the known-losses file (default: known-losses.json beside
-this script) does not list for that scenario: the losses the README states
-stay visible, a new one fails.
+--check reads each run's targets (nodegate-fleetsim --check: recall as the
+mean over the seeds, every other target in every run) and the sensitivity
+target (no 10% change doubles healthy drains), and exits 1 when one is missed
+that the known-losses file (default: known-losses.json beside this script)
+does not list for that scenario: the losses the README states stay visible,
+a new one fails.
 """
 import argparse
 import concurrent.futures
@@ -99,8 +100,16 @@ def defaults(nodegate):
     return {k: v["value"] for k, v in json.loads(p.stdout)["policy"].items()}
 
 
-def moved(value, up):
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and value > 1):
+# Whole-number policy values (core/policy.c's counts); the rest are real.
+COUNTS = {"gate.cohort_min", "admission.min_baseline_nodes", "admission.baseline_max_age_hours",
+          "admission.cohort_window_hours", "admission.cohort_local_minutes",
+          "admission.breaker_count", "admission.breaker_window_hours",
+          "admission.breaker_clear_runs", "admission.unstable_repeat", "admission.unstable_window",
+          "admission.small_class_min_nodes"}
+
+
+def moved(name, value, up):
+    if name in COUNTS:
         v = round(value * (1.1 if up else 0.9))
         if v == value:
             v = value + (1 if up else -1)
@@ -180,7 +189,7 @@ def main():
                 if name not in base_values:
                     continue
                 for up in (False, True):
-                    v = moved(base_values[name], up)
+                    v = moved(name, base_values[name], up)
                     fd, path = tempfile.mkstemp(suffix=".json")
                     with os.fdopen(fd, "w") as f:
                         json.dump(policy_doc(name, v), f)
@@ -213,14 +222,28 @@ def main():
         with open(a.known_losses) as f:
             known = json.load(f)["losses"]
     new = []
+
+    def loss(scenario, what):
+        target = re.sub(r"\s*\(.*$", "", what)
+        if not any(target.startswith(k) for k in known.get(scenario, [])):
+            new.append(f"{scenario}: {what}")
+
+    # Recall is a rate: its target is on the mean over the seeds; every other
+    # target (no regression drain, no unmeasured pass, no contestant better on
+    # both counts, the floor) holds in every run.
     for r in runs:
         for m in r["misses"]:
-            target = re.sub(r"\s*\(.*$", "", m)
-            if not any(target.startswith(k) for k in known.get(r["scenario"], [])):
-                new.append(f"{r['scenario']} seed {r['seed']}: {m}")
+            if not m.startswith("nodegate catches at least"):
+                loss(r["scenario"], f"seed {r['seed']}: {m}")
+    for sc in scenarios:
+        want = 0.80 if sc == "small-classes" else 0.85
+        mean = result["scenarios"][sc]["summary"]["nodegate"]["recall"]["mean"]
+        if mean < want:
+            loss(sc, f"nodegate catches at least {want * 100:.0f}% of the node faults "
+                     f"(mean {mean * 100:.1f}% over {len(seeds)} seeds)")
     for row in sens:
         if row["doubles"]:
-            new.append(f"sensitivity: {row['value']} at {row['to']} doubles healthy drains")
+            loss("sensitivity", f"{row['value']} at {row['to']} doubles healthy drains")
     for n in new:
         print(f"target MISS {n}")
     print(f"{len(new)} target(s) missed beyond the known losses ({a.known_losses})")

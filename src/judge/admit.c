@@ -124,6 +124,13 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		.flag = ng_admit_flag_rule(r->value, r->baseline_median, r->floor, pol->flag_fraction),
 		.status = from_gate(r->gate),
 	};
+	/* Admission flags by its own rule: under the bar. The gate's block line
+	 * (gate.block under the baseline) is the fabric runbook's; where it sits
+	 * above the bar, a run between the two is marginal, not failed, or the
+	 * two lines together would make a cliff of whichever is higher (the
+	 * fleet simulator: gate.block 0.09 doubled healthy drains). */
+	if (r->gate == NG_V_BLOCK && l.flag.evaluable && !l.flag.flagged)
+		l.status = NG_MS_MARGINAL;
 	if (r->small_bar > 0 && l.flag.evaluable) {
 		/* A few nodes' median is itself a few percent off: the bar carries
 		 * that, and the gate's block against it alone is not evidence. */

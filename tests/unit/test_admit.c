@@ -531,9 +531,12 @@ static void test_bimodal_low_mode(void **state)
 	r.value = 5.0;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
 	/* the low mode never softens any other verdict */
-	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BLOCK);
+	r = res("storage", "storage.seqread.gbps", 5.3, 6.0, NG_V_BLOCK);
 	r.low_mode = 0.87;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* the gate's block above admission's bar only warns: the bar decides */
+	r = res("storage", "storage.seqread.gbps", 5.45, 6.0, NG_V_BLOCK);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_MARGINAL);
 	/* the policy moves the line */
 	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BIMODAL);
 	r.low_mode = 0.87;
@@ -640,8 +643,10 @@ static void test_small_class_bar(void **state)
 	l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_FAILED);
 	assert_true(fabs(l.flag.bar - 90) < 1e-9);
-	r.small_bar = 0, r.value = 95;
+	r.small_bar = 0, r.value = 89;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+	r.value = 95;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_MARGINAL);
 	/* the node's own siblings still accuse it in a small class */
 	r.small_bar = ng_admit_small_bar(100, 3, 0.08, 5, &pol), r.gate = NG_V_PASS, r.value = 99;
 	r.sibling_outlier = true;

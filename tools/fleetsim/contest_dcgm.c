@@ -11,10 +11,12 @@
  * nothing fails too. The memory and bandwidth plugins verify the data they
  * move, so wrong results fail. DCGM lands nothing itself; its consumers
  * (NHC-style drains, HyperPod, CHS --drain-bad-nodes) drain on a Fail, which
- * is what this contestant does. DCGM's own guidance on a failed diagnostic
- * is to run it again before acting (the dcgmi diag documentation: "re-run
- * the failing test"; its consumers such as NHC retry a failed check once),
- * so a failed plugin is re-run once, and the node drains when it fails again.
+ * is what this contestant does, after one re-run of the failed plugins: DCGM
+ * pairs a detected violation with a validating diagnostic (its policy's
+ * SV_SHORT..SV_XLONG validation, a built-in two-stage path), and the
+ * consumers that drain on it retry a failed check before acting (GCM's
+ * node-problem-detector chart: maxRetries 2), so one Fail that does not
+ * recur is not what drains a node (prior-art.md, sections 1 and 7a).
  *
  * Here: only what DCGM measures is judged: the GPU's compute and memory
  * plugins and the GPU fabric (gpu.*, gpumem.*, nccl.*); storage, the CPU and
