@@ -268,6 +268,7 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		.small_bar = j->have_base ? ng_admit_small_bar(j->base.median, j->base.node_mad, j->base.cv,
 		                                               (size_t)j->base.n_nodes, pol)
 		                          : 0,
+		.baseline_cv = j->have_base ? j->base.cv : NAN,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {

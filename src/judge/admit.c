@@ -148,8 +148,18 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 	 * run falls under it by chance, and two such runs would quarantine a
 	 * healthy node. A real second mode sits far under the line; a tail
 	 * just under it is noise, and warns. */
+	double low_line = pol->bimodal_low_mode;
+	/* ... and under noise_sigmas of the metric's own noise below the gate's
+	 * slow line: with 8% per-sample noise the slow samples of a healthy run
+	 * reach 0.85 of the median, and a fixed low line next to that is a
+	 * cliff (the fleet simulator: bimodal_low_mode 0.88 tripled healthy
+	 * drains). */
+	if (isfinite(r->baseline_cv) && r->baseline_cv > 0) {
+		double noise_line = 1 - pol->block - pol->noise_sigmas * r->baseline_cv;
+		low_line = noise_line < low_line ? noise_line : low_line;
+	}
 	if (r->gate == NG_V_BIMODAL && isfinite(r->low_mode) && r->low_mode > 0 &&
-	    r->low_mode > pol->bimodal_low_mode)
+	    r->low_mode > low_line)
 		l.status = NG_MS_MARGINAL;
 	/* An unstable run holds the node for the harness to be fixed (the
 	 * runbook). When the same node keeps disagreeing with itself under the

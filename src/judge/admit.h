@@ -68,6 +68,10 @@ typedef struct {
 	 * gate's block or warn against a median of so few nodes only warns
 	 * unless the value is under the bar. 0: an ordinary baseline. */
 	double small_bar;
+	/* The baseline's per-sample noise (its cv); 0 or NaN when not known. A
+	 * bimodal run's slow samples must sit that far under the gate's slow
+	 * line too (below). */
+	double baseline_cv;
 } ng_admit_result;
 
 /* A small class's bar: the one-sided Student t prediction bound at

@@ -351,6 +351,7 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 		.low_mode = NAN,
 		.unstable_recent = unstable_recent,
 		.small_bar = have ? ng_admit_small_bar(k->median, k->node_mad, k->cv, k->built_nodes, pol) : 0,
+		.baseline_cv = have ? k->cv : NAN,
 	};
 	if (j->raw == NG_V_BIMODAL) {
 		double w[2 * NG_FLEET_SAMPLES_MAX];
