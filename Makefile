@@ -108,13 +108,20 @@ bench-store: bench-build
 
 # Decision quality (docs/fleet-simulator.md): nodegate's admission policy
 # against the rules other tools use, every contestant on the same seeded
-# synthetic fleet and the same draws. Prints the table, writes it as JSON,
-# and fails when nodegate misses one of its targets.
+# synthetic fleet and the same draws. Prints the default fleet's table (one
+# fixed seed, to reproduce), then the scenario set over five seeds drawn fresh
+# (printed) with means and ranges and the sensitivity of healthy drains to
+# each policy value, writes both as JSON, and fails when nodegate misses a
+# target that bench/known-losses.json does not list.
 FLEET_SIM_ARGS ?= --nodes 2000 --runs 30 --seed 20261130
+FLEET_SCENARIO_ARGS ?= --nodes 2000 --runs 30 --seeds 5
 fleet-sim:
 	$(MAKE) $(BENCH)/CMakeCache.txt BUILD=$(BENCH) BUILD_TYPE=RelWithDebInfo
-	cmake --build $(BENCH) -j $(JOBS) --target nodegate-fleetsim
-	$(BENCH)/nodegate-fleetsim $(FLEET_SIM_ARGS) --json $(BENCH)/fleet-sim.json --check
+	cmake --build $(BENCH) -j $(JOBS) --target nodegate-fleetsim nodegate
+	$(BENCH)/nodegate-fleetsim $(FLEET_SIM_ARGS) --json $(BENCH)/fleet-sim.json
+	/usr/bin/python3 bench/fleet_scenarios.py --fleetsim $(BENCH)/nodegate-fleetsim \
+	  --nodegate $(BENCH)/nodegate --jobs $(JOBS) $(FLEET_SCENARIO_ARGS) --sensitivity \
+	  --json $(BENCH)/fleet-scenarios.json --check
 
 # nodegate report on a generated month of a 10,000-node fleet, against the
 # same rows read by plain SQL: SQLite, and PostgreSQL on a throwaway server

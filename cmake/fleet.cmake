@@ -10,6 +10,7 @@ target_link_libraries(nodegate_fleet_model PUBLIC m)
 add_library(nodegate_fleetsim STATIC
   tools/fleetsim/sim.c
   tools/fleetsim/sim_util.c
+  tools/fleetsim/scenarios.c
   tools/fleetsim/contest_dcgm.c
   tools/fleetsim/contest_aznhc.c
   tools/fleetsim/contest_superbench.c

@@ -199,35 +199,16 @@ static void diagnostics_without_baseline(struct ng_admit_run *r, struct ng_admit
 	              ng_gate_step_text(t.step), t.diag_test ? t.diag_test : "the diag field");
 }
 
-static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
-                     struct ng_admit_judged *j, ng_err *err)
+/* The gate's verdict on j's record against its baseline and the cohort of
+ * the class's other nodes' newest runs since `since` (kept in j as evidence). */
+static int gate_against(ng_store *st, struct ng_admit_run *r, struct ng_admit_judged *j,
+                        const ng_policy *pol, int64_t since, ng_err *err)
 {
-	const ng_policy *pol = &cli->policy;
-	j->metric = ng_admit_str(j->rec, "metric");
-	j->domain = ng_admit_str(j->rec, "domain");
-	j->unit = ng_admit_str(j->rec, "unit");
-	const struct ng_metric *m = j->metric ? ng_metric_lookup(j->metric) : NULL;
-	if (!j->domain && m)
-		j->domain = m->domain;
-	if (!j->unit)
-		j->unit = m ? m->unit : "";
-	if (!j->metric)
-		return ng_fail(err, "a record of %s has no metric", r->node);
-	/* The flag rule is for rates and bandwidths; a latency needs its mirror
-	 * rule. Such records are kept and shown, and only wrong answers count. */
-	j->judged = !m || m->higher_is_better;
-	int got = ng_class_baseline_for(st, pol, r->class_key, r->software, j->metric, j->unit,
-	                                r->now, r->actor, &j->base, err);
-	if (got < 0)
-		return -1;
-	j->have_base = got == 1;
-
 	double *drops = NULL;
-	j->cohort = NULL;
+	j->n_cohort = 0;
 	if (j->have_base &&
-	    ng_store_cohort_drops(st, r->class_key, r->software, j->metric, r->node,
-	                          r->now - (int64_t)pol->cohort_window_hours * 3600, j->base.median,
-	                          &drops, &j->n_cohort, err) < 0)
+	    ng_store_cohort_drops(st, r->class_key, r->software, j->metric, r->node, since,
+	                          j->base.median, &drops, &j->n_cohort, err) < 0)
 		return -1;
 	ng_gate_input in = {0};
 	cJSON *bj = j->have_base ? baseline_json(&j->base) : NULL;
@@ -252,8 +233,56 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 	ng_gate_input_free(&in);
 	cJSON_Delete(bj);
 	j->cohort = drops; /* kept as evidence; freed with the run */
-	if (rc < 0)
+	return rc;
+}
+
+static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                     struct ng_admit_judged *j, ng_err *err)
+{
+	const ng_policy *pol = &cli->policy;
+	j->metric = ng_admit_str(j->rec, "metric");
+	j->domain = ng_admit_str(j->rec, "domain");
+	j->unit = ng_admit_str(j->rec, "unit");
+	const struct ng_metric *m = j->metric ? ng_metric_lookup(j->metric) : NULL;
+	if (!j->domain && m)
+		j->domain = m->domain;
+	if (!j->unit)
+		j->unit = m ? m->unit : "";
+	if (!j->metric)
+		return ng_fail(err, "a record of %s has no metric", r->node);
+	/* The flag rule is for rates and bandwidths; a latency needs its mirror
+	 * rule. Such records are kept and shown, and only wrong answers count. */
+	j->judged = !m || m->higher_is_better;
+	int got = ng_class_baseline_for(st, pol, r->class_key, r->software, j->metric, j->unit,
+	                                r->now, r->actor, &j->base, err);
+	if (got < 0)
 		return -1;
+	j->have_base = got == 1;
+
+	j->cohort = NULL;
+	if (gate_against(st, r, j, pol, r->now - (int64_t)pol->cohort_window_hours * 3600, err) < 0)
+		return -1;
+	/* What the day's cohort does not explain, the class's runs of the last
+	 * minutes may: an hour of slow shared storage is the fleet's, not the
+	 * node's, though most of the day's runs were before it. */
+	if (j->have_base && pol->cohort_local_minutes > 0 &&
+	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN)) {
+		struct ng_admit_judged local = *j;
+		local.cohort = NULL;
+		if (gate_against(st, r, &local, pol, r->now - pol->cohort_local_minutes * 60, err) < 0) {
+			free(local.cohort);
+			return -1;
+		}
+		if (local.raw == NG_V_FLEET_REGRESSION) {
+			free(j->cohort);
+			*j = local;
+			ng_admit_note(r, "%s run: %s: the class's %zu nodes screened in the last %ld minutes "
+			              "moved with it: a fleet event for that time, not this node's",
+			              j->stage, j->metric, j->n_cohort, pol->cohort_local_minutes);
+		} else {
+			free(local.cohort);
+		}
+	}
 	if (track_hysteresis(st, cli, r, j, err) < 0)
 		return -1;
 
@@ -268,6 +297,10 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		.low_mode = j->raw == NG_V_BIMODAL ? run_low_mode(j->rec, j->base.median, pol->block) : NAN,
 		.sibling_outlier = sibling_outlier(j),
 		.unstable_recent = j->unstable_recent,
+		.small_bar = j->have_base ? ng_admit_small_bar(j->base.median, j->base.node_mad, j->base.cv,
+		                                               (size_t)j->base.n_nodes, pol)
+		                          : 0,
+		.baseline_cv = j->have_base ? j->base.cv : NAN,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {

@@ -89,26 +89,58 @@ static const char *declined(struct ng_admit_run *r)
 	return ng_admit_outcome_name(o);
 }
 
+/* What the quarantine is for: every failed or wrong metric the decision
+ * names, and whether it fell under its floor. */
+static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, size_t cap,
+                        bool *below_floor)
+{
+	size_t n = 0;
+	*below_floor = false;
+	for (size_t i = 0; i < r->d.n_named && n < cap; i++) {
+		const ng_admit_result *x = r->d.named[i];
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, x);
+		if (!j || (j->line.status != NG_MS_FAILED && j->line.status != NG_MS_INTEGRITY))
+			continue;
+		bool under = isfinite(x->floor) && isfinite(x->value) && x->value < x->floor;
+		*below_floor = *below_floor || under;
+		out[n++] = (ng_quarantine_cause){x->metric, under};
+	}
+	return n;
+}
+
 /* Opens the node's case, unless the class's circuit breaker trips first.
+ * The breaker counts quarantines of the same class, software and metric
+ * only: faults in different metrics of one class are different nodes'
+ * faults, not one change. A floor failure is quarantined whatever the
+ * breaker says (the node cannot do the work, whatever the fleet did); when
+ * it trips the breaker, the event opens all the same, saying the class is
+ * below its floor, for the change owner.
  * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
 static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
-                      ng_err *err)
+                      bool below_floor, ng_err *err)
 {
 	const ng_policy *pol = &cli->policy;
-	int64_t since = r->now - (int64_t)pol->breaker_window_hours * 3600;
-	int64_t recent = ng_store_count_recent_cases(st, r->class_key, since, err);
-	int64_t size = ng_store_count_class_nodes(
-		st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
-	if (recent < 0 || size < 0)
+	const ng_admit_result *what = r->d.n_named ? r->d.named[0] : NULL;
+	const char *metric = what ? what->metric : "";
+	int64_t window = (int64_t)pol->breaker_window_hours * 3600;
+	int64_t lookback = (int64_t)pol->baseline_window_days * 86400;
+	int64_t since = r->now - window;
+	ng_breaker_facts f = {
+		.recent = ng_store_count_metric_cases(st, r->class_key, r->software, metric, since,
+		                                      INT64_MAX, err),
+		.past = ng_store_count_metric_cases(st, r->class_key, r->software, metric,
+		                                    r->now - lookback, since, err),
+		.class_nodes = ng_store_count_class_nodes(st, r->class_key, r->now - lookback, err),
+		.past_windows = lookback > window ? (double)(lookback - window) / (double)window : 1,
+	};
+	if (f.recent < 0 || f.past < 0 || f.class_nodes < 0)
 		return -1;
-	/* One sick node is what quarantine is for: the breaker needs two. */
-	ng_breaker br = ng_breaker_check(recent, size, pol);
-	int64_t would = br.would;
-	size = br.size;
+	ng_breaker br = ng_breaker_check(&f, pol);
 	if (br.trips) {
 		ng_store_fleet_event ev = {.opened_at = r->now};
 		ng_copy(ev.class_key, sizeof ev.class_key, r->class_key);
 		ng_copy(ev.software, sizeof ev.software, r->software);
+		ng_copy(ev.metric, sizeof ev.metric, metric);
 		cJSON *nodes = cJSON_CreateArray(), *detail = cJSON_CreateObject();
 		ng_store_case *cases = NULL;
 		size_t n = 0;
@@ -116,21 +148,22 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 			cJSON_Delete(nodes), cJSON_Delete(detail);
 			return -1;
 		}
-		bool same_sw = true;
 		for (size_t i = 0; i < n; i++) {
-			if (strcmp(cases[i].class_key, r->class_key) == 0 && cases[i].opened_at >= since) {
+			if (strcmp(cases[i].class_key, r->class_key) == 0 && cases[i].opened_at >= since &&
+			    strcmp(cases[i].software, r->software) == 0 &&
+			    strcmp(cases[i].metric, metric) == 0)
 				cJSON_AddItemToArray(nodes, cJSON_CreateString(cases[i].node));
-				same_sw = same_sw && strcmp(cases[i].software, r->software) == 0;
-			}
 			ng_store_case_free(&cases[i]);
 		}
 		free(cases);
 		cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
-		if (!same_sw)
-			ng_copy(ev.software, sizeof ev.software, "mixed");
-		cJSON_AddNumberToObject(detail, "quarantines_in_window", (double)would);
-		cJSON_AddNumberToObject(detail, "class_nodes", (double)size);
+		cJSON_AddNumberToObject(detail, "quarantines_in_window", (double)br.would);
+		cJSON_AddNumberToObject(detail, "class_nodes", (double)br.size);
 		cJSON_AddNumberToObject(detail, "window_hours", (double)pol->breaker_window_hours);
+		ng_json_add_number(detail, "expected_in_window", br.expected);
+		ng_json_add_number(detail, "tail_probability", br.tail);
+		cJSON_AddStringToObject(detail, "metric", metric);
+		cJSON_AddBoolToObject(detail, "below_floor", below_floor);
 		cJSON_AddStringToObject(detail, "tripped_by", r->node);
 		ev.nodes = cJSON_PrintUnformatted(nodes);
 		ev.detail = cJSON_PrintUnformatted(detail);
@@ -141,16 +174,28 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 		ng_store_fleet_event_free(&ev);
 		if (rc < 0)
 			return -1;
-		ng_admit_note(r,
-		              "circuit breaker: %lld of %lld nodes of this class would be quarantined "
-		              "within %ld h; fleet-regression event %lld opened and quarantine of the "
-		              "class stopped until an operator runs `nodegate fleet clear %lld`",
-		              (long long)would, (long long)size, pol->breaker_window_hours,
-		              (long long)r->fleet_event, (long long)r->fleet_event);
-		return 1;
+		if (below_floor) {
+			ng_admit_note(r,
+			              "the class is below its floor in %s: %lld of %lld nodes within %ld h; "
+			              "fleet-regression event %lld opened for the change owner; this node is "
+			              "quarantined all the same, it cannot do the work",
+			              metric, (long long)br.would, (long long)br.size,
+			              pol->breaker_window_hours, (long long)r->fleet_event);
+		} else {
+			ng_admit_note(r,
+			              "circuit breaker: %lld of %lld nodes of this class would be quarantined "
+			              "for %s within %ld h (%.2g expected, chance %.2g); fleet-regression event "
+			              "%lld opened and quarantines of %s in this class and software stopped until "
+			              "it is back within noise for %ld runs or an operator runs `nodegate fleet "
+			              "clear %lld`",
+			              (long long)br.would, (long long)br.size, metric,
+			              pol->breaker_window_hours, br.expected, br.tail,
+			              (long long)r->fleet_event, metric, pol->breaker_clear_runs,
+			              (long long)r->fleet_event);
+			return 1;
+		}
 	}
 
-	const ng_admit_result *what = r->d.n_named ? r->d.named[0] : NULL;
 	const struct ng_admit_judged *wj = what ? ng_admit_judged_of(r, what) : NULL;
 	bool wrong = wj && wj->line.status == NG_MS_INTEGRITY;
 	ng_store_case c = {.opened_at = r->now};
@@ -177,9 +222,110 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	              "case %lld opened: %s %s %s; release needs %ld passing runs of it "
 	              "(`nodegate quarantine show %s`)",
 	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
-	              wrong ? "returned wrong results" : "failed twice", pol->release_passes,
-	              ng_cli_shell_word(r->node_name[0] ? r->node_name : r->node, word));
+	              wrong ? "returned wrong results" : below_floor ? "fell below its floor twice" : "failed twice",
+	              pol->release_passes, ng_cli_shell_word(r->node_name[0] ? r->node_name : r->node, word));
 	return 0;
+}
+
+/* Whether an event's nodes (a JSON array text) name the node. */
+static bool names_node(const char *nodes, const char *node)
+{
+	cJSON *a = nodes ? cJSON_Parse(nodes) : NULL, *x;
+	bool found = false;
+	cJSON_ArrayForEach(x, a)
+		found = found || (cJSON_IsString(x) && strcmp(x->valuestring, node) == 0);
+	cJSON_Delete(a);
+	return found;
+}
+
+/* The event now names the node whose quarantine it declined too: the
+ * event clears itself only once the nodes that moved are back. */
+static int add_node(ng_store *st, const ng_store_fleet_event *e, const char *node, ng_err *err)
+{
+	if (names_node(e->nodes, node))
+		return 0;
+	cJSON *a = e->nodes ? cJSON_Parse(e->nodes) : NULL;
+	if (!cJSON_IsArray(a)) {
+		cJSON_Delete(a);
+		a = cJSON_CreateArray();
+	}
+	cJSON_AddItemToArray(a, cJSON_CreateString(node));
+	char *text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	int rc = text ? ng_store_fleet_event_update(st, e->id, 0, text, err)
+	              : ng_fail(err, "out of memory");
+	cJSON_free(text);
+	return rc;
+}
+
+/* The open fleet-regression events of the run's class and software (an
+ * event of another software identity is of a configuration this node no
+ * longer runs). Each one that names this node, and whose metric this run
+ * measured, takes one step toward clearing itself (ng_event_clean_step); one
+ * that clears is closed here, by nodegate, saying why. What stays open is
+ * left in *out. */
+static int events_of_run(ng_store *st, const ng_policy *pol, struct ng_admit_run *r,
+                         ng_store_fleet_event **out, size_t *n_out, ng_err *err)
+{
+	ng_store_fleet_event *ev = NULL;
+	size_t n = 0, kept = 0;
+	if (ng_store_fleet_events_of_class(st, r->class_key, &ev, &n, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		ng_store_fleet_event *e = &ev[i];
+		bool mine = strcmp(e->software, r->software) == 0 || strcmp(e->software, "mixed") == 0;
+		const struct ng_admit_judged *j =
+			mine && e->metric[0] && names_node(e->nodes, r->node) ? latest_of(r, e->metric) : NULL;
+		bool clears = false;
+		if (rc == 0 && j && j->judged) {
+			int64_t clean = ng_event_clean_step(e->clean_runs, j->line.status, pol, &clears);
+			if (clears) {
+				char why[200];
+				snprintf(why, sizeof why,
+				         "%s back within noise of the baseline for %ld runs in a row of its nodes",
+				         e->metric, pol->breaker_clear_runs);
+				rc = ng_store_clear_fleet_event(st, e->id, r->now, "nodegate", why, err);
+				if (rc == 0)
+					ng_admit_note(r, "fleet-regression event %lld cleared: %s",
+					              (long long)e->id, why);
+			} else if (clean != e->clean_runs) {
+				rc = ng_store_fleet_event_update(st, e->id, clean, NULL, err);
+				e->clean_runs = clean;
+			}
+		}
+		if (mine && !clears && rc == 0) {
+			if (kept != i) {
+				ev[kept] = *e;
+				*e = (ng_store_fleet_event){0};
+			}
+			kept++;
+		} else {
+			ng_store_fleet_event_free(e);
+		}
+	}
+	for (size_t i = kept; i < n; i++)
+		ng_store_fleet_event_free(&ev[i]);
+	*out = ev;
+	*n_out = kept;
+	return rc;
+}
+
+static void free_events(ng_store_fleet_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ng_store_fleet_event_free(&ev[i]);
+	free(ev);
+}
+
+/* Whether an open event covers this metric's records (they stay out of the
+ * class's baselines while it is open: they are what moved). */
+static bool event_covers(const ng_store_fleet_event *ev, size_t n, const char *metric)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!ev[i].metric[0] || strcmp(ev[i].metric, metric) == 0)
+			return true;
+	return false;
 }
 
 /* Counts this run toward the node's open case, when it ran the case's test. */
@@ -208,24 +354,39 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 {
 	const ng_policy *pol = &cli->policy;
 	r->outcome = ng_admit_outcome_name(r->d.outcome);
+	if (pol->n_floors == 0)
+		ng_admit_note(r, "peers only: the policy sets no floors, and a class that degrades "
+		                 "together is accepted (`nodegate floors suggest` derives floors from a "
+		                 "pinned baseline)");
 	ng_store_case open_case = {0};
 	int has_case = ng_store_open_case_of(st, r->node, &open_case, err);
 	ng_store_override ov;
 	int has_override = has_case < 0 ? -1 : ng_store_active_override(st, r->node, r->now, &ov, err);
-	ng_store_fleet_event fe = {0};
-	int has_event = has_override < 0 ? -1 : ng_store_fleet_event_of(st, r->class_key, &fe, err);
-	int rc = has_event < 0 ? -1 : 0;
-	if (has_event == 1) {
-		r->fleet_event = fe.id;
+	ng_store_fleet_event *events = NULL;
+	size_t n_events = 0;
+	int rc = has_override < 0 ? -1 : events_of_run(st, pol, r, &events, &n_events, err);
+	ng_quarantine_cause causes[NG_ADMIT_NAMED_MAX];
+	bool below_floor = false;
+	size_t n_causes = causes_of(r, causes, NG_ADMIT_NAMED_MAX, &below_floor);
+	const ng_store_fleet_event *declining = NULL;
+	for (size_t i = 0; rc == 0 && i < n_events; i++) {
+		const ng_store_fleet_event *e = &events[i];
 		ng_admit_note(r,
-		              "fleet-regression event %lld is open for this class (nodes %s, software "
-		              "%s): quarantine of the class is stopped until `nodegate fleet clear %lld`",
-		              (long long)fe.id, fe.nodes, fe.software, (long long)fe.id);
-		ng_store_fleet_event_free(&fe);
+		              "fleet-regression event %lld is open for this class's %s (nodes %s, "
+		              "software %s): its quarantines in this class are declined until it is back "
+		              "within noise for %ld runs of its nodes (%lld so far) or `nodegate fleet clear %lld`",
+		              (long long)e->id, e->metric[0] ? e->metric : "every metric", e->nodes,
+		              e->software, pol->breaker_clear_runs, (long long)e->clean_runs,
+		              (long long)e->id);
+		if (!declining && ng_event_declines(e->metric, causes, n_causes))
+			declining = e;
 	}
+	if (declining)
+		r->fleet_event = declining->id;
 	ng_land_path path = rc == 0 ? ng_land_path_of(r->d.outcome, has_override == 1, has_case == 1,
-	                                              has_event == 1)
+	                                              declining != NULL)
 	                            : NG_LAND_AS_JUDGED;
+	bool declined_by_event = false;
 	if (path == NG_LAND_OVERRIDE) {
 		char until[32];
 		ng_cli_format_time(ov.expires_at, until);
@@ -236,38 +397,48 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 		rc = count_toward_case(st, cli, r, &open_case, err);
 		r->outcome = "quarantined";
 	} else if (path == NG_LAND_EVENT_OPEN) {
-		ng_admit_note(r, "would have been quarantined; not, while the fleet-regression event "
-		                 "is open");
+		ng_admit_note(r, "would have been quarantined; not, while fleet-regression event %lld "
+		                 "is open", (long long)declining->id);
 		r->outcome = declined(r);
+		declined_by_event = true;
+		rc = add_node(st, declining, r->node, err);
 	} else if (path == NG_LAND_QUARANTINE) {
-		int q = quarantine(st, cli, r, err);
+		if (below_floor && n_events)
+			ng_admit_note(r, "below the floor: quarantined whatever the fleet did");
+		int q = quarantine(st, cli, r, below_floor, err);
 		rc = q < 0 ? -1 : 0;
-		if (q == 1)
+		if (q == 1) {
 			r->outcome = declined(r);
+			declined_by_event = true;
+		}
 	}
 	ng_store_case_free(&open_case);
-	if (rc < 0)
+	if (rc < 0) {
+		free_events(events, n_events);
 		return -1;
+	}
 	if (strcmp(r->outcome, "admitted-warn") == 0)
 		r->recheck_at = r->now + (int64_t)pol->warn_recheck_hours * 3600;
 
 	/* Only a clean admission feeds the class's baselines, and only with the
-	 * records that measured soundly. */
+	 * records that measured soundly and that no open event is about. */
 	ng_admit_outcome landed = strcmp(r->outcome, "admitted") == 0        ? NG_ADMIT_ADMITTED
 	                          : strcmp(r->outcome, "admitted-warn") == 0 ? NG_ADMIT_WARN
 	                                                                     : NG_ADMIT_HELD;
-	bool admitted = ng_land_feeds_baseline(landed, has_override == 1, r->fleet_event != 0);
+	bool admitted = ng_land_feeds_baseline(landed, has_override == 1, declined_by_event);
 	if (admitted) {
 		int64_t *ids = malloc((r->n ? r->n : 1) * sizeof *ids);
 		size_t k = 0;
 		for (size_t i = 0; ids && i < r->n; i++) {
 			ng_admit_metric_status s = r->j[i].line.status;
-			if (r->j[i].judged && (passed(s) || s == NG_MS_ESTABLISHING))
+			if (r->j[i].judged && (passed(s) || s == NG_MS_ESTABLISHING) &&
+			    !event_covers(events, n_events, r->j[i].metric))
 				ids[k++] = r->j[i].record_id;
 		}
 		rc = ids ? ng_store_accept_records(st, ids, k, err) : ng_fail(err, "out of memory");
 		free(ids);
 	}
+	free_events(events, n_events);
 	return rc;
 }
 

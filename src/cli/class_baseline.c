@@ -88,5 +88,16 @@ int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_
 	if (ng_class_baseline_build(st, pol, class_key, software, metric, unit, now, actor, false,
 	                            out, err) < 0)
 		return -1;
+	/* A class too small for an ordinary baseline, but not too small for
+	 * one whose bar carries its few nodes' uncertainty (judge/admit.h,
+	 * ng_admit_small_bar): built to that class's own size. */
+	if (strcmp(out->status, "too-few-nodes") == 0 && pol->small_class_min_nodes > 0 &&
+	    out->n_nodes >= pol->small_class_min_nodes) {
+		ng_policy small = *pol;
+		small.min_baseline_nodes = pol->small_class_min_nodes;
+		if (ng_class_baseline_build(st, &small, class_key, software, metric, unit, now, actor,
+		                            false, out, err) < 0)
+			return -1;
+	}
 	return strcmp(out->status, "ok") == 0;
 }

@@ -43,6 +43,7 @@ extern const struct ng_cmd_entry ng_cmd_quarantine_entry;
 extern const struct ng_cmd_entry ng_cmd_release_entry;
 extern const struct ng_cmd_entry ng_cmd_override_entry;
 extern const struct ng_cmd_entry ng_cmd_fleet_entry;
+extern const struct ng_cmd_entry ng_cmd_floors_entry; /* cmd_floors.c */
 extern const struct ng_cmd_entry ng_cmd_audit_entry;
 extern const struct ng_cmd_entry ng_cmd_epilog_entry;
 extern const struct ng_cmd_entry ng_cmd_prolog_entry;

@@ -16,15 +16,20 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	         "       nodegate fleet clear ID --by NAME --reason TEXT [--store S] [--json]",
 	.summary = "List and clear fleet-regression events (the quarantine circuit breaker).",
 	.help =
-	"When quarantining would take more than admission.breaker_share of a class, or\n"
-	"more than admission.breaker_count of its nodes, within\n"
-	"admission.breaker_window_hours, a change is a likelier cause than that many sick\n"
-	"nodes: admission opens a fleet-regression event for the class, stops\n"
-	"quarantining its nodes, and the change's owner is told. The event stays open\n"
-	"until someone who has looked clears it, saying why (rolled back, fixed, or the\n"
-	"class's baselines expired after an intended change).\n"
+	"When quarantining for one metric would take more than admission.breaker_share\n"
+	"of a class, or more than admission.breaker_count of its nodes, within\n"
+	"admission.breaker_window_hours, and that many are improbable for the class's own\n"
+	"rate of them (admission.breaker_tail), a change is a likelier cause than that\n"
+	"many sick nodes: admission opens a fleet-regression event for the class, its\n"
+	"software identity and that metric, stops quarantining the class's nodes for that\n"
+	"metric (never for a fall below a floor, nor for another metric), and the\n"
+	"change's owner is told. The event clears itself once the nodes it names measure\n"
+	"the metric within noise again for admission.breaker_clear_runs runs in a row;\n"
+	"until then someone who has looked can clear it, saying why (rolled back, fixed,\n"
+	"or the class's baselines expired after an intended change).\n"
 	"\n"
-	"  list    open events (--all: cleared ones too): class, software, when, nodes\n"
+	"  list    open events (--all: cleared ones too): class, software, metric, when,\n"
+	"          nodes\n"
 	"  clear   closes event ID; --by and --reason are required and kept\n"
 	"\n"
 	"Options:\n"
@@ -96,6 +101,11 @@ static cJSON *event_json(const ng_store_fleet_event *ev)
 	cJSON_AddNumberToObject(o, "id", (double)ev->id);
 	cJSON_AddStringToObject(o, "class", ev->class_key);
 	cJSON_AddStringToObject(o, "software", ev->software);
+	if (ev->metric[0])
+		cJSON_AddStringToObject(o, "metric", ev->metric);
+	else
+		cJSON_AddNullToObject(o, "metric"); /* opened before events had one: the class */
+	cJSON_AddNumberToObject(o, "clean_runs", (double)ev->clean_runs);
 	cJSON_AddStringToObject(o, "state", ev->cleared_at ? "cleared" : "open");
 	ng_json_add_time(o, "opened_at", ev->opened_at);
 	ng_json_add_time(o, "cleared_at", ev->cleared_at);
@@ -202,6 +212,9 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			if (o.all)
 				printf("%-20s  ", cleared);
 			printf("%s\n", nodes);
+			printf("      metric %s; %" PRId64 " clean runs of its nodes since\n",
+			       ev->metric[0] ? ev->metric : "(every metric: opened before events had one)",
+			       ev->clean_runs);
 			if (o.all && ev->cleared_at)
 				printf("      cleared by %s: %s\n", ev->cleared_by, ev->clear_reason);
 		}

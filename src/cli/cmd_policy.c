@@ -152,7 +152,8 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 	cJSON *floors = json ? cJSON_AddObjectToObject(doc, "floors") : NULL;
 	if (!json)
 		printf("\nfloors (%s): %s\n", p->n_floors ? p->source_file : "default",
-		       p->n_floors ? "" : "none; every metric is judged against its peers alone");
+		       p->n_floors ? "" : "none: peers only: a class that degrades together is accepted "
+		       "(`nodegate floors suggest` derives floors from a pinned baseline)");
 	for (size_t i = 0; i < p->n_floors; i++) {
 		if (json)
 			cJSON_AddNumberToObject(floors, p->floors[i].metric, p->floors[i].value);

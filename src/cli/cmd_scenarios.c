@@ -550,6 +550,9 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 	setenv("NODEGATE_NVML_LIBRARY", s->missing_library ? p.absent : library, 1);
 	setenv("NODEGATE_SYNTH_GPUS", p.gpus, 1);
 	setenv("NODEGATE_KMSG", p.kmsg, 1);
+	/* The health lock (and anything else kept between runs) in the row's own
+	 * directory: rows run side by side, and none is this host's real check. */
+	setenv("NODEGATE_STATE_DIR", p.dir, 1);
 	unsetenv("NODEGATE_STORE");
 	unsetenv("NODEGATE_POLICY");
 

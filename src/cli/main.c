@@ -35,6 +35,7 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_release_entry,
 	&ng_cmd_override_entry,
 	&ng_cmd_fleet_entry,
+	&ng_cmd_floors_entry,
 	&ng_cmd_audit_entry,
 	&ng_cmd_report_entry,
 	&ng_cmd_epilog_entry,

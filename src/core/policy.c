@@ -70,6 +70,8 @@ static const struct param params[NG_P_COUNT] = {
 		"An unpinned baseline is also rebuilt, whatever its age, once the class has this many times the nodes it was built from (0: only by age)."},
 	[NG_P_COHORT_WINDOW_HOURS] = {"admission", "cohort_window_hours", K_COUNT, OFF(cohort_window_hours), 0, 1, 8760, false, false,
 		"Other nodes' runs of the class from this many hours back are the gate's cohort."},
+	[NG_P_COHORT_LOCAL_MINUTES] = {"admission", "cohort_local_minutes", K_COUNT, OFF(cohort_local_minutes), 0, 0, 1440, false, false,
+		"A run the day's cohort does not explain is judged again against the class's runs of this many minutes back: what the nodes screened meanwhile share (an hour of slow shared storage) is the fleet's, not the node's (0: no second cohort)."},
 	[NG_P_RELEASE_PASSES] = {"admission", "release_passes", K_COUNT, OFF(release_passes), 0, 1, 100, false, false,
 		"Passing runs of the failed test, after a quarantine began, that `nodegate release` needs."},
 	[NG_P_BREAKER_SHARE] = {"admission", "breaker_share", K_DOUBLE, OFF(breaker_share), 0, 0, 1, true, false,
@@ -78,6 +80,10 @@ static const struct param params[NG_P_COUNT] = {
 		"Quarantining more than this many nodes of a class within the window trips the circuit breaker."},
 	[NG_P_BREAKER_WINDOW_HOURS] = {"admission", "breaker_window_hours", K_COUNT, OFF(breaker_window_hours), 0, 1, 8760, false, false,
 		"The circuit breaker's window."},
+	[NG_P_BREAKER_TAIL] = {"admission", "breaker_tail", K_DOUBLE, OFF(breaker_tail), 0, 0, 1, true, false,
+		"The breaker trips only when that many quarantines of one metric in the window would happen by chance less often than this, given the class's size and its own rate of them over the baseline window (a Poisson tail)."},
+	[NG_P_BREAKER_CLEAR_RUNS] = {"admission", "breaker_clear_runs", K_COUNT, OFF(breaker_clear_runs), 0, 0, 1e6, false, false,
+		"A fleet-regression event clears itself after this many runs in a row of its class, software and metric measure within noise of the baseline (0: only `nodegate fleet clear`)."},
 	[NG_P_EXCLUSIVE_MAX_RUNNABLE] = {"admission", "exclusive_max_runnable", K_COUNT, OFF(exclusive_max_runnable), 0, 0, 1e6, false, false,
 		"Runnable tasks besides nodegate's own a node may have and still count as exclusive for a confirmation."},
 	[NG_P_BIMODAL_LOW_MODE] = {"admission", "bimodal_low_mode", K_DOUBLE, OFF(bimodal_low_mode), 0, 0, 1, true, false,
@@ -86,6 +92,10 @@ static const struct param params[NG_P_COUNT] = {
 		"An unstable run fails admission (instead of holding the node) when the node's runs of the metric were unstable this many times among its last unstable_window verdicts, this one included; 0: never."},
 	[NG_P_UNSTABLE_WINDOW] = {"admission", "unstable_window", K_COUNT, OFF(unstable_window), 0, 1, 32, false, false,
 		"How many of the node's latest verdicts of a metric unstable_repeat counts over (the store keeps 32)."},
+	[NG_P_SMALL_CLASS_MIN_NODES] = {"admission", "small_class_min_nodes", K_COUNT, OFF(small_class_min_nodes), 0, 0, 1e9, false, false,
+		"A class with at least this many nodes but fewer than min_baseline_nodes is judged against a small-class baseline, whose bar carries the uncertainty few nodes give (0: such a class establishes until min_baseline_nodes)."},
+	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
+		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -153,10 +163,20 @@ void ng_policy_default(ng_policy *p)
 		 * judged against it. Rebuilt each time the class doubles. */
 		.baseline_regrow = 2,
 		.cohort_window_hours = 24,
+		/* An incident on a shared service lasts minutes to hours; half an
+		 * hour of a class's screens is enough nodes to see it in a large
+		 * class and too few to hide one node's own fault. */
+		.cohort_local_minutes = 30,
 		.release_passes = 2,
 		.breaker_share = 0.10,
 		.breaker_count = 5,
 		.breaker_window_hours = 24,
+		/* One in a thousand windows: a class that quarantines two nodes of
+		 * a metric on a normal day needs nine to trip, one that quarantines
+		 * none needs the count and share above. */
+		.breaker_tail = 0.001,
+		/* Ten runs of the class back within noise: the cause is gone. */
+		.breaker_clear_runs = 10,
 		.exclusive_max_runnable = 1,
 		/* A second mode is a rail, rank or DIMM channel gone: it sits far
 		 * under the median (a third to a half down). Gaussian noise of up
@@ -168,6 +188,10 @@ void ng_policy_default(ng_policy *p)
 		 * keeps disagreeing with itself is intermittent, not unmeasured. */
 		.unstable_repeat = 3,
 		.unstable_window = 8,
+		/* Three nodes are the fewest whose median and spread say anything;
+		 * the bar widens by Student's t for however few there are. */
+		.small_class_min_nodes = 3,
+		.small_class_tail = 0.005,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

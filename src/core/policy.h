@@ -47,14 +47,19 @@ enum ng_policy_param {
 	NG_P_BASELINE_MAX_AGE_HOURS,
 	NG_P_BASELINE_REGROW,
 	NG_P_COHORT_WINDOW_HOURS,
+	NG_P_COHORT_LOCAL_MINUTES,
 	NG_P_RELEASE_PASSES,
 	NG_P_BREAKER_SHARE,
 	NG_P_BREAKER_COUNT,
 	NG_P_BREAKER_WINDOW_HOURS,
+	NG_P_BREAKER_TAIL,
+	NG_P_BREAKER_CLEAR_RUNS,
 	NG_P_EXCLUSIVE_MAX_RUNNABLE,
 	NG_P_BIMODAL_LOW_MODE,
 	NG_P_UNSTABLE_REPEAT,
 	NG_P_UNSTABLE_WINDOW,
+	NG_P_SMALL_CLASS_MIN_NODES,
+	NG_P_SMALL_CLASS_TAIL,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -106,15 +111,23 @@ typedef struct {
 	long baseline_max_age_hours; /* an unpinned baseline older than this is rebuilt */
 	double baseline_regrow;      /* ... and one whose class has this many times the nodes it was built from */
 	long cohort_window_hours;    /* other nodes' runs this recent are the gate's cohort */
+	long cohort_local_minutes;   /* ... and a second, time-local cohort: runs this recent (0: none) */
 	long release_passes;         /* passes of the failed test that release a quarantine */
 	double breaker_share;        /* more than this share of a class quarantined trips the breaker */
 	long breaker_count;          /* ... or more than this many nodes */
 	long breaker_window_hours;   /* ... within this many hours */
+	double breaker_tail;         /* ... and that many quarantines of one metric are this improbable
+	                                for the class's size and its own recent rate (judge/breaker.h) */
+	long breaker_clear_runs;     /* an event clears itself after this many runs of its metric back
+	                                within noise of the baseline (0: only `fleet clear`) */
 	long exclusive_max_runnable; /* other runnable tasks a node may have and still be exclusive */
 	double bimodal_low_mode;     /* a bimodal run's slow samples must sit at or below this share of
 	                                the median to fail admission (judge/admit.h) */
 	long unstable_repeat;         /* unstable this often in the window: the node, not the harness */
 	long unstable_window;         /* ... among the node's last this many verdicts of the metric */
+	long small_class_min_nodes;   /* a class of this many nodes, under min_baseline_nodes, gets a
+	                                 small-class baseline (judge/admit.h); 0: none */
+	double small_class_tail;      /* ... whose bar a healthy node falls under this rarely */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */

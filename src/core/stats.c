@@ -230,3 +230,65 @@ double ng_np_median_inplace(double *work, size_t n)
 {
 	return middle(work, n, select_kth(work, 0, n, n / 2));
 }
+
+/* The regularized incomplete beta I_x(a, b), by its continued fraction
+ * (Lentz's method), on the side of x where it converges fast. */
+static double betacf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1);
+	d = fabs(d) < tiny ? tiny : d;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m;
+		double aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2));
+		d = 1 + aa * d, c = 1 + aa / c;
+		d = fabs(d) < tiny ? tiny : d, c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d, h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2));
+		d = 1 + aa * d, c = 1 + aa / c;
+		d = fabs(d) < tiny ? tiny : d, c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-14)
+			break;
+	}
+	return h;
+}
+
+static double ibeta(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x);
+	if (x < (a + 1) / (a + b + 2))
+		return exp(lbt) * betacf(a, b, x) / a;
+	return 1 - exp(lbt) * betacf(b, a, 1 - x) / b;
+}
+
+static double student_t_cdf(double t, double df)
+{
+	double tail = 0.5 * ibeta(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double ng_student_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	/* Bisection: the cdf is monotone, and a quantile is wanted to a few
+	 * digits, not many. */
+	double lo = -1e6, hi = 1e6;
+	for (int i = 0; i < 200 && hi - lo > 1e-10 * (1 + fabs(lo)); i++) {
+		double mid = 0.5 * (lo + hi);
+		if (student_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}

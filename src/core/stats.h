@@ -23,4 +23,8 @@ double ng_np_median(const double *v, size_t n, double *work);
 /* The same, reordering v itself. */
 double ng_np_median_inplace(double *v, size_t n);
 
+/* The p-quantile of Student's t with df degrees of freedom (0 < p < 1,
+ * df > 0); NaN otherwise. */
+double ng_student_t_quantile(double p, double df);
+
 #endif

@@ -1,5 +1,7 @@
 #include "judge/admit.h"
 
+#include "core/stats.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +98,22 @@ static ng_admit_line establishing(const ng_admit_result *r)
 	return l;
 }
 
+double ng_admit_small_bar(double median, double node_mad, double cv, size_t n_nodes,
+                          const ng_policy *pol)
+{
+	if (pol->small_class_min_nodes <= 0 || n_nodes < (size_t)pol->small_class_min_nodes ||
+	    n_nodes < 2 || (long)n_nodes >= pol->min_baseline_nodes || !isfinite(median) ||
+	    !(median > 0))
+		return 0;
+	double spread = isfinite(cv) && cv > 0 ? cv * median : 0;
+	if (isfinite(node_mad) && node_mad > spread)
+		spread = node_mad;
+	double n = (double)n_nodes;
+	double t = ng_student_t_quantile(1 - pol->small_class_tail, n - 1);
+	double bar = median - t * spread * sqrt(1 + 1 / n);
+	return isfinite(bar) && bar > 0 ? bar : 0;
+}
+
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol)
 {
 	/* Only when the run itself was sound: the gate checks the record (wrong
@@ -106,14 +124,42 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		.flag = ng_admit_flag_rule(r->value, r->baseline_median, r->floor, pol->flag_fraction),
 		.status = from_gate(r->gate),
 	};
+	/* Admission flags by its own rule: under the bar. The gate's block line
+	 * (gate.block under the baseline) is the fabric runbook's; where it sits
+	 * above the bar, a run between the two is marginal, not failed, or the
+	 * two lines together would make a cliff of whichever is higher (the
+	 * fleet simulator: gate.block 0.09 doubled healthy drains). */
+	if (r->gate == NG_V_BLOCK && l.flag.evaluable && !l.flag.flagged)
+		l.status = NG_MS_MARGINAL;
+	if (r->small_bar > 0 && l.flag.evaluable) {
+		/* A few nodes' median is itself a few percent off: the bar carries
+		 * that, and the gate's block against it alone is not evidence. */
+		double peer = pol->flag_fraction * r->baseline_median;
+		peer = r->small_bar < peer ? r->small_bar : peer;
+		l.flag.floor_decides = isfinite(r->floor) && r->floor > peer;
+		l.flag.bar = l.flag.floor_decides ? r->floor : peer;
+		l.flag.flagged = r->value < l.flag.bar;
+		if (r->gate == NG_V_BLOCK)
+			l.status = NG_MS_MARGINAL;
+	}
 	/* The gate's bimodal rule counts samples under one fixed line, 10% under
 	 * the median. On a metric whose samples scatter by several percent (an
 	 * interval of storage or host-memory throughput) a quarter of a healthy
 	 * run falls under it by chance, and two such runs would quarantine a
 	 * healthy node. A real second mode sits far under the line; a tail
 	 * just under it is noise, and warns. */
+	double low_line = pol->bimodal_low_mode;
+	/* ... and under noise_sigmas of the metric's own noise below the gate's
+	 * slow line: with 8% per-sample noise the slow samples of a healthy run
+	 * reach 0.85 of the median, and a fixed low line next to that is a
+	 * cliff (the fleet simulator: bimodal_low_mode 0.88 tripled healthy
+	 * drains). */
+	if (isfinite(r->baseline_cv) && r->baseline_cv > 0) {
+		double noise_line = 1 - pol->block - pol->noise_sigmas * r->baseline_cv;
+		low_line = noise_line < low_line ? noise_line : low_line;
+	}
 	if (r->gate == NG_V_BIMODAL && isfinite(r->low_mode) && r->low_mode > 0 &&
-	    r->low_mode > pol->bimodal_low_mode)
+	    r->low_mode > low_line)
 		l.status = NG_MS_MARGINAL;
 	/* An unstable run holds the node for the harness to be fixed (the
 	 * runbook). When the same node keeps disagreeing with itself under the
@@ -132,6 +178,10 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		 * still accuses it. */
 		l.status = isfinite(r->floor) && r->value < r->floor ? NG_MS_FAILED : NG_MS_ATTRIBUTED;
 	else if (l.flag.flagged)
+		l.status = NG_MS_FAILED;
+	/* A small class's few peers say little; the node's own siblings,
+	 * alongside them, still do. */
+	else if (r->small_bar > 0 && r->sibling_outlier)
 		l.status = NG_MS_FAILED;
 	return l;
 }

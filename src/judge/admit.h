@@ -62,7 +62,26 @@ typedef struct {
 	/* How many of the node's last admission.unstable_window verdicts of
 	 * this metric (this run's included) the gate called unstable. */
 	unsigned unstable_recent;
+	/* > 0: the baseline is a small class's (fewer nodes than
+	 * min_baseline_nodes), and this is the bar its few nodes allow
+	 * (ng_admit_small_bar); the peer bar is then no higher than it, and the
+	 * gate's block or warn against a median of so few nodes only warns
+	 * unless the value is under the bar. 0: an ordinary baseline. */
+	double small_bar;
+	/* The baseline's per-sample noise (its cv); 0 or NaN when not known. A
+	 * bimodal run's slow samples must sit that far under the gate's slow
+	 * line too (below). */
+	double baseline_cv;
 } ng_admit_result;
+
+/* A small class's bar: the one-sided Student t prediction bound at
+ * small_class_tail for one more healthy node, median - t(n - 1) x spread x
+ * sqrt(1 + 1/n), where spread is the larger of the baseline's node_mad and
+ * cv x median (a few nodes can sit closer together than their own runs
+ * scatter). 0 when the baseline is not a small class's: n_nodes at or over
+ * min_baseline_nodes or under small_class_min_nodes, or no number. */
+double ng_admit_small_bar(double median, double node_mad, double cv, size_t n_nodes,
+                          const ng_policy *pol);
 
 /* The median of the samples under (1 - block) x baseline_median, as a share
  * of baseline_median: where a bimodal run's slow mode sits. NaN when no

@@ -233,6 +233,18 @@ int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, co
 	return ng_store_tx(st, close_case, &c, err);
 }
 
+int64_t ng_store_count_metric_cases(ng_store *st, const char *class_key, const char *software,
+                                    const char *metric, int64_t from, int64_t until, ng_err *err)
+{
+	int64_t n = 0;
+	return ng_q_int64(st, err, &n,
+	                  "SELECT count(DISTINCT node) FROM cases WHERE class = ? AND software = ?"
+	                  " AND metric = ? AND opened_at >= ? AND opened_at < ?",
+	                  "tttii", class_key, software, metric, from, until) < 0
+	               ? -1
+	               : n;
+}
+
 int64_t ng_store_count_recent_cases(ng_store *st, const char *class_key, int64_t since,
                                     ng_err *err)
 {
@@ -300,7 +312,8 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 /* ---- fleet-regression events ------------------------------------------------------ */
 
 #define EVENT_COLUMNS \
-	"id, class, software, opened_at, cleared_at, cleared_by, clear_reason, nodes, detail"
+	"id, class, software, opened_at, cleared_at, cleared_by, clear_reason, nodes, detail," \
+	" metric, clean_runs"
 
 void ng_store_fleet_event_free(ng_store_fleet_event *e)
 {
@@ -323,6 +336,8 @@ static int read_event(ng_sql_stmt *q, ng_store_fleet_event *e)
 	ng_q_text(q, 6, e->clear_reason, sizeof e->clear_reason);
 	e->nodes = ng_q_strdup(q, 7);
 	e->detail = ng_q_strdup(q, 8);
+	ng_q_text(q, 9, e->metric, sizeof e->metric);
+	e->clean_runs = ng_sql_column_int64(q, 10);
 	if (e->nodes && e->detail)
 		return 0;
 	ng_store_fleet_event_free(e);
@@ -333,27 +348,31 @@ static int open_event(ng_store *st, void *arg, ng_err *err)
 {
 	ng_store_fleet_event *e = ((void **)arg)[0];
 	const char *actor = ((void **)arg)[1];
-	ng_store_fleet_event cur;
-	int r = ng_store_fleet_event_of(st, e->class_key, &cur, err);
+	int64_t cur = 0;
+	int r = ng_q_int64(st, err, &cur,
+	                   "SELECT id FROM fleet_events WHERE class = ? AND software = ? AND metric = ?"
+	                   " AND cleared_at = 0 ORDER BY id DESC LIMIT 1",
+	                   "ttt", e->class_key, e->software, e->metric);
 	if (r < 0)
 		return -1;
 	if (r == 1) {
 		/* Already tripped: the open event stands; say so rather than stack. */
-		e->id = cur.id;
-		ng_store_fleet_event_free(&cur);
+		e->id = cur;
 		return 0;
 	}
 	if (ng_q_int64(st, err, &e->id,
-	               "INSERT INTO fleet_events (class, software, opened_at, nodes, detail)"
-	               " VALUES (?, ?, ?, ?, ?) RETURNING id",
-	               "ttitt", e->class_key, e->software, e->opened_at, e->nodes ? e->nodes : "[]",
-	               e->detail ? e->detail : "{}") != 1)
+	               "INSERT INTO fleet_events (class, software, opened_at, nodes, detail, metric)"
+	               " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+	               "ttittt", e->class_key, e->software, e->opened_at, e->nodes ? e->nodes : "[]",
+	               e->detail ? e->detail : "{}", e->metric) != 1)
 		return -1;
 	char subject[300];
 	snprintf(subject, sizeof subject, "class:%s", e->class_key);
 	ng_strbuf d = {0};
 	ng_strbuf_printf(&d, "{\"event\":%" PRId64 ",\"software\":", e->id);
 	ng_strbuf_add_json_string(&d, e->software);
+	ng_strbuf_adds(&d, ",\"metric\":");
+	ng_strbuf_add_json_string(&d, e->metric);
 	ng_strbuf_adds(&d, ",\"nodes\":");
 	ng_strbuf_adds(&d, e->nodes ? e->nodes : "[]");
 	ng_strbuf_adds(&d, ",\"detail\":");
@@ -389,6 +408,44 @@ int ng_store_fleet_event_of(ng_store *st, const char *class_key, ng_store_fleet_
 
 static int read_event_row(ng_sql_stmt *q, void *elem) { return read_event(q, elem); }
 static void free_event_row(void *elem) { ng_store_fleet_event_free(elem); }
+
+int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
+                                   ng_store_fleet_event **out, size_t *n, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT " EVENT_COLUMNS " FROM fleet_events WHERE class = ?"
+	                      " AND cleared_at = 0 ORDER BY id DESC",
+	                      "t", class_key);
+	return ng_q_rows(q, sizeof **out, read_event_row, free_event_row, (void **)out, n, err);
+}
+
+struct event_update {
+	int64_t id, clean;
+	const char *nodes;
+};
+
+static int update_event(ng_store *st, void *arg, ng_err *err)
+{
+	const struct event_update *u = arg;
+	if (u->nodes)
+		return ng_q_exec(st, err,
+		                 "UPDATE fleet_events SET clean_runs = ?, nodes = ? WHERE id = ?"
+		                 " AND cleared_at = 0",
+		                 "iti", u->clean, u->nodes, u->id) < 0
+		               ? -1
+		               : 0;
+	return ng_q_exec(st, err, "UPDATE fleet_events SET clean_runs = ? WHERE id = ? AND cleared_at = 0",
+	                 "ii", u->clean, u->id) < 0
+	               ? -1
+	               : 0;
+}
+
+int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
+                                ng_err *err)
+{
+	struct event_update u = {id, clean_runs, nodes};
+	return ng_store_tx(st, update_event, &u, err);
+}
 
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err)

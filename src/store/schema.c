@@ -142,6 +142,13 @@ static const char *const migrations[] = {
 	" id {ID}, node TEXT NOT NULL, mode TEXT NOT NULL, outcome TEXT NOT NULL, at {INT} NOT NULL,"
 	" reason TEXT NOT NULL DEFAULT '');"
 	"CREATE INDEX IF NOT EXISTS gpu_check_runs_by_at ON gpu_check_runs (at);",
+	/* 9: a fleet-regression event is about one metric of its class and
+	 * software (what moved), and counts the runs since that measured it
+	 * within noise again, to clear itself. Older events keep metric '':
+	 * the whole class, as they were opened. */
+	"ALTER TABLE fleet_events ADD COLUMN metric TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE fleet_events ADD COLUMN clean_runs {INT} NOT NULL DEFAULT 0;"
+	"CREATE INDEX IF NOT EXISTS cases_by_metric ON cases (class, software, metric, opened_at);",
 };
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7

@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 8
+#define NG_STORE_SCHEMA_VERSION 9
 
 typedef struct ng_store ng_store;
 
@@ -245,6 +245,9 @@ int ng_store_case_retry(ng_store *st, int64_t id, bool passed, const char *run_i
 int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, const char *reason,
                         ng_err *err);
 /* Open cases of a class opened at or after since (distinct nodes). */
+/* Distinct nodes with a case of (class, software, metric) opened in [from, until). */
+int64_t ng_store_count_metric_cases(ng_store *st, const char *class_key, const char *software,
+                                    const char *metric, int64_t from, int64_t until, ng_err *err);
 int64_t ng_store_count_recent_cases(ng_store *st, const char *class_key, int64_t since,
                                     ng_err *err);
 
@@ -261,10 +264,16 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 
 /* ---- fleet-regression events (the circuit breaker) ------------------------------ */
 
+/* An event is about one (class, software identity, metric): what moved.
+ * metric "" is an event opened before events had one (schema 4 and older),
+ * and stands for the whole class. clean_runs: runs of the class, software
+ * and metric in a row, of the nodes it names, that measured within noise
+ * since it opened (it clears itself at admission.breaker_clear_runs); nodes:
+ * the nodes it was opened on and those whose quarantine it declined since. */
 typedef struct {
 	int64_t id;
-	char class_key[256], software[80];
-	int64_t opened_at, cleared_at;
+	char class_key[256], software[80], metric[128];
+	int64_t opened_at, cleared_at, clean_runs;
 	char cleared_by[64], clear_reason[256];
 	char *nodes; /* JSON array text */
 	char *detail; /* JSON object text */
@@ -273,9 +282,16 @@ typedef struct {
 void ng_store_fleet_event_free(ng_store_fleet_event *e);
 int ng_store_open_fleet_event(ng_store *st, ng_store_fleet_event *e, const char *actor,
                               ng_err *err);
-/* The class's open event: 1 found, 0 none. */
+/* The class's newest open event: 1 found, 0 none. */
 int ng_store_fleet_event_of(ng_store *st, const char *class_key, ng_store_fleet_event *out,
                             ng_err *err);
+/* Every open event of the class, newest first. */
+int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
+                                   ng_store_fleet_event **out, size_t *n, ng_err *err);
+/* Sets an open event's count of clean runs in a row and, when nodes is not
+ * NULL, its nodes (a JSON array text). */
+int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
+                                ng_err *err);
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,

@@ -123,23 +123,76 @@ static void test_two_sigma(void **state)
 
 /* ---- the landing rules and the breaker --------------------------------------------------- */
 
+static ng_breaker check(int64_t recent, int64_t nodes, int64_t past, const ng_policy *pol)
+{
+	/* a month's lookback of daily windows, this one excepted */
+	ng_breaker_facts f = {.recent = recent, .class_nodes = nodes, .past = past, .past_windows = 29};
+	return ng_breaker_check(&f, pol);
+}
+
 static void test_breaker_and_landing(void **state)
 {
 	(void)state;
 	ng_policy pol;
-	ng_policy_default(&pol); /* more than 5, or more than 10%, within 24 h */
+	ng_policy_default(&pol); /* more than 5, or more than 10%, within 24 h, at odds under 0.001 */
 	/* one sick node is what quarantine is for, even in a class of one */
-	assert_false(ng_breaker_check(0, 1, &pol).trips);
-	/* the sixth in a class of 100 trips it; the fifth does not */
-	assert_false(ng_breaker_check(4, 100, &pol).trips);
-	ng_breaker b = ng_breaker_check(5, 100, &pol);
+	assert_false(check(0, 1, 0, &pol).trips);
+	/* the sixth in a class of 100 with no history trips it; the fifth does not */
+	assert_false(check(4, 100, 0, &pol).trips);
+	ng_breaker b = check(5, 100, 0, &pol);
 	assert_true(b.trips);
 	assert_int_equal(b.would, 6);
+	assert_true(fabs(b.expected - 1.0 / 29) < 1e-12);
+	assert_true(b.tail < 1e-9);
 	/* more than 10% of a class of 10: the second */
-	assert_true(ng_breaker_check(1, 10, &pol).trips);
-	assert_false(ng_breaker_check(1, 20, &pol).trips);
+	assert_true(check(1, 10, 0, &pol).trips);
+	assert_false(check(1, 20, 0, &pol).trips);
 	/* a class size under the count is raised to it */
-	assert_int_equal(ng_breaker_check(3, 0, &pol).size, 4);
+	assert_int_equal(check(3, 0, 0, &pol).size, 4);
+	/* a class whose metric quarantines two nodes a day (57 in 29 days, 2
+	 * expected with the one allowed for): six is normal for it (a chance of
+	 * 0.017), nine is not (0.00024) */
+	b = check(5, 800, 57, &pol);
+	assert_false(b.trips);
+	assert_true(fabs(b.expected - 2.0) < 1e-12);
+	assert_true(fabs(b.tail - 0.0165636) < 1e-6);
+	assert_false(check(7, 800, 57, &pol).trips);
+	assert_true(check(8, 800, 57, &pol).trips);
+	/* the tail is what it says: P(X >= k) for a Poisson mean */
+	assert_true(ng_poisson_tail(0, 3) == 1.0);
+	assert_true(fabs(ng_poisson_tail(1, 2) - (1 - exp(-2))) < 1e-12);
+	assert_true(fabs(ng_poisson_tail(3, 1) - (1 - exp(-1) * 2.5)) < 1e-12);
+	assert_true(ng_poisson_tail(2, 0) == 0.0);
+
+	/* an event is about its metric; a floor failure is never declined */
+	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false}, nccl = {"nccl.all_reduce.busbw", false};
+	ng_quarantine_cause nccl_floor = {"nccl.all_reduce.busbw", true};
+	assert_true(ng_event_declines("nccl.all_reduce.busbw", &nccl, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", &gemm, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", &nccl_floor, 1));
+	ng_quarantine_cause both[] = {nccl, gemm};
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", both, 2));
+	/* an event from before events had a metric stands for the class */
+	assert_true(ng_event_declines("", both, 2));
+	assert_false(ng_event_declines("", &nccl_floor, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", NULL, 0));
+
+	/* it clears itself after breaker_clear_runs (10) clean runs in a row */
+	bool clears;
+	int64_t clean = 0;
+	for (int i = 0; i < 9; i++) {
+		clean = ng_event_clean_step(clean, NG_MS_OK, &pol, &clears);
+		assert_false(clears);
+	}
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_UNMEASURED, &pol, &clears), 9);
+	assert_false(clears);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_FAILED, &pol, &clears), 0);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_ATTRIBUTED, &pol, &clears), 0);
+	assert_int_equal(ng_event_clean_step(clean, NG_MS_OK, &pol, &clears), 10);
+	assert_true(clears);
+	pol.breaker_clear_runs = 0;
+	ng_event_clean_step(1000, NG_MS_OK, &pol, &clears);
+	assert_false(clears);
 
 	assert_int_equal(ng_land_path_of(NG_ADMIT_QUARANTINED, true, true, true), NG_LAND_OVERRIDE);
 	assert_int_equal(ng_land_path_of(NG_ADMIT_SUSPECT, true, false, false), NG_LAND_OVERRIDE);
@@ -266,17 +319,27 @@ static void test_nodegate_holds_unmeasured(void **state)
 	}
 }
 
-/* The other contestants on the same quiet fleet: DCGM drains a run that
- * measured nothing; the value rules cannot see a check that was off. */
+/* The other contestants on the same quiet fleet: DCGM re-runs a plugin that
+ * measured nothing and drains when it measures nothing again, and leaves
+ * alone what it does not measure; the value rules cannot see a check that
+ * was off. */
 static void test_others_on_unmeasured(void **state)
 {
 	(void)state;
 	struct sim *x = malloc(sizeof *x);
 	sim_init(x, NG_FLEET_HARNESS);
 	x->truth[x->planted].harness_variant = NG_FLEET_HARNESS_EMPTY;
+	x->truth[x->planted].metric = 0; /* gpu.gemm.tflops: DCGM's */
 	void *st = ng_sim_dcgm.create(&x->f);
 	assert_int_equal(ng_sim_dcgm.run(st, &x->f, 5, x->in, x->d), 0);
 	assert_int_equal(x->d[x->planted].action, NG_SIM_DRAIN);
+	assert_int_equal(x->d[x->planted].attempts, 2);
+	assert_int_equal(x->d[x->planted].last[0], 1);
+	assert_int_equal(x->d[(x->planted + 1) % 60].attempts, 1);
+	x->truth[x->planted].metric = 2; /* storage.seqread.gbps: not DCGM's */
+	assert_int_equal(ng_sim_dcgm.run(st, &x->f, 5, x->in, x->d), 0);
+	assert_int_equal(x->d[x->planted].action, NG_SIM_ADMIT);
+	assert_int_equal(x->d[x->planted].attempts, 1);
 	ng_sim_dcgm.destroy(st);
 	st = ng_sim_sigma.create(&x->f);
 	assert_int_equal(ng_sim_sigma.run(st, &x->f, 5, x->in, x->d), 0);
@@ -285,6 +348,53 @@ static void test_others_on_unmeasured(void **state)
 	st = ng_sim_superbench.create(&x->f);
 	assert_int_equal(ng_sim_superbench.run(st, &x->f, 5, x->in, x->d), 0);
 	assert_int_equal(x->d[x->planted].action, NG_SIM_DRAIN); /* <metric>_miss */
+	ng_sim_superbench.destroy(st);
+	free(x);
+}
+
+/* 2 sd with the seed's persistence: a 30% slow node is under the bar from
+ * its onset (run 5) and cordoned at the second check in a row (run 6); the
+ * scenario's floor is a signal like any other. */
+static void test_two_sigma_persists(void **state)
+{
+	(void)state;
+	struct sim *x = malloc(sizeof *x);
+	sim_init(x, NG_FLEET_SLOW);
+	void *st = ng_sim_sigma.create(&x->f);
+	for (size_t r = 0; r < 7; r++) {
+		assert_int_equal(ng_sim_sigma.run(st, &x->f, r, x->in, x->d), 0);
+		assert_int_equal(x->d[x->planted].action, r < 6 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
+	ng_sim_sigma.destroy(st);
+	/* every node under a floor above the class: all cordoned at run 1 */
+	x->f.floor_fraction = 0.99999;
+	for (size_t m = 0; m < x->spec.n_metrics; m++)
+		x->ref[m] = 2 * x->spec.classes[0].median[m];
+	st = ng_sim_sigma.create(&x->f);
+	for (size_t r = 0; r < 2; r++) {
+		assert_int_equal(ng_sim_sigma.run(st, &x->f, r, x->in, x->d), 0);
+		for (size_t i = 0; i < 60; i++)
+			assert_int_equal(x->d[i].action, r == 0 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
+	ng_sim_sigma.destroy(st);
+	free(x);
+}
+
+/* SuperBench's baseline is built once: a class that drops 12% after it was
+ * built is defective, where a baseline rebuilt each run would follow it. */
+static void test_superbench_baseline_once(void **state)
+{
+	(void)state;
+	struct sim *x = malloc(sizeof *x);
+	sim_init(x, NG_FLEET_SLOW);
+	x->spec.regression_run = 3;
+	x->spec.regression_drop = 0.12;
+	void *st = ng_sim_superbench.create(&x->f);
+	for (size_t r = 0; r < 4; r++) {
+		assert_int_equal(ng_sim_superbench.run(st, &x->f, r, x->in, x->d), 0);
+		for (size_t i = 0; i < 60; i++)
+			assert_int_equal(x->d[i].action, r < 3 ? NG_SIM_ADMIT : NG_SIM_DRAIN);
+	}
 	ng_sim_superbench.destroy(st);
 	free(x);
 }
@@ -301,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_nodegate_integrity_at_once),
 		cmocka_unit_test(test_nodegate_holds_unmeasured),
 		cmocka_unit_test(test_others_on_unmeasured),
+		cmocka_unit_test(test_two_sigma_persists),
+		cmocka_unit_test(test_superbench_baseline_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

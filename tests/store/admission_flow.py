@@ -104,8 +104,9 @@ class Env:
         except ValueError:
             raise Failure(f"nodegate {' '.join(args)} --json printed no JSON:\n{p.stdout}\n{p.stderr}")
 
-    def admit(self, first, confirm=None, expect=None, at=NOW):
-        args = ["admit", "--from", self.write(first)]
+    def admit(self, first, confirm=None, expect=None, at=NOW, policy=None):
+        args = (["--policy", self.write(policy)] if policy else []) + ["admit", "--from",
+                                                                     self.write(first)]
         if confirm is not None:
             args += ["--confirm-from", self.write(confirm)]
         return self.json(*args, expect=expect, at=at)
@@ -201,7 +202,7 @@ def healthy_node_is_admitted_and_feeds_baseline(env, rng):
 
 
 def new_class_establishes(env, rng):
-    env.ingest_history(class_history(rng, nodes=3, cls="newclass"))
+    env.ingest_history(class_history(rng, nodes=2, cls="newclass"))
     d = env.admit(node_run(rng, "fresh1", [m[3] for m in METRICS], cls="newclass"), expect=0)
     check(d["outcome"] == "admitted-warn", f"outcome {d['outcome']}")
     r = result(d, "first", "nccl.all_reduce.busbw")
@@ -213,6 +214,22 @@ def new_class_establishes(env, rng):
     d = json.loads(p.stdout)
     check(d["outcome"] == "suspect", f"below the floor: {d['outcome']}")
     check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "flagged", "floor")
+
+
+def small_class_is_judged(env, rng):
+    """Three nodes are a small class: judged against a bar that carries
+    their uncertainty, below the 90% line."""
+    env.ingest_history(class_history(rng, nodes=3, cls="smallclass"))
+    d = env.admit(node_run(rng, "small1", [980, 1500, 6.0, 250.0], cls="smallclass"), expect=1)
+    check(d["outcome"] == "suspect", f"outcome {d['outcome']}")
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] == "flagged" and r["baseline"]["status"] == "ok", f"{r}")
+    check(r["baseline"]["nodes"] == 3 and r["bar"] <= 0.9 * r["baseline_median"] + 1e-9,
+          f"small-class bar: {r}")
+    d = env.admit(node_run(rng, "small2", [980, 1500, 6.0, 280.0], cls="smallclass"), expect=0)
+    r = result(d, "first", "nccl.all_reduce.busbw")
+    check(r["status"] in ("ok", "marginal"), f"88% of a 3-node median: {r}")
+    check(any("peers only" in n for n in d["notes"]), f"no floors, not said: {d['notes']}")
 
 
 def software_change_starts_a_new_baseline(env, rng):
@@ -276,6 +293,54 @@ def circuit_breaker_stops_fleet_wide_quarantine(env, rng):
           f"fleet event: {text}")
     d = env.admit(node_run(rng, "node90", [m[3] for m in METRICS]), expect=0, at=NOW + 600)
     check(any("fleet-regression" in n for n in d["notes"]), f"later run silent: {d['notes']}")
+
+
+def breaker_event_is_about_one_metric(env, rng):
+    """An event declines its own metric's quarantines only, never a floor
+    failure, and clears itself once the metric is back within noise."""
+    env.ingest_history(class_history(rng))
+    pol = env.write({"floors": {"nccl.all_reduce.busbw": 200.0}})
+
+    def admit(node, first, confirm, at, expect=None):
+        args = ["--policy", pol, "admit", "--from", env.write(first)]
+        if confirm is not None:
+            args += ["--confirm-from", env.write(confirm)]
+        return env.json(*args, expect=expect, at=at)
+
+    for i in range(3):
+        node = f"node8{i}"
+        d = admit(node, node_run(rng, node, [980, 1500, 6.0, 250.0]),
+                  node_run(rng, node, [0, 0, 0, 250.0], only={"fabric"}), NOW + i * 60)
+    check(d["outcome"] == "admitted-warn", f"breaker did not trip: {d}")
+    ev = env.json("fleet", "list", expect=0)
+    check("nccl.all_reduce.busbw" in json.dumps(ev), f"event names no metric: {ev}")
+    # another metric of the class is a node's own fault
+    d = admit("node90", node_run(rng, "node90", [700, 1500, 6.0, 300.0]),
+              node_run(rng, "node90", [700, 0, 0, 0], only={"compute"}), NOW + 300, expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"other metric declined: {d}")
+    # the event's own metric is declined...
+    d = admit("node91", node_run(rng, "node91", [980, 1500, 6.0, 250.0]),
+              node_run(rng, "node91", [0, 0, 0, 250.0], only={"fabric"}), NOW + 360, expect=0)
+    check(d["outcome"] == "admitted-warn", f"event's metric quarantined: {d}")
+    # ...but not under the floor: that node cannot do the work
+    d = admit("node92", node_run(rng, "node92", [980, 1500, 6.0, 150.0]),
+              node_run(rng, "node92", [0, 0, 0, 150.0], only={"fabric"}), NOW + 420, expect=1)
+    check(d["outcome"] == "quarantined", f"floor failure declined: {d}")
+    check(any("floor" in n for n in d["notes"]), f"floor not said: {d['notes']}")
+    # its peers passing does not clear it: the nodes that moved have not
+    for i in range(12):
+        node = f"node{i:02d}"
+        d = admit(node, node_run(rng, node, [m[3] for m in METRICS]), None, NOW + 500 + i * 5,
+                  expect=0)
+    check(not any("cleared" in n for n in d["notes"]), f"cleared by its peers: {d['notes']}")
+    # ten runs of its own nodes back within noise clear it
+    for i in range(10):
+        node = ["node82", "node91"][i % 2]
+        d = admit(node, node_run(rng, node, [m[3] for m in METRICS]), None, NOW + 600 + i * 60,
+                  expect=0)
+    check(any("cleared" in n for n in d["notes"]), f"not cleared by itself: {d['notes']}")
+    ev = env.json("fleet", "list", expect=0)
+    check("nccl.all_reduce.busbw" not in json.dumps(ev), f"still open: {ev}")
 
 
 def tamper(env, sql):
@@ -526,14 +591,17 @@ def fresh_class_run(rng, node, cls):
 def diagnostics_decide_without_baseline(env, rng):
     cls = "8xH100-SXM/2node/1rail/new"
     env.ingest_history(class_history(rng, nodes=3, cls=cls))
+    # Three nodes would be a small class with a bar of its own: with none,
+    # the class has no baseline at all, the case this is about.
+    est = {"admission": {"small_class_min_nodes": 0}}
     # The control: the same run with its diagnostics passed establishes.
-    d = env.admit(fresh_class_run(rng, "est0", cls), expect=0)
+    d = env.admit(fresh_class_run(rng, "est0", cls), expect=0, policy=est)
     check(d["outcome"] == "admitted-warn", f"healthy run of a new class: {d['outcome']}")
     check(result(d, "first", "nccl.all_reduce.busbw")["status"] == "establishing", "control")
 
     run = fresh_class_run(rng, "est1", cls)
     run[3]["diag"]["memory"] = "fail"
-    d = env.admit(run, expect=1, at=NOW + 60)
+    d = env.admit(run, expect=1, at=NOW + 60, policy=est)
     fab = result(d, "first", "nccl.all_reduce.busbw")
     check(d["outcome"] == "suspect" and d["confirm"] == ["fabric"],
           f"a failed diagnostic in a class with no baseline: {d['outcome']} {d['confirm']}")
@@ -542,7 +610,7 @@ def diagnostics_decide_without_baseline(env, rng):
     # Confirmed with the diagnostic failing again: the same domain failed twice.
     again = [r for r in fresh_class_run(rng, "est1", cls) if r["domain"] == "fabric"]
     again[0]["diag"]["memory"] = "fail"
-    d = env.admit(run, again, expect=1, at=NOW + 120)
+    d = env.admit(run, again, expect=1, at=NOW + 120, policy=est)
     check(d["outcome"] == "quarantined", f"failed twice without a baseline: {d['outcome']}")
 
     for i, (what, edit) in enumerate((("skipped", lambda r: r["diag"].update(nccl_tests="skip")),
@@ -551,7 +619,7 @@ def diagnostics_decide_without_baseline(env, rng):
                                       ("malformed", lambda r: r["diag"].update(pcie="maybe")))):
         run = fresh_class_run(rng, f"est{2 + i}", cls)
         edit(run[3])
-        d = env.admit(run, expect=1, at=NOW + 300 + i)
+        d = env.admit(run, expect=1, at=NOW + 300 + i, policy=est)
         fab = result(d, "first", "nccl.all_reduce.busbw")
         check(d["outcome"] == "held" and fab["status"] == "unmeasured",
               f"diagnostics {what} in a class with no baseline: {d['outcome']} {fab}")
@@ -630,10 +698,12 @@ SCENARIOS = [
     unmeasured_is_held,
     healthy_node_is_admitted_and_feeds_baseline,
     new_class_establishes,
+    small_class_is_judged,
     software_change_starts_a_new_baseline,
     release_needs_two_passes,
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
+    breaker_event_is_about_one_metric,
     audit_finds_tampering,
     audit_covers_state_and_its_tail,
     audit_finds_a_cut_tail_with_meta_edited,

@@ -266,6 +266,9 @@ static void older_schema_is_migrated(void **state)
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
 	                             "DROP TABLE gpu_counters;"
 	                             "ALTER TABLE node_states DROP COLUMN duration_ms;"
+	                             "DROP INDEX cases_by_metric;"
+	                             "ALTER TABLE fleet_events DROP COLUMN metric;"
+	                             "ALTER TABLE fleet_events DROP COLUMN clean_runs;"
 	                             "DROP TABLE node_names;"
 	                             "ALTER TABLE cases DROP COLUMN node_name;"
 	                             "ALTER TABLE decisions DROP COLUMN node_name;"
@@ -967,6 +970,11 @@ static void cases_open_retry_close(void **state)
 	assert_int_equal(ng_store_open_case(st, &c2, "nodegate", &err), 0);
 	assert_int_equal(ng_store_count_recent_cases(st, CLASS, 0, &err), 2);
 	assert_int_equal(ng_store_count_recent_cases(st, CLASS, 115, &err), 1);
+	/* per class, software and metric, in [from, until) */
+	assert_int_equal(ng_store_count_metric_cases(st, CLASS, SW, METRIC, 0, 1000, &err), 2);
+	assert_int_equal(ng_store_count_metric_cases(st, CLASS, SW, METRIC, 0, 120, &err), 1);
+	assert_int_equal(ng_store_count_metric_cases(st, CLASS, SW, "gpu.gemm.tflops", 0, 1000, &err), 0);
+	assert_int_equal(ng_store_count_metric_cases(st, CLASS, "sw-other", METRIC, 0, 1000, &err), 0);
 
 	assert_int_equal(ng_store_case_retry(st, c1.id, true, "run-a", 130, &err), 0);
 	assert_int_equal(ng_store_case_retry(st, c1.id, false, "run-b", 140, &err), 0);
@@ -1121,6 +1129,30 @@ static void fleet_events_open_once_and_clear(void **state)
 	ng_store_fleet_event_free(&got);
 	assert_int_equal(ng_store_fleet_event_of(st, "other-class", &got, &err), 0);
 
+	/* An event is about one metric: another metric of the class opens its
+	 * own, and the class lists both; each keeps its count of clean runs. */
+	ng_store_fleet_event e3 = e;
+	e3.id = 0;
+	ng_copy(e3.metric, sizeof e3.metric, "storage.seqread.gbps");
+	assert_int_equal(ng_store_open_fleet_event(st, &e3, "nodegate", &err), 0);
+	assert_true(e3.id != first);
+	assert_int_equal(ng_store_fleet_event_update(st, e3.id, 4, NULL, &err), 0);
+	assert_int_equal(ng_store_fleet_event_update(st, e3.id, 4, "[\"n1\",\"n9\"]", &err), 0);
+	ng_store_fleet_event *of = NULL;
+	size_t n_of = 0;
+	assert_int_equal(ng_store_fleet_events_of_class(st, CLASS, &of, &n_of, &err), 0);
+	assert_int_equal(n_of, 2);
+	assert_int_equal(of[0].id, e3.id);
+	assert_string_equal(of[0].metric, "storage.seqread.gbps");
+	assert_int_equal(of[0].clean_runs, 4);
+	assert_string_equal(of[0].nodes, "[\"n1\",\"n9\"]");
+	assert_string_equal(of[1].metric, "");
+	assert_int_equal(of[1].clean_runs, 0);
+	for (size_t i = 0; i < n_of; i++)
+		ng_store_fleet_event_free(&of[i]);
+	free(of);
+	assert_int_equal(ng_store_clear_fleet_event(st, e3.id, 190, "nodegate", "back", &err), 0);
+
 	assert_int_equal(ng_store_clear_fleet_event(st, first, 200, "carol", "NCCL rolled back", &err),
 	                 0);
 	assert_int_equal(ng_store_fleet_event_of(st, CLASS, &got, &err), 0);
@@ -1130,10 +1162,12 @@ static void fleet_events_open_once_and_clear(void **state)
 	ng_store_fleet_event *list = NULL;
 	size_t n = 0;
 	assert_int_equal(ng_store_list_fleet_events(st, true, &list, &n, &err), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(list[0].cleared_at, 200);
-	assert_string_equal(list[0].cleared_by, "carol");
-	assert_string_equal(list[0].clear_reason, "NCCL rolled back");
+	assert_int_equal(n, 2);
+	assert_int_equal(list[1].id, first);
+	assert_int_equal(list[1].cleared_at, 200);
+	assert_string_equal(list[1].cleared_by, "carol");
+	assert_string_equal(list[1].clear_reason, "NCCL rolled back");
+	assert_string_equal(list[0].cleared_by, "nodegate");
 	for (size_t i = 0; i < n; i++)
 		ng_store_fleet_event_free(&list[i]);
 	free(list);
@@ -1149,7 +1183,7 @@ static void fleet_events_open_once_and_clear(void **state)
 	assert_string_equal(got.nodes, "[]");
 	assert_string_equal(got.detail, "{}");
 	ng_store_fleet_event_free(&got);
-	audit_verifies(st, 3);
+	audit_verifies(st, 5);
 	done(st, spec);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/policy.h"
+#include "core/stats.h"
 #include "judge/admit.h"
 #include "judge/baseline.h"
 #include "judge/gate.h"
@@ -89,7 +90,7 @@ static void test_flag_rule_not_evaluable(void **state)
 static ng_admit_result res(const char *domain, const char *metric, double v, double m,
                            ng_verdict g)
 {
-	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0};
+	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0, 0, NAN};
 }
 
 static void test_metric_status(void **state)
@@ -197,7 +198,7 @@ static ng_admit_result run27(size_t d, double value)
 	double work[16];
 	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
 	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v,
-	                         false, NAN, false, 0};
+	                         false, NAN, false, 0, 0, NAN};
 }
 
 static void first_run27(ng_admit_result first[4])
@@ -383,7 +384,7 @@ static void test_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, false, 0};
+	                     NAN, false, 0, 0, NAN};
 	ng_admit_line l = ng_admit_judge_metric(&r, &p);
 	assert_int_equal(l.status, NG_MS_ESTABLISHING);
 	assert_false(l.flag.flagged);
@@ -530,9 +531,27 @@ static void test_bimodal_low_mode(void **state)
 	r.value = 5.0;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
 	/* the low mode never softens any other verdict */
-	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BLOCK);
+	r = res("storage", "storage.seqread.gbps", 5.3, 6.0, NG_V_BLOCK);
 	r.low_mode = 0.87;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	/* a low mode within the metric's own noise of the gate's slow line is
+	 * noise, wherever the policy puts its line: 8% per sample, 2 sigmas,
+	 * under 0.9 - 0.16 = 0.74 fails */
+	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BIMODAL);
+	r.baseline_cv = 0.08;
+	r.low_mode = 0.78;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_MARGINAL);
+	r.low_mode = 0.70;
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
+	ng_policy q = p;
+	q.bimodal_low_mode = 0.88;
+	r.low_mode = 0.85;
+	assert_int_equal(ng_admit_judge_metric(&r, &q).status, NG_MS_MARGINAL);
+	r.baseline_cv = 0.01; /* a quiet metric: the policy's line decides */
+	assert_int_equal(ng_admit_judge_metric(&r, &q).status, NG_MS_FAILED);
+	/* the gate's block above admission's bar only warns: the bar decides */
+	r = res("storage", "storage.seqread.gbps", 5.45, 6.0, NG_V_BLOCK);
+	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_MARGINAL);
 	/* the policy moves the line */
 	r = res("storage", "storage.seqread.gbps", 6.0, 6.0, NG_V_BIMODAL);
 	r.low_mode = 0.87;
@@ -547,7 +566,7 @@ static void test_sibling_outlier_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "gpucopy.h2d.gbps", 27, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, true, 0};
+	                     NAN, true, 0, 0, NAN};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
 	r.sibling_outlier = false;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ESTABLISHING);
@@ -557,7 +576,7 @@ static void test_sibling_outlier_establishing(void **state)
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
 	/* an unmeasured run stays unmeasured, whatever the siblings say */
 	r = (ng_admit_result){"fabric", "gpucopy.h2d.gbps", NAN, NAN, NAN, NG_V_NO_MEASUREMENT, true,
-	                      NAN, true, 0};
+	                      NAN, true, 0, 0, NAN};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
 }
 
@@ -588,6 +607,67 @@ static void test_unstable_repeat(void **state)
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
 }
 
+/* ---- small classes ------------------------------------------------------------------ */
+
+static void test_small_class_bar(void **state)
+{
+	(void)state;
+	/* Student's t quantiles, against the tables */
+	assert_true(fabs(ng_student_t_quantile(0.995, 4) - 4.604) < 1e-3);
+	assert_true(fabs(ng_student_t_quantile(0.975, 2) - 4.303) < 1e-3);
+	assert_true(fabs(ng_student_t_quantile(0.995, 8) - 3.355) < 1e-3);
+	assert_true(fabs(ng_student_t_quantile(0.5, 3)) < 1e-6);
+	assert_true(isnan(ng_student_t_quantile(1, 3)));
+	assert_true(isnan(ng_student_t_quantile(0.9, 0)));
+
+	ng_policy pol;
+	ng_policy_default(&pol); /* 3 to 9 nodes, tail 0.005 */
+	/* five nodes 1% apart, runs scattering 1%: 100 - 4.604 x 1 x sqrt(1.2) */
+	double bar = ng_admit_small_bar(100, 1.0, 0.01, 5, &pol);
+	assert_true(fabs(bar - (100 - 4.604 * sqrt(1.2))) < 1e-2);
+	/* the spread is never under the runs' own scatter */
+	assert_true(fabs(ng_admit_small_bar(100, 0.1, 0.03, 5, &pol) - (100 - 4.604 * 3 * sqrt(1.2))) <
+	            1e-2);
+	/* fewer nodes, a wider bar; an ordinary class or too few nodes: none */
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 3, &pol) < bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 9, &pol) > bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 10, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 2, &pol) == 0);
+	pol.small_class_min_nodes = 0;
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 5, &pol) == 0);
+	ng_policy_default(&pol);
+
+	/* judged: the peer bar is the lower of 90% and the small bar; the
+	 * gate's block against five nodes only warns above it */
+	ng_admit_result r = {.domain = "storage", .metric = "storage.seqread.gbps", .value = 80,
+	                     .baseline_median = 100, .floor = NAN, .gate = NG_V_BLOCK,
+	                     .low_mode = NAN, .small_bar = ng_admit_small_bar(100, 3, 0.08, 5, &pol)};
+	ng_admit_line l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_MARGINAL);
+	assert_true(fabs(l.flag.bar - r.small_bar) < 1e-9);
+	r.value = 55;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+	/* a floor above it decides */
+	r.value = 80, r.floor = 85;
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_FAILED);
+	assert_true(l.flag.floor_decides);
+	/* a tight small class keeps the 90% line; an ordinary one the gate's block */
+	r.floor = NAN, r.small_bar = ng_admit_small_bar(100, 0.5, 0.005, 9, &pol);
+	assert_true(r.small_bar > 90);
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_FAILED);
+	assert_true(fabs(l.flag.bar - 90) < 1e-9);
+	r.small_bar = 0, r.value = 89;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+	r.value = 95;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_MARGINAL);
+	/* the node's own siblings still accuse it in a small class */
+	r.small_bar = ng_admit_small_bar(100, 3, 0.08, 5, &pol), r.gate = NG_V_PASS, r.value = 99;
+	r.sibling_outlier = true;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_unexpected_confirmation_holds),
 		cmocka_unit_test(test_too_many_domains_holds),
+		cmocka_unit_test(test_small_class_bar),
 	};
 	return cmocka_run_group_tests(tests, build_seed_baselines, NULL);
 }

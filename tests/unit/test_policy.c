@@ -158,12 +158,14 @@ static void test_param_names_and_values(void **state)
 		"hysteresis.escalate_after", "identity.class_template",
 		"admission.flag_fraction", "admission.min_baseline_nodes", "admission.warn_recheck_hours",
 		"admission.baseline_window_days", "admission.baseline_max_age_hours", "admission.baseline_regrow",
-		"admission.cohort_window_hours", "admission.release_passes", "admission.breaker_share",
-		"admission.breaker_count", "admission.breaker_window_hours",
+		"admission.cohort_window_hours", "admission.cohort_local_minutes", "admission.release_passes", "admission.breaker_share",
+		"admission.breaker_count", "admission.breaker_window_hours", "admission.breaker_tail",
+		"admission.breaker_clear_runs",
 		"admission.exclusive_max_runnable",
 		"admission.bimodal_low_mode",
 		"admission.unstable_repeat",
 		"admission.unstable_window",
+		"admission.small_class_min_nodes", "admission.small_class_tail",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
 		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
@@ -249,10 +251,12 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"identity\":{\"class_template\":\"{cpu.model}\\\\/x\"},"
 	                       "\"admission\":{\"flag_fraction\":0.85,\"min_baseline_nodes\":20,"
 	                       "\"warn_recheck_hours\":6,\"baseline_window_days\":7,"
-	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,"
+	                       "\"baseline_max_age_hours\":12,\"baseline_regrow\":3,\"cohort_window_hours\":2,\"cohort_local_minutes\":15,"
 	                       "\"release_passes\":3,\"breaker_share\":0.2,\"breaker_count\":9,"
-	                       "\"breaker_window_hours\":48,\"exclusive_max_runnable\":0,"
-	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4},"
+	                       "\"breaker_window_hours\":48,\"breaker_tail\":0.01,\"breaker_clear_runs\":4,"
+	                       "\"exclusive_max_runnable\":0,"
+	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4,"
+	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
 	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
 	                       "\"nvlink_errors_per_hour\":0,\"replays_absolute\":5000,"
@@ -314,6 +318,11 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.baseline_regrow == 3);
 	assert_int_equal(p.unstable_repeat, 2);
 	assert_int_equal(p.unstable_window, 4);
+	assert_true(p.breaker_tail == 0.01);
+	assert_int_equal(p.cohort_local_minutes, 15);
+	assert_int_equal(p.small_class_min_nodes, 4);
+	assert_true(p.small_class_tail == 0.01);
+	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);
 	assert_true(p.gpu_series_drop == 0.2);

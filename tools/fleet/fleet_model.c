@@ -44,7 +44,7 @@ double ng_fleet_normal(uint64_t seed, uint64_t a, uint64_t b, uint64_t c, uint64
 enum stream {
 	S_FAULT_METRIC = 1, S_SEVERITY, S_ONSET, S_BIMODAL_P, S_HARNESS_VARIANT, S_NODE_LEVEL,
 	S_RUN_SHIFT, S_SAMPLE, S_BIMODAL_SHOWS, S_BIMODAL_LOW, S_CORRUPT, S_CORRUPT_COUNT,
-	S_HARNESS, S_TRANSIENT, S_PERM,
+	S_HARNESS, S_TRANSIENT, S_PERM, S_ROLLOUT,
 };
 
 #define TRUTH_RUN UINT64_MAX
@@ -144,6 +144,9 @@ void ng_fleet_spec_default(ng_fleet_spec *s, size_t n_nodes, size_t n_runs, uint
 	s->degraded_run = n_runs * 3 / 4;
 	s->degraded_metric = 2; /* storage.seqread.gbps */
 	s->degraded_drop = 0.30;
+	s->rollout_class = 0;
+	s->rollout_metric = 3;
+	snprintf(s->software_rollout, sizeof s->software_rollout, "sw-2026.10r");
 	ng_fleet_init(s, NULL, 0);
 }
 
@@ -173,7 +176,7 @@ int ng_fleet_init(ng_fleet_spec *s, char *why, size_t why_len)
 	if (s->n_metrics == 0 || s->n_metrics > NG_FLEET_METRICS_MAX)
 		return bad(why, why_len, "n_metrics must be 1..8");
 	if (s->n_classes == 0 || s->n_classes > NG_FLEET_CLASSES_MAX)
-		return bad(why, why_len, "n_classes must be 1..16");
+		return bad(why, why_len, "n_classes must be 1..512");
 	if (s->samples == 0 || s->samples > NG_FLEET_SAMPLES_MAX)
 		return bad(why, why_len, "samples must be 1..64");
 	s->n_nodes = 0;
@@ -201,12 +204,16 @@ int ng_fleet_init(ng_fleet_spec *s, char *why, size_t why_len)
 	    s->bimodal_sample_min > s->bimodal_sample_max || !frac(s->bimodal_run_p) ||
 	    !frac(s->corrupt_p) || !frac(s->harness_p) || !frac(s->transient_harness_p) ||
 	    !(s->regression_drop >= 0 && s->regression_drop < 1) ||
-	    !(s->degraded_drop >= 0 && s->degraded_drop < 1))
+	    !(s->degraded_drop >= 0 && s->degraded_drop < 1) ||
+	    !(s->incident_drop >= 0 && s->incident_drop < 1) ||
+	    !(s->rollout_drop >= 0 && s->rollout_drop < 1) || !frac(s->rollout_share))
 		return bad(why, why_len, "a severity or probability is outside [0, 1]");
 	if (s->onset_max <= s->onset_min)
 		return bad(why, why_len, "onset_max must exceed onset_min");
 	if (s->regression_metric >= s->n_metrics || s->degraded_metric >= s->n_metrics)
 		return bad(why, why_len, "regression_metric and degraded_metric must name a metric");
+	if (s->incident_metric >= s->n_metrics || s->rollout_metric >= s->n_metrics)
+		return bad(why, why_len, "incident_metric and rollout_metric must name a metric");
 
 	size_t left = s->n_nodes;
 	s->fault_count[NG_FLEET_HEALTHY] = 0;
@@ -306,6 +313,12 @@ bool ng_fleet_sick(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t run)
 	return (hw && run >= t->onset) || ng_fleet_in_degraded_class(s, t, run);
 }
 
+bool ng_fleet_in_rollout(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t run)
+{
+	return s->rollout_share > 0 && t->cls == s->rollout_class && run >= s->rollout_run &&
+	       ng_fleet_uniform(s->seed, t->node, TRUTH_RUN, S_ROLLOUT, 0) < s->rollout_share;
+}
+
 bool ng_fleet_loaded(const ng_fleet_spec *s, size_t run, unsigned attempt)
 {
 	return attempt > 0 || (s->load_every && run % s->load_every == s->load_every - 1);
@@ -324,6 +337,12 @@ void ng_fleet_draw_truth(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t
 	out->cls = t->cls;
 	out->class_name = c->name;
 	out->software = run >= s->regression_run ? s->software_after : s->software_before;
+	bool rollout = ng_fleet_in_rollout(s, t, run);
+	/* the fleet-wide change at regression_run reaches the rollout's nodes too */
+	if (rollout && s->rollout_identity && run < s->regression_run)
+		out->software = s->software_rollout;
+	bool incident = s->incident_nodes && run == s->incident_run && node >= s->incident_first &&
+	                node - s->incident_first < s->incident_nodes;
 	out->loaded = ng_fleet_loaded(s, run, attempt);
 	out->n_metrics = s->n_metrics;
 	bool faulty = t->fault != NG_FLEET_HEALTHY && run >= t->onset;
@@ -339,9 +358,17 @@ void ng_fleet_draw_truth(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t
 			level *= 1.0 - s->regression_drop;
 		if (ng_fleet_in_degraded_class(s, t, run) && m == s->degraded_metric)
 			level *= 1.0 - s->degraded_drop;
+		if (rollout && m == s->rollout_metric)
+			level *= 1.0 - s->rollout_drop;
+		if (incident && m == s->incident_metric)
+			level *= 1.0 - s->incident_drop;
 		bool here = faulty && m == t->metric;
-		if (here && t->fault == NG_FLEET_SLOW)
-			level *= 1.0 - t->severity;
+		if (here && t->fault == NG_FLEET_SLOW) {
+			double ramp = s->slow_ramp_runs > 1
+			                      ? (double)(run - t->onset + 1) / (double)s->slow_ramp_runs
+			                      : 1.0;
+			level *= 1.0 - t->severity * (ramp < 1 ? ramp : 1);
+		}
 		if (here && t->fault == NG_FLEET_LOAD && out->loaded)
 			level *= 1.0 - t->severity;
 		bool bimodal = here && t->fault == NG_FLEET_BIMODAL &&

@@ -80,6 +80,22 @@
  *              class (a bad firmware batch, a hot row) without any software
  *              change. Those nodes ARE sick from degraded_run on.
  *
+ *   INCIDENT   a short shared incident (an hour of slow shared storage):
+ *              in run incident_run, the incident_nodes nodes screened one
+ *              after the other from node incident_first (in node order, the
+ *              screening order: about an hour's worth) see incident_metric
+ *              drop by incident_drop, in every attempt of that run. Nothing is
+ *              wrong with them.
+ *   ROLLOUT    a staggered rollout: from rollout_run on, a rollout_share of
+ *              rollout_class's nodes (a seeded draw per node) see
+ *              rollout_metric drop by rollout_drop; with rollout_identity
+ *              they also report the software identity software_rollout
+ *              (until the fleet-wide change reaches them too), without it
+ *              their identity does not change. Not sick.
+ *   RAMP       slow_ramp_runs > 1: a SLOW fault reaches its severity over
+ *              that many runs from its onset (a fault that ramps), sick from
+ *              its onset on.
+ *
  * A node is sick in run r (ng_fleet_sick) when its planted node fault is of a
  * hardware kind (SLOW, BIMODAL, LOAD, CORRUPT) with onset <= r, or it is in
  * the degraded class from degraded_run on. HARNESS nodes are never sick.
@@ -100,7 +116,7 @@
 #include <stdint.h>
 
 #define NG_FLEET_METRICS_MAX 8
-#define NG_FLEET_CLASSES_MAX 16
+#define NG_FLEET_CLASSES_MAX 512
 #define NG_FLEET_SAMPLES_MAX 64
 #define NG_FLEET_NAME_MAX 64
 
@@ -176,6 +192,18 @@ typedef struct {
 	size_t degraded_metric;
 	double degraded_drop;
 
+	/* a short incident (incident_nodes 0: none) */
+	size_t incident_run, incident_first, incident_nodes, incident_metric;
+	double incident_drop;
+
+	/* a staggered rollout (rollout_share 0: none) */
+	size_t rollout_class, rollout_run, rollout_metric;
+	double rollout_share, rollout_drop;
+	bool rollout_identity;
+	char software_rollout[NG_FLEET_NAME_MAX];
+
+	size_t slow_ramp_runs; /* 0 or 1: a SLOW fault is at its severity from its onset */
+
 	/* Filled by ng_fleet_init, read by the functions below. */
 	size_t n_nodes;
 	size_t fault_count[NG_FLEET_FAULT_COUNT];
@@ -219,6 +247,8 @@ bool ng_fleet_sick(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t run);
 bool ng_fleet_in_degraded_class(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t run);
 /* Whether run r of a node is loaded at this attempt. */
 bool ng_fleet_loaded(const ng_fleet_spec *s, size_t run, unsigned attempt);
+/* Whether the node takes part in the staggered rollout (from rollout_run on). */
+bool ng_fleet_in_rollout(const ng_fleet_spec *s, const ng_fleet_truth *t, size_t run);
 
 typedef struct {
 	bool measured;  /* false: the harness measured nothing (see HARNESS) */

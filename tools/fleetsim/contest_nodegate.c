@@ -12,10 +12,10 @@
  * twice or on wrong results, hold what measured nothing); the landing rules
  * and the class's circuit breaker (judge/breaker.h); and the runbook's
  * hysteresis, which admission keeps beside the gate's verdict and does not
- * let decide (cli/admit.h). The policy is src/core/policy.c's defaults, plus
- * floors: the workload's absolute need, set here at the same 0.75 x the SKU
- * reference the DCGM contestant uses, one policy per class (a partition's
- * prolog passes its own --policy).
+ * let decide (cli/admit.h). The policy is src/core/policy.c's defaults as
+ * they ship (no floors), and floors only where the scenario sets them for
+ * every contestant (floor_fraction x the SKU reference), one policy per
+ * class (a partition's prolog passes its own --policy).
  *
  * What `nodegate admit` keeps in its store (records, accepted runs,
  * baselines, cases, fleet events, hysteresis) is kept here in memory, with
@@ -59,7 +59,7 @@ struct keymetric {
 	bool have;  /* a stored "ok" baseline */
 	int64_t built_at;
 	size_t built_nodes; /* the nodes it was built from */
-	double median, cv;
+	double median, cv, node_mad;
 };
 
 struct latest {
@@ -85,8 +85,11 @@ struct state {
 	bool *case_open;           /* [node] */
 	int64_t *case_at;          /* [node] */
 	size_t *case_key;          /* [node] */
-	bool *event_open;          /* [key] */
-	size_t *event_run;         /* [key]: the run it opened in */
+	size_t *case_metric;       /* [node] */
+	bool *event_open;          /* [key * n_metrics + m]: an event is about one metric */
+	size_t *event_run;         /* [key * n_metrics + m]: the run it opened in */
+	int64_t *event_clean;      /* [key * n_metrics + m]: runs in a row back within noise */
+	bool *event_node;          /* [(key * n_metrics + m) * n_nodes + node]: the event names it */
 	struct hist *hist;         /* [node * n_metrics + m] */
 	char (*names)[32];         /* node ids */
 	double *drops;             /* cohort scratch [n_nodes] */
@@ -97,9 +100,13 @@ struct state {
 
 /* ---- the store, in memory --------------------------------------------------------------- */
 
-static size_t key_of(const ng_fleet_spec *s, size_t cls, size_t run)
+/* (class, software identity): the software the probe reported. */
+#define KEYS_PER_CLASS 3
+static size_t key_of(const ng_fleet_spec *s, size_t cls, const char *software)
 {
-	return cls * 2 + (run >= s->regression_run ? 1 : 0);
+	return cls * KEYS_PER_CLASS + (strcmp(software, s->software_rollout) == 0  ? 2
+	                               : strcmp(software, s->software_after) == 0 ? 1
+	                                                                          : 0);
 }
 
 static int accept_run(struct keymetric *k, size_t node, int64_t at, const double *v, size_t n)
@@ -159,12 +166,20 @@ static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric
 	}
 	ng_baseline b;
 	ng_baseline_build(runs, n, pol, w, &b);
+	/* class_baseline.c: a small class's baseline, to its own size */
+	if (b.status == NG_BASELINE_TOO_FEW_NODES && pol->small_class_min_nodes > 0 &&
+	    b.n_nodes >= (size_t)pol->small_class_min_nodes) {
+		ng_policy small = *pol;
+		small.min_baseline_nodes = pol->small_class_min_nodes;
+		ng_baseline_build(runs, n, &small, w, &b);
+	}
 	free(w.buf), free(w.idx), free(runs);
 	if (b.status == NG_BASELINE_OK) {
 		k->have = true;
 		k->built_at = now;
 		k->median = b.median;
 		k->cv = b.cv;
+		k->node_mad = b.node_mad;
 		k->built_nodes = b.n_nodes;
 	}
 	*have = b.status == NG_BASELINE_OK;
@@ -176,7 +191,7 @@ static int baseline_for(struct state *st, const ng_policy *pol, struct keymetric
 static size_t cohort(struct state *st, size_t key, size_t m, size_t self, int64_t since,
                      double median)
 {
-	size_t n = 0, cls = key / 2;
+	size_t n = 0, cls = key / KEYS_PER_CLASS;
 	for (size_t node = st->class_start[cls]; node < st->class_start[cls + 1]; node++) {
 		const struct latest *l = &st->latest[node * st->n_metrics + m];
 		if (node == self || !l->taken_at || l->key != key || l->taken_at < since)
@@ -233,20 +248,13 @@ static cJSON *record_json(const ng_fleet_spec *s, const char *node, const char *
 	return o;
 }
 
-static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t key,
-                 const char *class_key, int64_t now, size_t m, const ng_fleet_result *r,
-                 const char *stage, struct judged *j)
+/* The gate's verdict on one result against the key's baseline and the
+ * cohort of the class's other nodes' newest runs since `since`. */
+static int gate_of(struct state *st, const ng_fleet_spec *s, size_t node, size_t key,
+                   const char *class_key, size_t m, const ng_fleet_result *r, const ng_policy *pol,
+                   const struct keymetric *k, bool have, int64_t since, ng_verdict *raw)
 {
-	const ng_fleet_spec *s = f->spec;
-	const ng_policy *pol = &st->pol[f->truth[node].cls];
-	struct keymetric *k = &st->km[key * st->n_metrics + m];
-	bool have;
-	if (baseline_for(st, pol, k, now, st->n_seen[key], &have) < 0)
-		return -1;
-	size_t n_cohort = have ? cohort(st, key, m, node, now - pol->cohort_window_hours * 3600,
-	                                k->median)
-	                       : 0;
-
+	size_t n_cohort = have ? cohort(st, key, m, node, since, k->median) : 0;
 	cJSON *rec = record_json(s, st->names[node], class_key, m, r, pol), *bj = NULL;
 	if (have) {
 		bj = cJSON_CreateObject();
@@ -264,10 +272,35 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 	if (rc == 0 && n_cohort)
 		rc = ng_gate_input_cohort(&in, st->drops, n_cohort, &err);
 	if (rc == 0)
-		j->raw = ng_gate_input_judge(&in, pol, NULL);
+		*raw = ng_gate_input_judge(&in, pol, NULL);
 	ng_gate_input_free(&in);
 	cJSON_Delete(rec);
 	cJSON_Delete(bj);
+	return rc < 0 ? -1 : 0;
+}
+
+static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t key,
+                 const char *class_key, int64_t now, size_t m, const ng_fleet_result *r,
+                 const char *stage, struct judged *j)
+{
+	const ng_fleet_spec *s = f->spec;
+	const ng_policy *pol = &st->pol[f->truth[node].cls];
+	struct keymetric *k = &st->km[key * st->n_metrics + m];
+	bool have;
+	if (baseline_for(st, pol, k, now, st->n_seen[key], &have) < 0)
+		return -1;
+	int rc = gate_of(st, s, node, key, class_key, m, r, pol, k, have,
+	                 now - pol->cohort_window_hours * 3600, &j->raw);
+	/* admit_judge.c: what the day's cohort does not explain, the class's runs
+	 * of the last cohort_local_minutes may. */
+	if (rc == 0 && have && pol->cohort_local_minutes > 0 &&
+	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN)) {
+		ng_verdict local;
+		rc = gate_of(st, s, node, key, class_key, m, r, pol, k, have,
+		             now - pol->cohort_local_minutes * 60, &local);
+		if (rc == 0 && local == NG_V_FLEET_REGRESSION)
+			j->raw = local;
+	}
 	if (rc < 0)
 		return -1;
 
@@ -317,6 +350,8 @@ static int judge(struct state *st, const ng_sim_fleet *f, size_t node, size_t ke
 		.establishing = !have,
 		.low_mode = NAN,
 		.unstable_recent = unstable_recent,
+		.small_bar = have ? ng_admit_small_bar(k->median, k->node_mad, k->cv, k->built_nodes, pol) : 0,
+		.baseline_cv = have ? k->cv : NAN,
 	};
 	if (j->raw == NG_V_BIMODAL) {
 		double w[2 * NG_FLEET_SAMPLES_MAX];
@@ -346,10 +381,10 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 	const ng_fleet_truth *t = &f->truth[node];
 	const ng_policy *pol = &st->pol[t->cls];
 	int64_t now = (int64_t)run * 86400 + (int64_t)node * st->step + 1;
-	size_t key = key_of(s, t->cls, run);
 	char class_key[2 * NG_FLEET_NAME_MAX + 2];
 	ng_fleet_probe p1, p2;
 	ng_fleet_draw_truth(s, t, run, 0, &p1);
+	size_t key = key_of(s, t->cls, p1.software);
 	snprintf(class_key, sizeof class_key, "%s/%s", p1.class_name, p1.software);
 
 	struct judged j[2 * NG_FLEET_METRICS_MAX];
@@ -380,41 +415,98 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		d = ng_admit_decide(first, n1, confirm, n2, pol);
 	}
 
-	/* Landing (cli/admit_land.c). No overrides in the simulation. */
-	bool event_open = st->event_open[key];
-	bool fleet_event = event_open;
-	ng_land_path path = ng_land_path_of(d.outcome, false, st->case_open[node], event_open);
+	/* Landing (cli/admit_land.c). No overrides in the simulation. First,
+	 * each open event of the key whose metric this run measured takes its
+	 * step toward clearing itself (ng_event_clean_step). */
+	bool *ev = &st->event_open[key * st->n_metrics];
+	for (size_t i = 0; i < nj; i++) {
+		size_t e = key * st->n_metrics + j[i].m;
+		bool clears;
+		if (!st->event_open[e] || !st->event_node[e * st->n_nodes + node])
+			continue;
+		st->event_clean[e] = ng_event_clean_step(st->event_clean[e], j[i].line.status, pol, &clears);
+		if (clears)
+			st->event_open[e] = false;
+	}
+	ng_quarantine_cause causes[NG_ADMIT_NAMED_MAX];
+	size_t n_causes = 0, first_m = s->n_metrics;
+	bool below_floor = false;
+	for (size_t i = 0; i < d.n_named && n_causes < NG_ADMIT_NAMED_MAX; i++) {
+		for (size_t k = 0; k < nj; k++) {
+			if (strcmp(j[k].res.metric, d.named[i]->metric) != 0 ||
+			    (j[k].line.status != NG_MS_FAILED && j[k].line.status != NG_MS_INTEGRITY))
+				continue;
+			bool under = isfinite(j[k].res.floor) && isfinite(j[k].res.value) &&
+			             j[k].res.value < j[k].res.floor;
+			below_floor = below_floor || under;
+			causes[n_causes++] = (ng_quarantine_cause){j[k].res.metric, under};
+			if (first_m == s->n_metrics)
+				first_m = j[k].m;
+			break;
+		}
+	}
+	bool declines = false;
+	size_t declining = 0;
+	for (size_t m = 0; m < s->n_metrics && !declines; m++)
+		if ((declines = ev[m] && ng_event_declines(s->metrics[m].name, causes, n_causes)))
+			declining = key * st->n_metrics + m;
+	bool fleet_event = false;
+	ng_land_path path = ng_land_path_of(d.outcome, false, st->case_open[node], declines);
 	ng_admit_outcome landed = d.outcome;
 	if (path == NG_LAND_OPEN_CASE) {
 		landed = NG_ADMIT_QUARANTINED;
 	} else if (path == NG_LAND_EVENT_OPEN) {
 		landed = declined(j, nj);
+		fleet_event = true;
+		if (!st->event_node[declining * st->n_nodes + node])
+			st->event_clean[declining] = 0;
+		st->event_node[declining * st->n_nodes + node] = true;
 	} else if (path == NG_LAND_QUARANTINE) {
-		int64_t since = now - pol->breaker_window_hours * 3600;
-		int64_t recent = 0, size = 0;
+		size_t qm = first_m < s->n_metrics ? first_m : 0;
+		int64_t window = pol->breaker_window_hours * 3600;
+		int64_t lookback = (int64_t)pol->baseline_window_days * 86400;
+		int64_t since = now - window;
+		ng_breaker_facts bf = {.past_windows = lookback > window
+		                                               ? (double)(lookback - window) / (double)window
+		                                               : 1};
 		for (size_t n = 0; n < st->n_nodes; n++) {
-			recent += st->case_open[n] && st->case_key[n] == key && st->case_at[n] >= since;
-			size += st->seen[key * st->n_nodes + n] >=
-			        now - (int64_t)pol->baseline_window_days * 86400 &&
-			        st->seen[key * st->n_nodes + n] > 0;
+			bool same = st->case_open[n] && st->case_key[n] == key && st->case_metric[n] == qm;
+			bf.recent += same && st->case_at[n] >= since;
+			bf.past += same && st->case_at[n] < since && st->case_at[n] >= now - lookback;
+			bf.class_nodes += st->seen[key * st->n_nodes + n] >= now - lookback &&
+			                  st->seen[key * st->n_nodes + n] > 0;
 		}
-		ng_breaker b = ng_breaker_check(recent, size, pol);
+		ng_breaker b = ng_breaker_check(&bf, pol);
 		if (b.trips) {
-			st->event_open[key] = true;
-			st->event_run[key] = run;
+			size_t e = key * st->n_metrics + qm;
+			if (!st->event_open[e]) {
+				/* a new event names the quarantines of its window and this node */
+				st->escalations++;
+				st->event_run[e] = run;
+				st->event_clean[e] = 0;
+				memset(&st->event_node[e * st->n_nodes], 0, st->n_nodes * sizeof(bool));
+				for (size_t n = 0; n < st->n_nodes; n++)
+					st->event_node[e * st->n_nodes + n] =
+						st->case_open[n] && st->case_key[n] == key && st->case_metric[n] == qm &&
+						st->case_at[n] >= since;
+			}
+			st->event_open[e] = true;
+			st->event_node[e * st->n_nodes + node] = true;
+		}
+		if (b.trips && !below_floor) {
 			fleet_event = true;
-			st->escalations++;
 			landed = declined(j, nj);
 		} else {
 			st->case_open[node] = true;
 			st->case_at[node] = now;
 			st->case_key[node] = key;
+			st->case_metric[node] = qm;
 		}
 	}
 	if (ng_land_feeds_baseline(landed, false, fleet_event)) {
 		for (size_t i = 0; i < nj; i++) {
 			ng_admit_metric_status ms = j[i].line.status;
-			if (passed(ms) || ms == NG_MS_ESTABLISHING) {
+			if ((passed(ms) || ms == NG_MS_ESTABLISHING) && !ev[j[i].m]) {
 				struct keymetric *k = &st->km[key * st->n_metrics + j[i].m];
 				if (accept_run(k, node, now, j[i].r->samples, j[i].r->n_samples) < 0)
 					return -1;
@@ -450,7 +542,8 @@ static void destroy(void *state)
 		for (size_t i = 0; i < st->n_keys * st->n_metrics; i++)
 			free(st->km[i].runs), free(st->km[i].pool);
 	free(st->pol), free(st->km), free(st->latest), free(st->seen), free(st->n_seen), free(st->case_open);
-	free(st->case_at), free(st->case_key), free(st->event_open), free(st->event_run), free(st->hist);
+	free(st->case_at), free(st->case_key), free(st->case_metric), free(st->event_open), free(st->event_run);
+	free(st->event_clean), free(st->event_node), free(st->hist);
 	free(st->names), free(st->drops), free(st);
 }
 
@@ -462,7 +555,7 @@ static void *create(const ng_sim_fleet *f)
 		return NULL;
 	st->n_nodes = s->n_nodes;
 	st->n_metrics = s->n_metrics;
-	st->n_keys = s->n_classes * 2;
+	st->n_keys = s->n_classes * KEYS_PER_CLASS;
 	for (size_t c = 0; c < s->n_classes; c++)
 		st->class_start[c + 1] = st->class_start[c] + s->classes[c].n_nodes;
 	st->step = 86400 / (int64_t)(s->n_nodes + 1);
@@ -476,13 +569,16 @@ static void *create(const ng_sim_fleet *f)
 	st->case_open = calloc(s->n_nodes, sizeof *st->case_open);
 	st->case_at = calloc(s->n_nodes, sizeof *st->case_at);
 	st->case_key = calloc(s->n_nodes, sizeof *st->case_key);
-	st->event_open = calloc(st->n_keys, sizeof *st->event_open);
-	st->event_run = calloc(st->n_keys, sizeof *st->event_run);
+	st->case_metric = calloc(s->n_nodes, sizeof *st->case_metric);
+	st->event_open = calloc(st->n_keys * s->n_metrics, sizeof *st->event_open);
+	st->event_run = calloc(st->n_keys * s->n_metrics, sizeof *st->event_run);
+	st->event_clean = calloc(st->n_keys * s->n_metrics, sizeof *st->event_clean);
+	st->event_node = calloc(st->n_keys * s->n_metrics * s->n_nodes, sizeof *st->event_node);
 	st->hist = calloc(s->n_nodes * s->n_metrics, sizeof *st->hist);
 	st->names = calloc(s->n_nodes, sizeof *st->names);
 	st->drops = calloc(s->n_nodes + 1, sizeof *st->drops);
 	if (!st->pol || !st->km || !st->latest || !st->seen || !st->n_seen || !st->case_open || !st->case_at ||
-	    !st->case_key || !st->event_open || !st->event_run || !st->hist || !st->names || !st->drops) {
+	    !st->case_key || !st->case_metric || !st->event_open || !st->event_run || !st->event_clean || !st->event_node || !st->hist || !st->names || !st->drops) {
 		destroy(st);
 		return NULL;
 	}
@@ -497,10 +593,11 @@ static void *create(const ng_sim_fleet *f)
 			destroy(st);
 			return NULL;
 		}
+		if (!(f->floor_fraction > 0))
+			continue; /* the policy as it ships: no floors */
 		cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
 		for (size_t m = 0; m < s->n_metrics; m++)
-			cJSON_AddNumberToObject(floors, s->metrics[m].name,
-			                        0.75 * f->reference[c * NG_FLEET_METRICS_MAX + m]);
+			cJSON_AddNumberToObject(floors, s->metrics[m].name, ng_sim_floor(f, c, m));
 		ng_err err = {{0}};
 		int rc = ng_policy_apply_json(&st->pol[c], doc, "fleetsim floors", &err);
 		cJSON_Delete(doc);
@@ -518,7 +615,7 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
 {
 	struct state *st = state;
 	/* An operator clears the breaker's events after fleet_clear_after runs. */
-	for (size_t k = 0; f->fleet_clear_after && k < st->n_keys; k++)
+	for (size_t k = 0; f->fleet_clear_after && k < st->n_keys * st->n_metrics; k++)
 		if (st->event_open[k] && r >= st->event_run[k] + f->fleet_clear_after)
 			st->event_open[k] = false;
 	for (size_t node = 0; node < f->spec->n_nodes; node++)
@@ -534,7 +631,7 @@ size_t ng_sim_nodegate_escalations(const void *state)
 
 const ng_sim_contestant ng_sim_nodegate = {
 	.name = "nodegate",
-	.rule = "gate + flag-then-confirm + floors (0.75 x reference) + breaker, policy defaults",
+	.rule = "gate + flag-then-confirm + breaker scoped to a metric, the shipped policy",
 	.create = create,
 	.run = run,
 	.destroy = destroy,

@@ -11,7 +11,12 @@
  * the median and the standard deviation (n - 1) of the in-service nodes' run
  * medians; a node under median - 2 sd is cordoned (drained) at once. A run
  * without samples is not compared (so not flagged); wrong results are not
- * read. Every metric gets the rule, not only bus bandwidth. */
+ * read. Every metric gets the rule, not only bus bandwidth. The seed's own
+ * answer to "how do you avoid cordoning half the fleet after a driver
+ * upgrade?" is to "require a signal to persist across two checks": a node
+ * is cordoned when the same metric is under the bar in two checks in a row
+ * (this run's and the previous one's). Where the scenario sets a workload
+ * floor, a value under it is a signal too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +50,7 @@ double ng_sim_sigma_bar(const double *values, size_t n)
 struct state {
 	double *values;
 	double *column;
+	bool *signal; /* [node * NG_FLEET_METRICS_MAX + m]: under the bar in the previous check */
 };
 
 static void *create(const ng_sim_fleet *f)
@@ -54,8 +60,9 @@ static void *create(const ng_sim_fleet *f)
 		return NULL;
 	st->values = malloc(f->spec->n_nodes * NG_FLEET_METRICS_MAX * sizeof(double));
 	st->column = malloc(f->spec->n_nodes * sizeof(double));
-	if (!st->values || !st->column) {
-		free(st->values), free(st->column), free(st);
+	st->signal = calloc(f->spec->n_nodes * NG_FLEET_METRICS_MAX, sizeof(bool));
+	if (!st->values || !st->column || !st->signal) {
+		free(st->values), free(st->column), free(st->signal), free(st);
 		return NULL;
 	}
 	return st;
@@ -84,10 +91,16 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
 				if (in_service[node])
 					st->column[k++] = st->values[node * NG_FLEET_METRICS_MAX + m];
 			double bar = ng_sim_sigma_bar(st->column, k);
-			for (size_t node = start; node < end; node++)
-				if (in_service[node] && isfinite(bar) &&
-				    st->values[node * NG_FLEET_METRICS_MAX + m] < bar)
+			for (size_t node = start; node < end; node++) {
+				if (!in_service[node])
+					continue;
+				double v = st->values[node * NG_FLEET_METRICS_MAX + m];
+				bool now = (isfinite(bar) && v < bar) || ng_sim_below_floor(f, c, m, v);
+				bool *was = &st->signal[node * NG_FLEET_METRICS_MAX + m];
+				if (now && *was)
 					out[node].action = NG_SIM_DRAIN;
+				*was = now;
+			}
 		}
 		start = end;
 	}
@@ -99,12 +112,12 @@ static void destroy(void *state)
 	struct state *st = state;
 	if (!st)
 		return;
-	free(st->values), free(st->column), free(st);
+	free(st->values), free(st->column), free(st->signal), free(st);
 }
 
 const ng_sim_contestant ng_sim_sigma = {
 	.name = "2sigma",
-	.rule = "under the fleet median - 2 sd of the class, per metric: cordoned at once",
+	.rule = "under the fleet median - 2 sd of the class, per metric, in two checks in a row: cordoned",
 	.create = create,
 	.run = run,
 	.destroy = destroy,

@@ -13,10 +13,15 @@
  * no repeat or confirmation; SuperBench reports, and the operator drains the
  * defective nodes it names, which this contestant does.
  *
- * Here: the fleet is this run's in-service nodes of the class (the machine
- * type); a node's value is the mean of its samples (the per-rank summary
+ * The baseline is generated once, offline, from a run of the fleet
+ * (`sb result generate-baseline`, then kept in the rule file), not rebuilt
+ * at each diagnosis.
+ *
+ * Here: the baseline is built from the first run's nodes of the class (the
+ * machine type) and kept for the month; a node's value is the mean of its samples (the per-rank summary
  * rule's mean); a benchmark that found wrong results exits non-zero, so
- * wrong > 0 is a failed test; a run that checked nothing is invisible. */
+ * wrong > 0 is a failed test; a run that checked nothing is invisible.
+ * Where the scenario sets a workload floor, a value under it is defective. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -58,6 +63,8 @@ struct state {
 	double *values; /* [node * NG_FLEET_METRICS_MAX + m] */
 	double *wrong;
 	double *column;
+	double base[NG_FLEET_CLASSES_MAX * NG_FLEET_METRICS_MAX];
+	bool have_base;
 };
 
 static void *create(const ng_sim_fleet *f)
@@ -100,20 +107,25 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
 			for (size_t node = start; node < end; node++)
 				if (in_service[node])
 					st->column[k++] = st->values[node * NG_FLEET_METRICS_MAX + m];
-			double base = ng_sim_superbench_baseline(st->column, k, SB_THRESHOLD);
+			double *b = &st->base[c * NG_FLEET_METRICS_MAX + m];
+			if (!st->have_base)
+				*b = ng_sim_superbench_baseline(st->column, k, SB_THRESHOLD);
+			double base = *b;
 			for (size_t node = start; node < end; node++) {
 				if (!in_service[node])
 					continue;
 				double v = st->values[node * NG_FLEET_METRICS_MAX + m];
 				bool defective = !isfinite(v) /* <metric>_miss */ ||
 				                 st->wrong[node * NG_FLEET_METRICS_MAX + m] > 0 ||
-				                 !isfinite(base) || (v - base) / base < SB_THRESHOLD;
+				                 !isfinite(base) || (v - base) / base < SB_THRESHOLD ||
+				                 ng_sim_below_floor(f, c, m, v);
 				if (defective)
 					out[node].action = NG_SIM_DRAIN;
 			}
 		}
 		start = end;
 	}
+	st->have_base = true;
 	return 0;
 }
 
@@ -127,7 +139,7 @@ static void destroy(void *state)
 
 const ng_sim_contestant ng_sim_superbench = {
 	.name = "superbench",
-	.rule = "variance against the trimmed fleet mean < -5%, missing metric or failed test drains",
+	.rule = "variance against a trimmed fleet mean built once < -5%, missing metric or failed test drains",
 	.create = create,
 	.run = run,
 	.destroy = destroy,

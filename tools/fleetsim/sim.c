@@ -152,8 +152,8 @@ static int run_one(const ng_sim_fleet *f, const ng_sim_contestant *c, const uint
 }
 
 int ng_sim_run(const ng_fleet_spec *spec, const ng_sim_contestant *const *contestants, size_t n,
-               const cJSON *nodegate_policy, size_t fleet_clear_after, FILE *trace,
-               ng_sim_result *out)
+               const cJSON *nodegate_policy, size_t fleet_clear_after, double floor_fraction,
+               FILE *trace, ng_sim_result *out)
 {
 	double t0 = now_s();
 	memset(out, 0, sizeof *out);
@@ -188,8 +188,8 @@ int ng_sim_run(const ng_fleet_spec *spec, const ng_sim_contestant *const *contes
 	 * and not drained by then here, was drained by the regression. */
 	ng_fleet_spec cf = *spec;
 	cf.regression_drop = 0;
-	ng_sim_fleet f = {spec, truth, ref, nodegate_policy, fleet_clear_after, trace};
-	ng_sim_fleet fc = {&cf, truth, ref, nodegate_policy, fleet_clear_after, NULL};
+	ng_sim_fleet f = {spec, truth, ref, nodegate_policy, fleet_clear_after, trace, floor_fraction};
+	ng_sim_fleet fc = {&cf, truth, ref, nodegate_policy, fleet_clear_after, NULL, floor_fraction};
 	int rc = 0;
 	for (size_t c = 0; c < n && rc == 0; c++) {
 		ng_sim_score scratch;
@@ -207,6 +207,10 @@ int ng_sim_run(const ng_fleet_spec *spec, const ng_sim_contestant *const *contes
 	}
 	out->n_contestants = rc == 0 ? n : 0;
 	out->fleet_clear_after = fleet_clear_after;
+	out->floor_fraction = floor_fraction;
+	out->degraded_below_floor = floor_fraction > 0 && spec->degraded_class < spec->n_classes &&
+	                            spec->degraded_run < spec->n_runs &&
+	                            1 - spec->degraded_drop < floor_fraction;
 	free(truth), free(ref), free(un0), free(drained), free(drained_cf);
 	out->seconds = now_s() - t0;
 	return rc;
@@ -239,6 +243,9 @@ double ng_sim_all_recall(const ng_sim_score *s)
 
 void ng_sim_print_table(FILE *out, const ng_fleet_spec *s, const ng_sim_result *res)
 {
+	if (res->scenario[0])
+		fprintf(out, "scenario: %s%s\n", res->scenario,
+		        res->floor_fraction > 0 ? ", floors for every contestant" : "");
 	fprintf(out,
 	        "fleet: %zu nodes, %zu classes, %zu runs, %zu samples/metric, seed %llu; "
 	        "regression %.0f%% of %s from run %zu; class %s %.0f%% down in %s from run %zu\n",
@@ -325,13 +332,18 @@ int ng_sim_write_json(const char *path, const ng_fleet_spec *spec, const ng_sim_
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schema", "nodegate/fleetsim/1");
 	cJSON_AddNumberToObject(o, "seed", (double)spec->seed);
+	cJSON_AddStringToObject(o, "scenario", res->scenario[0] ? res->scenario : "today");
+	cJSON_AddNumberToObject(o, "floors", res->floor_fraction);
 	cJSON_AddItemToObject(o, "fleet", spec_json(spec));
 	cJSON *ngo = cJSON_AddObjectToObject(o, "nodegate");
 	if (res->policy[0])
 		cJSON_AddStringToObject(ngo, "policy", res->policy);
 	else
 		cJSON_AddNullToObject(ngo, "policy");
-	cJSON_AddStringToObject(ngo, "floors", "0.75 x the class reference, every metric");
+	if (res->floor_fraction > 0)
+		cJSON_AddNumberToObject(ngo, "floors", res->floor_fraction);
+	else
+		cJSON_AddStringToObject(ngo, "floors", "none (the shipped policy)");
 	cJSON_AddNumberToObject(ngo, "fleet_clear_after", (double)res->fleet_clear_after);
 	cJSON *arr = cJSON_AddArrayToObject(o, "contestants");
 	for (size_t c = 0; c < res->n_contestants; c++) {
@@ -413,29 +425,40 @@ int ng_sim_check_targets(FILE *out, const ng_sim_result *res)
 	fails += !ok;
 	fprintf(out, "target %-4s nodegate passes no unmeasured run (%zu of %zu)\n", ok ? "met" : "MISS",
 	        ng->unmeasured_passed, ng->unmeasured_runs);
-	bool best_recall = true, fewest = true;
-	for (size_t c = 0; c < res->n_contestants; c++) {
-		const ng_sim_score *z = &res->score[c];
-		if (z == ng)
-			continue;
-		if (ng_sim_node_recall(z) > ng_sim_node_recall(ng))
-			best_recall = false;
-		if (z->healthy_drained < ng->healthy_drained)
-			fewest = false;
-	}
-	ok = best_recall && fewest;
+	double recall = ng_sim_node_recall(ng);
+	/* classes of five nodes give a baseline little to go on: 80% there */
+	double want = strcmp(res->scenario, "small-classes") == 0 ? 0.80 : 0.85;
+	ok = recall >= want;
 	fails += !ok;
-	fprintf(out, "target %-4s nodegate's recall of node faults (%.0f%%) is %s every contestant's, and it drains "
-	             "%s healthy nodes (%zu)\n",
-	        ok ? "met" : "MISS", ng_sim_node_recall(ng) * 100, best_recall ? "at least" : "BELOW some",
-	        fewest ? "the fewest" : "NOT the fewest", ng->healthy_drained);
-	/* Not a target: whether some contestant is better on both counts. */
+	fprintf(out, "target %-4s nodegate catches at least %.0f%% of the node faults (%.0f%%)\n",
+	        ok ? "met" : "MISS", want * 100, recall * 100);
+	/* Healthy drains weighed against what was caught: a rule that screens
+	 * less, or bars lower, drains fewer healthy nodes by missing sick ones. */
+	const ng_sim_score *better = NULL;
 	for (size_t c = 0; c < res->n_contestants; c++) {
 		const ng_sim_score *z = &res->score[c];
-		if (z != ng && ng_sim_node_recall(z) >= ng_sim_node_recall(ng) && z->healthy_drained < ng->healthy_drained)
-			fprintf(out, "note: %s catches as many sick nodes or more (%.0f%%) and drains fewer "
-			             "healthy ones (%zu)\n",
-			        z->name, ng_sim_node_recall(z) * 100, z->healthy_drained);
+		if (z != ng && ng_sim_node_recall(z) >= recall && z->healthy_drained < ng->healthy_drained)
+			better = z;
+	}
+	ok = better == NULL;
+	fails += !ok;
+	fprintf(out, "target %-4s no contestant that catches as many node faults drains fewer healthy "
+	             "nodes than nodegate (%zu)%s%s\n",
+	        ok ? "met" : "MISS", ng->healthy_drained, better ? ": " : "", better ? better->name : "");
+	if (res->degraded_below_floor) {
+		size_t esc = ng->escaped[NG_FLEET_FAULT_COUNT], of = ng->sick_of[NG_FLEET_FAULT_COUNT];
+		ok = esc * 100 <= of;
+		fails += !ok;
+		fprintf(out, "target %-4s at most 1%% of the class degraded below its floor escapes (%zu of %zu)\n",
+		        ok ? "met" : "MISS", esc, of);
+	}
+	/* Not a target: who drains fewer healthy nodes at a lower recall. */
+	for (size_t c = 0; c < res->n_contestants; c++) {
+		const ng_sim_score *z = &res->score[c];
+		if (z != ng && z->healthy_drained < ng->healthy_drained)
+			fprintf(out, "note: %s drains fewer healthy nodes (%zu) and catches fewer node faults "
+			             "(%.0f%%)\n",
+			        z->name, z->healthy_drained, ng_sim_node_recall(z) * 100);
 	}
 	return fails;
 }

@@ -34,6 +34,10 @@ typedef struct {
 	 * fleet-regression event the breaker opened; 0: nobody does. */
 	size_t fleet_clear_after;
 	FILE *trace; /* where the nodegate contestant explains each quarantine, or NULL */
+	/* The workload's floor in this scenario, as a share of the SKU
+	 * reference, for every contestant alike; 0: no floors, as nodegate's
+	 * policy ships. */
+	double floor_fraction;
 } ng_sim_fleet;
 
 /* What a contestant did to one node in one run. */
@@ -70,6 +74,13 @@ double ng_sim_median(const double *v, size_t n); /* copies; n <= NG_FLEET_SAMPLE
  * its samples, or NaN when there are none. */
 double ng_sim_value_mean(const ng_fleet_result *r);
 double ng_sim_value_median(const ng_fleet_result *r);
+/* The scenario's floor of a class's metric, NaN when it sets none. */
+double ng_sim_floor(const ng_sim_fleet *f, size_t cls, size_t m);
+/* Whether a measured value is under the scenario's floor. */
+bool ng_sim_below_floor(const ng_sim_fleet *f, size_t cls, size_t m, double value);
+/* Whether DCGM's diagnostics measure the metric: the GPU's compute and
+ * memory plugins and the GPU fabric, not storage, the CPU or host memory. */
+bool ng_sim_dcgm_measures(const char *metric);
 
 /* ---- the individual rules, exposed for their tests -------------------------------- */
 
@@ -122,6 +133,9 @@ typedef struct {
 	ng_sim_score score[8];
 	double seconds;
 	size_t fleet_clear_after;
+	double floor_fraction;
+	bool degraded_below_floor; /* the degraded class fell under the scenario's floor */
+	char scenario[32];         /* its name (main.c), "" for the default fleet */
 	char policy[256]; /* the --policy file, "" for the defaults */
 } ng_sim_result;
 
@@ -129,7 +143,7 @@ typedef struct {
  * stderr). */
 int ng_sim_run(const ng_fleet_spec *spec, const ng_sim_contestant *const *contestants,
                size_t n, const cJSON *nodegate_policy, size_t fleet_clear_after,
-               FILE *trace, ng_sim_result *out);
+               double floor_fraction, FILE *trace, ng_sim_result *out);
 
 /* Recall over the node faults (slow, bimodal, load, corrupt), the target's
  * recall; and over every sick node, the degraded class's included. */
@@ -140,11 +154,20 @@ void ng_sim_print_table(FILE *out, const ng_fleet_spec *spec, const ng_sim_resul
 /* Writes the result as JSON (with the spec and seed) to path. 0 or -1. */
 int ng_sim_write_json(const char *path, const ng_fleet_spec *spec, const ng_sim_result *res);
 
-/* The issue's targets for nodegate (the contestant named "nodegate"):
- * no healthy node drained during the regression, no unmeasured run passed,
- * and, at equal or better recall than every other contestant, the fewest
- * healthy nodes drained. Prints one line per target; returns how many fail. */
+/* The targets for nodegate (the contestant named "nodegate"): no healthy
+ * node drained by the fleet-wide regression, no unmeasured run passed, at
+ * least 85% of the node faults caught, no contestant that catches as many
+ * node faults draining fewer healthy nodes, and, where the degraded class
+ * fell under the scenario's floor, at most 1% of it escaping. Prints one
+ * line per target (and a note for each contestant that drains fewer healthy
+ * nodes by catching fewer sick ones); returns how many fail. */
 int ng_sim_check_targets(FILE *out, const ng_sim_result *res);
+
+/* The standard scenarios (scenarios.c): applies the named one to a default
+ * spec (call ng_fleet_init after) and sets the floors it gives every
+ * contestant; -1 for an unknown name. */
+int ng_sim_scenario(const char *name, ng_fleet_spec *s, double *floor_fraction);
+void ng_sim_scenarios_print(FILE *out);
 
 /* nodegate's own counter, kept by its contestant for the score. */
 size_t ng_sim_nodegate_escalations(const void *state);

@@ -30,3 +30,21 @@ double ng_sim_value_median(const ng_fleet_result *r)
 {
 	return ng_sim_median(r->samples, r->n_samples);
 }
+
+double ng_sim_floor(const ng_sim_fleet *f, size_t cls, size_t m)
+{
+	return f->floor_fraction > 0 ? f->floor_fraction * f->reference[cls * NG_FLEET_METRICS_MAX + m]
+	                             : NAN;
+}
+
+bool ng_sim_below_floor(const ng_sim_fleet *f, size_t cls, size_t m, double value)
+{
+	double fl = ng_sim_floor(f, cls, m);
+	return isfinite(fl) && isfinite(value) && value < fl;
+}
+
+bool ng_sim_dcgm_measures(const char *metric)
+{
+	return strncmp(metric, "gpu.", 4) == 0 || strncmp(metric, "gpumem.", 7) == 0 ||
+	       strncmp(metric, "nccl.", 5) == 0;
+}

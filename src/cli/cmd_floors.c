@@ -1,0 +1,159 @@
+/* nodegate floors: workload floors derived from a pinned baseline, for an
+ * operator to review and commit to the policy file. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/store_cli.h"
+
+static int exec_floors(struct ng_cli *cli, int argc, char **argv);
+
+const struct ng_cmd_entry ng_cmd_floors_entry = {
+	.name = "floors",
+	.usage = "suggest CLASS --fraction F [--software SW] [--store S] [--json]",
+	.summary = "Suggest workload floors from a class's pinned baseline and a stated fraction.",
+	.help =
+	"Peers alone accept a class that degrades together: every node of it is as\n"
+	"slow as its peers. A floor is what the workload needs, whatever the peers do.\n"
+	"`floors suggest` derives one per metric from the class's pinned baseline (the\n"
+	"newest pinned one of each metric, `nodegate baseline pin`): F x its median, in\n"
+	"the metric's unit. It prints a policy \"floors\" section to review and commit\n"
+	"(what each floor came from goes to stderr); it changes nothing. A floor you set by hand from the workload's own need is\n"
+	"better than one derived from what the class happened to measure.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --fraction F    the share of the pinned median the workload needs, 0 < F <= 1\n"
+	"  -w, --software SW   only baselines of this software identity\n"
+	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
+	"  -j, --json          the policy document, and what each floor came from, as JSON\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Example:\n"
+	"  nodegate floors suggest 8xH100-SXM/8rail --fraction 0.75 > floors.json\n"
+	"\n"
+	"Exit status: 0 floors suggested; 1 the class has no pinned baseline; 2 usage\n"
+	"error; 3 the store could not be opened or read.\n",
+	.exec = exec_floors,
+};
+
+static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"fraction", required_argument, NULL, 'f'},
+		{"software", required_argument, NULL, 'w'},
+		{"store", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const struct ng_cmd_entry *e = &ng_cmd_floors_entry;
+	const char *spec = NULL, *fraction = NULL, *software = NULL;
+	bool json = false;
+	optind = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "f:w:s:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': fraction = optarg; break;
+		case 'w': software = optarg; break;
+		case 's': spec = optarg; break;
+		case 'j': json = true; break;
+		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		default: return ng_cmd_usage_error(e, "unrecognised option");
+		}
+	}
+	if (argc - optind != 1)
+		return ng_cmd_usage_error(e, "floors suggest names one CLASS");
+	const char *cls = argv[optind];
+	if (!fraction)
+		return ng_cmd_usage_error(e, "floors suggest needs --fraction: the share of the "
+		                             "pinned median the workload needs");
+	char *end;
+	errno = 0;
+	double f = strtod(fraction, &end);
+	if (errno || end == fraction || *end || !(f > 0 && f <= 1))
+		return ng_cmd_usage_error(e, "--fraction wants a number over 0 and at most 1, not \"%s\"",
+		                          fraction);
+	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	if (!st)
+		return NG_EXIT_STORE;
+	ng_err err;
+	ng_store_baseline *all = NULL;
+	size_t n = 0;
+	if (ng_store_list_baselines(st, cls, true, &all, &n, &err) < 0) {
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	ng_store_close(st);
+
+	/* Newest first: the first pinned one of each metric is the one to use. */
+	cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
+	cJSON *from = cJSON_CreateArray();
+	size_t used = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ng_store_baseline *b = &all[i];
+		if (!b->pinned_at || strcmp(b->status, "ok") != 0 || !isfinite(b->median) ||
+		    (software && strcmp(b->software, software) != 0) ||
+		    cJSON_GetObjectItemCaseSensitive(floors, b->metric))
+			continue;
+		double floor = f * b->median;
+		cJSON_AddNumberToObject(floors, b->metric, floor);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "metric", b->metric);
+		cJSON_AddStringToObject(x, "unit", b->unit);
+		cJSON_AddNumberToObject(x, "floor", floor);
+		cJSON_AddNumberToObject(x, "baseline", (double)b->id);
+		cJSON_AddStringToObject(x, "pinned", b->pinned_name);
+		cJSON_AddStringToObject(x, "software", b->software);
+		cJSON_AddNumberToObject(x, "median", b->median);
+		cJSON_AddNumberToObject(x, "nodes", (double)b->n_nodes);
+		cJSON_AddItemToArray(from, x);
+		used++;
+	}
+	free(all);
+	int rc = used ? NG_EXIT_OK : 1;
+	if (!used)
+		fprintf(stderr, "nodegate floors: class %s has no pinned baseline%s%s: pin one first "
+		                "(`nodegate baseline pin`)\n",
+		        cls, software ? " of software " : "", software ? software : "");
+	if (json) {
+		cJSON *out = cJSON_CreateObject();
+		cJSON_AddStringToObject(out, "class", cls);
+		cJSON_AddNumberToObject(out, "fraction", f);
+		cJSON_AddItemToObject(out, "policy", doc);
+		cJSON_AddItemToObject(out, "from", from);
+		ng_print_json(out);
+		cJSON_Delete(out);
+		return rc;
+	}
+	const cJSON *x;
+	if (used) {
+		/* What each floor came from on stderr: stdout is the policy section. */
+		fprintf(stderr, "floors for %s at %g x its pinned baselines: review, then put them in the\n"
+		                "policy file (--policy) of the partition the class serves\n", cls, f);
+		cJSON_ArrayForEach(x, from)
+			fprintf(stderr, "  %-32s %10.4g %-8s (%g x median %.4g of baseline %d \"%s\", %d nodes)\n",
+			       cJSON_GetObjectItem(x, "metric")->valuestring,
+			       cJSON_GetObjectItem(x, "floor")->valuedouble,
+			       cJSON_GetObjectItem(x, "unit")->valuestring, f,
+			       cJSON_GetObjectItem(x, "median")->valuedouble,
+			       (int)cJSON_GetObjectItem(x, "baseline")->valuedouble,
+			       cJSON_GetObjectItem(x, "pinned")->valuestring,
+			       (int)cJSON_GetObjectItem(x, "nodes")->valuedouble);
+		ng_print_json(doc);
+	}
+	cJSON_Delete(doc);
+	cJSON_Delete(from);
+	return rc;
+}
+
+static int exec_floors(struct ng_cli *cli, int argc, char **argv)
+{
+	static const struct ng_subcmd subcommands[] = {
+		{"suggest", cmd_suggest},
+	};
+	return ng_cmd_dispatch(&ng_cmd_floors_entry, subcommands,
+	                       sizeof subcommands / sizeof subcommands[0], cli, argc, argv);
+}
