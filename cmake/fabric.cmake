@@ -6,14 +6,14 @@
 target_sources(nodegate_core PRIVATE src/judge/fabric.c)
 target_sources(nodegate_parse PRIVATE src/parse/nccl_transport.c src/parse/ib_counters.c)
 target_sources(nodegate_collect PRIVATE src/collect/ib_ports.c)
-#CLI target_sources(nodegate PRIVATE
-#CLI  src/cli/cmd_fabric.c
-#CLI  src/cli/fabric_run.c src/cli/fabric_gang.c src/cli/fabric_pair.c src/cli/selftest_fabric.c)
+target_sources(nodegate_store PRIVATE src/store/fabric_peers.c)
+target_sources(nodegate PRIVATE
+ src/cli/cmd_fabric.c
+ src/cli/fabric_run.c src/cli/fabric_gang.c src/cli/fabric_pair.c src/cli/selftest_fabric.c)
 
-#SYNTH # Built beside nodegate, like the synthetic GPU libraries, so that selftest
-#SYNTH # finds it; it answers as whichever tool its name (a symlink) says.
-#SYNTH add_executable(nodegate-fabric-synth src/synth/fabric_synth.c)
-#SYNTH target_include_directories(nodegate-fabric-synth PRIVATE src)
-#SYNTH target_link_libraries(nodegate-fabric-synth PRIVATE PkgConfig::CJSON m)
-#SYNTH set_target_properties(nodegate-fabric-synth PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-#SYNTH 
+# Built beside nodegate, like the synthetic GPU libraries, so that selftest
+# finds it; it answers as whichever tool its name (a symlink) says.
+add_executable(nodegate-fabric-synth src/synth/fabric_synth.c)
+target_include_directories(nodegate-fabric-synth PRIVATE src)
+target_link_libraries(nodegate-fabric-synth PRIVATE PkgConfig::CJSON m)
+set_target_properties(nodegate-fabric-synth PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/fabric.h"
 #include "cli/store_cli.h"
 #include "collect/spawn.h"
 #include "core/json.h"
@@ -497,6 +498,19 @@ static void run_admission(struct ctx *c)
 	run_exit_case(c, "audit-verify", audit, 0, now + 60);
 }
 
+/* ---- the fabric (selftest_fabric.c) --------------------------------------------------- */
+
+static void fabric_row(void *ctx, const char *name, const char *expected, const char *got,
+                       const char *problem)
+{
+	struct row row;
+	snprintf(row.name, sizeof row.name, "%s", name);
+	snprintf(row.expected, sizeof row.expected, "%s", expected);
+	snprintf(row.got, sizeof row.got, "%s", got);
+	snprintf(row.problem, sizeof row.problem, "%s", problem);
+	finish_row(ctx, &row);
+}
+
 /* ---- the command ----------------------------------------------------------------------- */
 
 
@@ -587,6 +601,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < sizeof gpu_cases / sizeof gpu_cases[0]; i++)
 		run_gpu_case(&c, &gpu_cases[i], break_nvml ? broken_lib : NULL);
 	run_admission(&c);
+	ng_selftest_fabric(c.dir, c.self, c.policy, fabric_row, &c);
 
 	if (c.json) {
 		cJSON *doc = cJSON_CreateObject();

@@ -1,0 +1,281 @@
+/* `nodegate fabric gang NODELIST`: one all-reduce across the gang; when it
+ * is slow or measures nothing, the halves, and so on down to a lone node
+ * beside a known-good one (src/judge/fabric.c decides what runs next). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <getopt.h>
+#include <unistd.h>
+
+#include "cli/fabric.h"
+#include "cli/store_cli.h"
+#include "core/json.h"
+
+#define MAX_NODES 4096
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* "n[01-04,07],m1" -> n01 n02 n03 n04 n07 m1 (Slurm's hostlist, one bracket). */
+static size_t expand(const char *list, char **out, size_t cap, bool *bad)
+{
+	size_t n = 0;
+	const char *p = list;
+	while (*p && n < cap) {
+		const char *end = p;
+		int depth = 0;
+		while (*end && (depth || *end != ',')) {
+			depth += *end == '[' ? 1 : *end == ']' ? -1 : 0;
+			end++;
+		}
+		const char *lb = memchr(p, '[', (size_t)(end - p));
+		if (!lb) {
+			if (end > p)
+				out[n++] = strndup(p, (size_t)(end - p));
+		} else {
+			const char *rb = memchr(lb, ']', (size_t)(end - lb));
+			if (!rb) {
+				*bad = true;
+				return n;
+			}
+			char *inner = strndup(lb + 1, (size_t)(rb - lb - 1));
+			for (char *save = NULL, *r = strtok_r(inner, ",", &save); r && n < cap;
+			     r = strtok_r(NULL, ",", &save)) {
+				char *dash = strchr(r, '-');
+				long a = strtol(r, NULL, 10), b = dash ? strtol(dash + 1, NULL, 10) : a;
+				int width = (int)(dash ? (size_t)(dash - r) : strlen(r));
+				if (b < a || b - a > MAX_NODES) {
+					*bad = true;
+					break;
+				}
+				for (long v = a; v <= b && n < cap; v++) {
+					char *s = NULL;
+					if (asprintf(&s, "%.*s%0*ld%.*s", (int)(lb - p), p, width, v,
+					             (int)(end - rb - 1), rb + 1) > 0)
+						out[n++] = s;
+				}
+			}
+			free(inner);
+		}
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+struct round_job {
+	const struct fabric_opts *o;
+	ng_fabric_bisect *b;
+	char **names;
+	const size_t *tests;
+	cJSON **results;
+	unsigned first_no;
+};
+
+static void run_one(void *arg, size_t i)
+{
+	struct round_job *j = arg;
+	ng_fb_test *t = &j->b->tests[j->tests[i]];
+	size_t n = t->n + (t->helper != SIZE_MAX);
+	char **nodes = calloc(n, sizeof *nodes);
+	if (!nodes)
+		return;
+	for (size_t k = 0; k < n; k++)
+		nodes[k] = j->names[t->nodes[k]];
+	j->results[i] = fabric_allreduce(j->o, nodes, n, NULL, j->first_no + (unsigned)i);
+	free(nodes);
+}
+
+static const char *node_verdict(enum ng_fb_node s, bool risen)
+{
+	switch (s) {
+	case NG_FB_PASSED: return risen ? "pass-counters-rose" : "pass";
+	case NG_FB_SLOW: return "slow";
+	case NG_FB_NO_ANSWER: return "held-no-answer";
+	default: return "held-untested";
+	}
+}
+
+static void print_text(const cJSON *doc)
+{
+	const cJSON *tests = ng_json_get(doc, "tests");
+	printf("gang of %g nodes, %g rounds, %g tests\n", ng_json_get(doc, "nodes_n")->valuedouble,
+	       ng_json_get(doc, "rounds")->valuedouble, (double)cJSON_GetArraySize(tests));
+	for (const cJSON *t = tests->child; t; t = t->next) {
+		const cJSON *nodes = ng_json_get(t, "nodes"), *bw = ng_json_get(t, "busbw");
+		const cJSON *why = ng_json_get(t, "reason");
+		const cJSON *ch = ng_json_get(t, "changed");
+		printf("  round %g  %-13s %3d nodes  %8.2f GB/s  %s%s%s\n", ng_json_get(t, "round")->valuedouble,
+		       ng_json_get(t, "verdict")->valuestring, cJSON_GetArraySize(nodes),
+		       cJSON_IsNumber(bw) ? bw->valuedouble : NAN, cJSON_IsString(ch) ? ch->valuestring : "",
+		       cJSON_IsString(why) ? ": " : "", cJSON_IsString(why) ? why->valuestring : "");
+		for (const cJSON *c = ng_json_get(t, "ports_changed")->child; c; c = c->next)
+			printf("           %s %s port %g: %s %s\n", ng_json_get(c, "node")->valuestring,
+			       ng_json_get(c, "hca")->valuestring, ng_json_get(c, "port")->valuedouble,
+			       cJSON_IsString(ng_json_get(c, "counter")) ? "counter rose:" : "changed:",
+			       cJSON_IsString(ng_json_get(c, "counter")) ? ng_json_get(c, "counter")->valuestring
+			                                                  : ng_json_get(c, "change")->valuestring);
+	}
+	printf("NODE                 VERDICT\n");
+	for (const cJSON *n = ng_json_get(doc, "verdicts")->child; n; n = n->next) {
+		const cJSON *why = ng_json_get(n, "reason");
+		printf("%-20s %s%s%s\n", ng_json_get(n, "node")->valuestring, ng_json_get(n, "verdict")->valuestring,
+		       cJSON_IsString(why) ? "  " : "", cJSON_IsString(why) ? why->valuestring : "");
+	}
+	printf("nodegate overhead %.2f s beyond the tests (%.2f s in all)\n",
+	       ng_json_get(doc, "overhead_s")->valuedouble, ng_json_get(doc, "wall_s")->valuedouble);
+}
+
+int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
+{
+	struct fabric_opts o;
+	const char *peers = NULL;
+	int rc = fabric_parse_opts(e, cli, argc, argv, &o, &peers);
+	if (rc >= 0)
+		return rc;
+	if (optind >= argc)
+		return ng_cmd_usage_error(e, "fabric gang needs a NODELIST (n[01-16] or a,b,c)");
+	static char *names[MAX_NODES * 2];
+	size_t n = 0, n_refs = 0;
+	bool bad = false;
+	for (int i = optind; i < argc; i++)
+		n += expand(argv[i], names + n, MAX_NODES - n, &bad);
+	if (peers)
+		n_refs = expand(peers, names + n, MAX_NODES, &bad);
+	if (bad || n < 1)
+		return ng_cmd_usage_error(e, "cannot read the node list");
+	if (!(o.expect_busbw > 0))
+		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed: the class's all-reduce "
+		                             "bandwidth for this topology (nothing is judged against nothing)");
+	double t0 = mono(), tests_s = 0;
+	cJSON *doc = cJSON_CreateObject(), *tests = cJSON_CreateArray();
+	char *why = fabric_check_tools(&o, names[0], false);
+	ng_fabric_bisect b;
+	if (ng_fabric_bisect_init(&b, n, n_refs) < 0) {
+		fprintf(stderr, "nodegate fabric gang: out of memory\n");
+		return NG_EXIT_USAGE;
+	}
+	cJSON **by_test = calloc(b.n_nodes * 4 + 8, sizeof *by_test);
+	static size_t round_tests[MAX_NODES];
+	unsigned test_no = 0;
+	while (!why) {
+		size_t k = ng_fabric_bisect_next(&b, round_tests, MAX_NODES);
+		if (k == 0)
+			break;
+		/* Every node of the round, before and after, for the counters. */
+		char **in_round = calloc(n + n_refs, sizeof *in_round);
+		size_t m = 0;
+		for (size_t i = 0; i < k; i++) {
+			ng_fb_test *t = &b.tests[round_tests[i]];
+			for (size_t x = 0; x < t->n + (t->helper != SIZE_MAX); x++)
+				in_round[m++] = names[t->nodes[x]];
+		}
+		cJSON *before = fabric_ports(&o, in_round, m);
+		cJSON **res = calloc(k, sizeof *res);
+		struct round_job j = {&o, &b, names, round_tests, res, test_no};
+		fabric_parallel(k, run_one, &j);
+		cJSON *after = fabric_ports(&o, in_round, m);
+		double longest = 0;
+		for (size_t i = 0; i < k; i++) {
+			ng_fb_test *t = &b.tests[round_tests[i]];
+			cJSON *r = res[i] ? res[i] : cJSON_CreateObject();
+			const cJSON *out = ng_json_get(r, "outcome");
+			ng_fabric_outcome oc = NG_FT_UNMEASURED;
+			if (cJSON_IsString(out))
+				oc = strcmp(out->valuestring, "pass") == 0 ? NG_FT_PASS
+				     : strcmp(out->valuestring, "slow") == 0 ? NG_FT_SLOW : NG_FT_UNMEASURED;
+			const cJSON *secs = ng_json_get(r, "seconds");
+			if (cJSON_IsNumber(secs) && secs->valuedouble > longest)
+				longest = secs->valuedouble;
+			cJSON_AddNumberToObject(r, "round", t->round);
+			cJSON_AddNumberToObject(r, "test", round_tests[i]);
+			char changed[256];
+			if (t->parent == SIZE_MAX)
+				snprintf(changed, sizeof changed, "the whole gang");
+			else if (t->helper != SIZE_MAX)
+				snprintf(changed, sizeof changed, "alone beside known-good %s (from test %zu)",
+				         names[t->helper], t->parent);
+			else
+				snprintf(changed, sizeof changed, "half of test %zu", t->parent);
+			cJSON_AddStringToObject(r, "changed", changed);
+			fabric_note_ports(r, before, after);
+			ng_fabric_bisect_report(&b, round_tests[i], oc);
+			if (round_tests[i] < b.n_nodes * 4 + 8 && by_test)
+				by_test[round_tests[i]] = r;
+			cJSON_AddItemToArray(tests, r);
+		}
+		tests_s += longest;
+		test_no += (unsigned)k;
+		cJSON_Delete(before);
+		cJSON_Delete(after);
+		free(res);
+		free(in_round);
+	}
+	ng_fabric_bisect_finish(&b);
+	cJSON *verdicts = cJSON_CreateArray();
+	bool all_pass = !why;
+	for (size_t i = 0; i < n; i++) {
+		/* Counters that rose in a test this node was in, on this node. */
+		cJSON *rose = cJSON_CreateArray();
+		for (const cJSON *t = tests->child; t; t = t->next)
+			for (const cJSON *c = ng_json_get(t, "ports_changed")->child; c; c = c->next)
+				if (strcmp(ng_json_get(c, "node")->valuestring, names[i]) == 0)
+					cJSON_AddItemToArray(rose, cJSON_Duplicate(c, 1));
+		cJSON *v = cJSON_CreateObject();
+		cJSON_AddStringToObject(v, "node", names[i]);
+		bool risen = cJSON_GetArraySize(rose) > 0;
+		cJSON_AddStringToObject(v, "verdict", why ? "held-untested" : node_verdict(b.state[i], risen));
+		if (why)
+			cJSON_AddStringToObject(v, "reason", why);
+		else if (b.state[i] == NG_FB_HELD)
+			cJSON_AddStringToObject(v, "reason", "no measured test covered it");
+		else if (b.state[i] == NG_FB_NO_ANSWER)
+			cJSON_AddStringToObject(v, "reason", "its test beside a known-good peer measured nothing");
+		else if (b.state[i] == NG_FB_SLOW)
+			cJSON_AddStringToObject(v, "reason", "slow beside a known-good peer");
+		else if (risen)
+			cJSON_AddStringToObject(v, "reason", "error counters rose during its tests");
+		cJSON_AddItemToObject(v, "ports_changed", rose);
+		all_pass = all_pass && b.state[i] == NG_FB_PASSED && !risen;
+		cJSON_AddItemToArray(verdicts, v);
+	}
+	double wall = mono() - t0;
+	cJSON_AddNumberToObject(doc, "nodes_n", (double)n);
+	cJSON_AddNumberToObject(doc, "rounds", b.rounds);
+	cJSON_AddItemToObject(doc, "tests", tests);
+	cJSON_AddItemToObject(doc, "verdicts", verdicts);
+	cJSON_AddNumberToObject(doc, "wall_s", round(wall * 1000) / 1000);
+	cJSON_AddNumberToObject(doc, "tests_s", round(tests_s * 1000) / 1000);
+	cJSON_AddNumberToObject(doc, "overhead_s", round((wall - tests_s) * 1000) / 1000);
+	cJSON_AddStringToObject(doc, "raw_dir", o.raw_dir);
+	if (why)
+		cJSON_AddStringToObject(doc, "not_run", why);
+	char run_id[96], problem[512] = "";
+	snprintf(run_id, sizeof run_id, "fabric-gang-%lld-%ld", (long long)ng_cli_now(), (long)getpid());
+	int store_rc = fabric_store(&o, cli, tests, run_id, problem, sizeof problem);
+	if (store_rc < 0)
+		cJSON_AddStringToObject(doc, "store_problem", problem);
+	else if (cli->store_spec || getenv("NODEGATE_STORE"))
+		cJSON_AddStringToObject(doc, "run_id", run_id);
+	if (o.json)
+		ng_print_json(doc);
+	else
+		print_text(doc);
+	if (why)
+		fprintf(stderr, "nodegate fabric gang: %s\n", why);
+	free(why);
+	free(by_test);
+	cJSON_Delete(doc);
+	ng_fabric_bisect_free(&b);
+	for (size_t i = 0; i < n + n_refs; i++)
+		free(names[i]);
+	if (store_rc < 0)
+		return NG_EXIT_STORE;
+	return all_pass ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+}
