@@ -38,6 +38,9 @@ struct fabric_opts {
 	bool json;
 	const char *store;             /* NULL: keep nothing */
 	const char *class_key;
+	const char *out_path;          /* pair: the candidate's record for admit --confirm-from */
+	const char *diag_path;         /* pair --out: the DCGM diagnostics the gate requires */
+	bool per_rail;                 /* gang: bisect each HCA alone too */
 	char spec_buf[1024];           /* backing for the split template tokens */
 	char nccl_buf[1024];
 	char hca_buf[512];

@@ -76,6 +76,7 @@ struct round_job {
 	const size_t *tests;
 	cJSON **results;
 	unsigned first_no;
+	const char *hca;
 };
 
 static void run_one(void *arg, size_t i)
@@ -88,7 +89,7 @@ static void run_one(void *arg, size_t i)
 		return;
 	for (size_t k = 0; k < n; k++)
 		nodes[k] = j->names[t->nodes[k]];
-	j->results[i] = fabric_allreduce(j->o, nodes, n, NULL, j->first_no + (unsigned)i);
+	j->results[i] = fabric_allreduce(j->o, nodes, n, j->hca, j->first_no + (unsigned)i);
 	free(nodes);
 }
 
@@ -110,8 +111,9 @@ static void print_text(const cJSON *doc)
 	for (const cJSON *t = tests->child; t; t = t->next) {
 		const cJSON *nodes = ng_json_get(t, "nodes"), *bw = ng_json_get(t, "busbw");
 		const cJSON *why = ng_json_get(t, "reason");
-		const cJSON *ch = ng_json_get(t, "changed");
-		printf("  round %g  %-13s %3d nodes  %8.2f GB/s  %s%s%s\n", ng_json_get(t, "round")->valuedouble,
+		const cJSON *ch = ng_json_get(t, "changed"), *hca = ng_json_get(t, "hca");
+		printf("  %-7s round %g  %-13s %3d nodes  %8.2f GB/s  %s%s%s\n",
+		       cJSON_IsString(hca) ? hca->valuestring : "all", ng_json_get(t, "round")->valuedouble,
 		       ng_json_get(t, "verdict")->valuestring, cJSON_GetArraySize(nodes),
 		       cJSON_IsNumber(bw) ? bw->valuedouble : NAN, cJSON_IsString(ch) ? ch->valuestring : "",
 		       cJSON_IsString(why) ? ": " : "", cJSON_IsString(why) ? why->valuestring : "");
@@ -127,9 +129,77 @@ static void print_text(const cJSON *doc)
 		const cJSON *why = ng_json_get(n, "reason");
 		printf("%-20s %s%s%s\n", ng_json_get(n, "node")->valuestring, ng_json_get(n, "verdict")->valuestring,
 		       cJSON_IsString(why) ? "  " : "", cJSON_IsString(why) ? why->valuestring : "");
+		for (const cJSON *r = ng_json_get(n, "slow_rails")->child; r; r = r->next)
+			printf("%-20s   slow rail %s\n", "", r->valuestring);
 	}
 	printf("nodegate overhead %.2f s beyond the tests (%.2f s in all)\n",
 	       ng_json_get(doc, "overhead_s")->valuedouble, ng_json_get(doc, "wall_s")->valuedouble);
+}
+
+/* One bisection (hca NULL: every rail at once; else that HCA alone). Appends
+ * each test's result to tests; b holds what it found per node. */
+static void bisect(const struct fabric_opts *o, char **names, size_t n, size_t n_refs, const char *hca,
+                   unsigned *test_no, cJSON *tests, double *tests_s, ng_fabric_bisect *b)
+{
+	static size_t round_tests[MAX_NODES];
+	for (;;) {
+		size_t k = ng_fabric_bisect_next(b, round_tests, MAX_NODES);
+		if (k == 0)
+			break;
+		/* Every node of the round, before and after, for the counters. */
+		char **in_round = calloc(n + n_refs, sizeof *in_round);
+		cJSON **res = calloc(k, sizeof *res);
+		if (!in_round || !res) {
+			free(in_round);
+			free(res);
+			break;
+		}
+		size_t m = 0;
+		for (size_t i = 0; i < k; i++) {
+			ng_fb_test *t = &b->tests[round_tests[i]];
+			for (size_t x = 0; x < t->n + (t->helper != SIZE_MAX); x++)
+				in_round[m++] = names[t->nodes[x]];
+		}
+		cJSON *before = fabric_ports(o, in_round, m);
+		struct round_job j = {o, b, names, round_tests, res, *test_no, hca};
+		fabric_parallel(k, run_one, &j);
+		cJSON *after = fabric_ports(o, in_round, m);
+		double longest = 0;
+		for (size_t i = 0; i < k; i++) {
+			ng_fb_test *t = &b->tests[round_tests[i]];
+			cJSON *r = res[i] ? res[i] : cJSON_CreateObject();
+			const cJSON *out = ng_json_get(r, "outcome");
+			ng_fabric_outcome oc = NG_FT_UNMEASURED;
+			if (cJSON_IsString(out))
+				oc = strcmp(out->valuestring, "pass") == 0 ? NG_FT_PASS
+				     : strcmp(out->valuestring, "slow") == 0 ? NG_FT_SLOW : NG_FT_UNMEASURED;
+			const cJSON *secs = ng_json_get(r, "seconds");
+			if (cJSON_IsNumber(secs) && secs->valuedouble > longest)
+				longest = secs->valuedouble;
+			cJSON_AddNumberToObject(r, "round", t->round);
+			cJSON_AddNumberToObject(r, "test", (double)round_tests[i]);
+			char changed[256];
+			if (t->parent == SIZE_MAX)
+				snprintf(changed, sizeof changed, "the whole gang");
+			else if (t->helper != SIZE_MAX)
+				snprintf(changed, sizeof changed, "alone beside known-good %.64s (from test %zu)",
+				         names[t->helper], t->parent);
+			else
+				snprintf(changed, sizeof changed, "half of test %zu", t->parent);
+			cJSON_AddStringToObject(r, "changed", changed);
+			fabric_note_ports(r, before, after);
+			ng_fabric_bisect_report(b, round_tests[i], oc);
+			cJSON_AddItemToArray(tests, r);
+		}
+		/* The tests of a round run side by side: the round lasts its longest. */
+		*tests_s += longest;
+		*test_no += (unsigned)k;
+		cJSON_Delete(before);
+		cJSON_Delete(after);
+		free(res);
+		free(in_round);
+	}
+	ng_fabric_bisect_finish(b);
 }
 
 int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
@@ -153,6 +223,8 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	if (!(o.expect_busbw > 0))
 		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed: the class's all-reduce "
 		                             "bandwidth for this topology (nothing is judged against nothing)");
+	if (o.per_rail && o.n_hcas == 0)
+		return ng_cmd_usage_error(e, "--per-rail needs --hcas: the rails to test one by one");
 	double t0 = mono(), tests_s = 0;
 	cJSON *doc = cJSON_CreateObject(), *tests = cJSON_CreateArray();
 	char *why = fabric_check_tools(&o, names[0], false);
@@ -161,63 +233,38 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		fprintf(stderr, "nodegate fabric gang: out of memory\n");
 		return NG_EXIT_USAGE;
 	}
-	cJSON **by_test = calloc(b.n_nodes * 4 + 8, sizeof *by_test);
-	static size_t round_tests[MAX_NODES];
-	unsigned test_no = 0;
-	while (!why) {
-		size_t k = ng_fabric_bisect_next(&b, round_tests, MAX_NODES);
-		if (k == 0)
-			break;
-		/* Every node of the round, before and after, for the counters. */
-		char **in_round = calloc(n + n_refs, sizeof *in_round);
-		size_t m = 0;
-		for (size_t i = 0; i < k; i++) {
-			ng_fb_test *t = &b.tests[round_tests[i]];
-			for (size_t x = 0; x < t->n + (t->helper != SIZE_MAX); x++)
-				in_round[m++] = names[t->nodes[x]];
+	unsigned test_no = 0, rounds = 0;
+	if (!why)
+		bisect(&o, names, n, n_refs, NULL, &test_no, tests, &tests_s, &b);
+	else
+		ng_fabric_bisect_finish(&b);
+	rounds = b.rounds;
+	/* Per rail: the same procedure with one HCA at a time, against a rail's
+	 * share of the bandwidth; one rail at half rate hides in the all-rail
+	 * all-reduce (an eighth of the links) and stands out here. */
+	cJSON *rail_slow = cJSON_CreateObject();
+	if (!why && o.per_rail) {
+		struct fabric_opts ro = o;
+		ro.expect_busbw = o.expect_busbw / (double)o.n_hcas;
+		for (size_t h = 0; h < o.n_hcas; h++) {
+			ng_fabric_bisect rb;
+			if (ng_fabric_bisect_init(&rb, n, n_refs) < 0)
+				break;
+			bisect(&ro, names, n, n_refs, o.hcas[h], &test_no, tests, &tests_s, &rb);
+			rounds += rb.rounds;
+			for (size_t i = 0; i < n; i++) {
+				if (rb.state[i] == NG_FB_PASSED)
+					continue;
+				cJSON *list = cJSON_GetObjectItemCaseSensitive(rail_slow, names[i]);
+				if (!list)
+					list = cJSON_AddArrayToObject(rail_slow, names[i]);
+				char what[160];
+				snprintf(what, sizeof what, "%s: %s", o.hcas[h], ng_fb_node_name(rb.state[i]));
+				cJSON_AddItemToArray(list, cJSON_CreateString(what));
+			}
+			ng_fabric_bisect_free(&rb);
 		}
-		cJSON *before = fabric_ports(&o, in_round, m);
-		cJSON **res = calloc(k, sizeof *res);
-		struct round_job j = {&o, &b, names, round_tests, res, test_no};
-		fabric_parallel(k, run_one, &j);
-		cJSON *after = fabric_ports(&o, in_round, m);
-		double longest = 0;
-		for (size_t i = 0; i < k; i++) {
-			ng_fb_test *t = &b.tests[round_tests[i]];
-			cJSON *r = res[i] ? res[i] : cJSON_CreateObject();
-			const cJSON *out = ng_json_get(r, "outcome");
-			ng_fabric_outcome oc = NG_FT_UNMEASURED;
-			if (cJSON_IsString(out))
-				oc = strcmp(out->valuestring, "pass") == 0 ? NG_FT_PASS
-				     : strcmp(out->valuestring, "slow") == 0 ? NG_FT_SLOW : NG_FT_UNMEASURED;
-			const cJSON *secs = ng_json_get(r, "seconds");
-			if (cJSON_IsNumber(secs) && secs->valuedouble > longest)
-				longest = secs->valuedouble;
-			cJSON_AddNumberToObject(r, "round", t->round);
-			cJSON_AddNumberToObject(r, "test", round_tests[i]);
-			char changed[256];
-			if (t->parent == SIZE_MAX)
-				snprintf(changed, sizeof changed, "the whole gang");
-			else if (t->helper != SIZE_MAX)
-				snprintf(changed, sizeof changed, "alone beside known-good %s (from test %zu)",
-				         names[t->helper], t->parent);
-			else
-				snprintf(changed, sizeof changed, "half of test %zu", t->parent);
-			cJSON_AddStringToObject(r, "changed", changed);
-			fabric_note_ports(r, before, after);
-			ng_fabric_bisect_report(&b, round_tests[i], oc);
-			if (round_tests[i] < b.n_nodes * 4 + 8 && by_test)
-				by_test[round_tests[i]] = r;
-			cJSON_AddItemToArray(tests, r);
-		}
-		tests_s += longest;
-		test_no += (unsigned)k;
-		cJSON_Delete(before);
-		cJSON_Delete(after);
-		free(res);
-		free(in_round);
 	}
-	ng_fabric_bisect_finish(&b);
 	cJSON *verdicts = cJSON_CreateArray();
 	bool all_pass = !why;
 	for (size_t i = 0; i < n; i++) {
@@ -227,10 +274,14 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 			for (const cJSON *c = ng_json_get(t, "ports_changed")->child; c; c = c->next)
 				if (strcmp(ng_json_get(c, "node")->valuestring, names[i]) == 0)
 					cJSON_AddItemToArray(rose, cJSON_Duplicate(c, 1));
+		const cJSON *rails = ng_json_get(rail_slow, names[i]);
 		cJSON *v = cJSON_CreateObject();
 		cJSON_AddStringToObject(v, "node", names[i]);
 		bool risen = cJSON_GetArraySize(rose) > 0;
-		cJSON_AddStringToObject(v, "verdict", why ? "held-untested" : node_verdict(b.state[i], risen));
+		const char *verdict = why ? "held-untested" : node_verdict(b.state[i], risen);
+		if (!why && b.state[i] == NG_FB_PASSED && rails)
+			verdict = "slow-rail";
+		cJSON_AddStringToObject(v, "verdict", verdict);
 		if (why)
 			cJSON_AddStringToObject(v, "reason", why);
 		else if (b.state[i] == NG_FB_HELD)
@@ -239,15 +290,19 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 			cJSON_AddStringToObject(v, "reason", "its test beside a known-good peer measured nothing");
 		else if (b.state[i] == NG_FB_SLOW)
 			cJSON_AddStringToObject(v, "reason", "slow beside a known-good peer");
+		else if (rails)
+			cJSON_AddStringToObject(v, "reason", "fine over all rails, not on every rail alone");
 		else if (risen)
 			cJSON_AddStringToObject(v, "reason", "error counters rose during its tests");
+		cJSON_AddItemToObject(v, "slow_rails", rails ? cJSON_Duplicate(rails, 1) : cJSON_CreateArray());
 		cJSON_AddItemToObject(v, "ports_changed", rose);
-		all_pass = all_pass && b.state[i] == NG_FB_PASSED && !risen;
+		all_pass = all_pass && b.state[i] == NG_FB_PASSED && !risen && !rails;
 		cJSON_AddItemToArray(verdicts, v);
 	}
+	cJSON_Delete(rail_slow);
 	double wall = mono() - t0;
 	cJSON_AddNumberToObject(doc, "nodes_n", (double)n);
-	cJSON_AddNumberToObject(doc, "rounds", b.rounds);
+	cJSON_AddNumberToObject(doc, "rounds", rounds);
 	cJSON_AddItemToObject(doc, "tests", tests);
 	cJSON_AddItemToObject(doc, "verdicts", verdicts);
 	cJSON_AddNumberToObject(doc, "wall_s", round(wall * 1000) / 1000);
@@ -270,7 +325,6 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	if (why)
 		fprintf(stderr, "nodegate fabric gang: %s\n", why);
 	free(why);
-	free(by_test);
 	cJSON_Delete(doc);
 	ng_fabric_bisect_free(&b);
 	for (size_t i = 0; i < n + n_refs; i++)

@@ -11,6 +11,9 @@
 #include "cli/fabric.h"
 #include "cli/store_cli.h"
 #include "core/json.h"
+#include "collect/identity.h"
+#include "core/atomic_file.h"
+#include "core/record_build.h"
 #include "store/fabric_peers.h"
 
 static ng_fabric_outcome outcome_of(const cJSON *r)
@@ -51,6 +54,7 @@ static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_pe
 {
 	const struct fabric_opts *o = c->o;
 	char *nodes[2] = {cand, peer};
+	cJSON *runs[FABRIC_MAX_HCAS][2];
 	for (size_t k = 0; k < o->n_hcas; k++) {
 		char changed[160];
 		if (k == 0)
@@ -61,6 +65,8 @@ static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_pe
 		cJSON *fwd = run_test(c, nodes, changed, o->hcas[k], cand, peer);
 		snprintf(changed, sizeof changed, "direction: %s sends to %s", peer, cand);
 		cJSON *rev = run_test(c, nodes, changed, o->hcas[k], peer, cand);
+		runs[k][0] = fwd;
+		runs[k][1] = rev;
 		const cJSON *a = ng_json_get(fwd, "gbps"), *b = ng_json_get(rev, "gbps");
 		double x = cJSON_IsNumber(a) ? a->valuedouble : NAN, y = cJSON_IsNumber(b) ? b->valuedouble : NAN;
 		gbps[k] = isfinite(x) && isfinite(y) ? (x < y ? x : y) : NAN; /* the slower direction */
@@ -72,9 +78,76 @@ static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_pe
 		cJSON_AddStringToObject(r, "peer", peer);
 		cJSON_AddStringToObject(r, "hca", o->hcas[k]);
 		ng_json_add_number(r, "gbps", gbps[k]);
-		cJSON_AddStringToObject(r, "verdict", un[k] ? "no-measurement" : slow[k] ? "slow" : "pass");
+		const char *v = un[k] ? "no-measurement" : slow[k] ? "slow" : "pass";
+		cJSON_AddStringToObject(r, "verdict", v);
 		cJSON_AddItemToArray(rail_out, r);
+		for (int d = 0; d < 2; d++)
+			cJSON_AddStringToObject(runs[k][d], "verdict", v); /* the rail's, both directions */
 	}
+}
+
+
+/* Whether this process runs on node: its short host name or $SLURMD_NODENAME. */
+static bool running_on(const char *node)
+{
+	const char *sl = getenv("SLURMD_NODENAME");
+	if (sl && strcmp(sl, node) == 0)
+		return true;
+	char host[256];
+	if (gethostname(host, sizeof host) != 0)
+		return false;
+	host[sizeof host - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+	return strcmp(host, node) == 0;
+}
+
+/* The candidate's fabric record for `admit --confirm-from`: the all-reduce
+ * with the peer the attribution did not blame (with a bad peer, the other
+ * pair measured the candidate), stamped with this node's identity; when
+ * the tests cannot tell, the same record with no samples and the reason. */
+static int write_admission_record(const struct ng_cli *cli, const char *path, const char *diag,
+                                  const cJSON *ca,
+                                  const cJSON *cb, ng_fabric_blame blame, const char *because,
+                                  char *problem, size_t cap)
+{
+	const cJSON *pick = blame == NG_BLAME_PEER_A && cb ? cb : ca;
+	const cJSON *rec = ng_json_get(pick, "record");
+	if (!rec) {
+		snprintf(problem, cap, "no all-reduce record to write");
+		return -1;
+	}
+	cJSON *r = cJSON_Duplicate(rec, 1);
+	static const char *const ident[] = {"node", "class", "software", "profile"};
+	for (size_t i = 0; i < 4; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(r, ident[i]);
+	if (blame == NG_BLAME_UNKNOWN) {
+		ng_json_set(r, "samples", cJSON_CreateArray());
+		ng_record_set_reason(r, "paired tests cannot tell: %s", because);
+	}
+	cJSON *fab = cJSON_Duplicate(pick, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(fab, "record");
+	cJSON_AddStringToObject(fab, "blame", ng_fabric_blame_name(blame));
+	cJSON_AddStringToObject(fab, "because", because);
+	ng_json_set(r, "fabric", fab);
+	cJSON *all = cJSON_CreateArray();
+	cJSON_AddItemToArray(all, r);
+	ng_err err;
+	int rc = 0;
+	if (ng_identity_stamp(all, &cli->policy, NULL, &err) < 0) {
+		snprintf(problem, cap, "node identity: %.480s", err.msg);
+		rc = -1;
+	} else if (diag && ng_apply_diag_file(all, diag, &err) < 0) {
+		snprintf(problem, cap, "--diag %.480s", err.msg);
+		rc = -1;
+	}
+	char *text = rc == 0 ? cJSON_Print(all) : NULL;
+	if (rc == 0 && (!text || ng_write_file_atomic(path, text, strlen(text), &err) < 0)) {
+		snprintf(problem, cap, "%s", text ? err.msg : "out of memory");
+		rc = -1;
+	}
+	free(text);
+	cJSON_Delete(all);
+	return rc;
 }
 
 int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
@@ -90,6 +163,9 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed: the class's two-node "
 		                             "all-reduce bandwidth");
 	char *cand = argv[optind];
+	if (o.out_path && !running_on(cand))
+		return ng_cmd_usage_error(e, "--out writes %s's admission record with this node's identity: "
+		                             "run it on %s (host name or SLURMD_NODENAME)", cand, cand);
 	char *peers[2] = {NULL, NULL};
 	size_t np = 0;
 	char peer_buf[512] = "";
@@ -118,15 +194,17 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	char *why = fabric_check_tools(&o, cand, o.n_hcas > 0);
 	ng_fabric_blame blame = NG_BLAME_UNKNOWN;
 	const char *because = why;
+	cJSON *ca = NULL, *cb = NULL;
 	cJSON *rail_blame = cJSON_CreateArray();
 	if (!why) {
 		char *ca_nodes[2] = {cand, peers[0]};
-		cJSON *ca = run_test(&c, ca_nodes, "none: the first pair", NULL, NULL, NULL);
+		ca = run_test(&c, ca_nodes, "none: the first pair", NULL, NULL, NULL);
 		ng_fabric_outcome oa = outcome_of(ca), ob = NG_FT_UNMEASURED, oab = NG_FT_UNMEASURED;
 		if (np > 1) {
 			char *cb_nodes[2] = {cand, peers[1]}, changed[160];
 			snprintf(changed, sizeof changed, "peer: %s -> %s", peers[0], peers[1]);
-			ob = outcome_of(run_test(&c, cb_nodes, changed, NULL, NULL, NULL));
+			cb = run_test(&c, cb_nodes, changed, NULL, NULL, NULL);
+			ob = outcome_of(cb);
 			if (oa == NG_FT_SLOW && ob == NG_FT_SLOW) {
 				char *ab_nodes[2] = {peers[0], peers[1]};
 				snprintf(changed, sizeof changed, "candidate: %s -> the peers together", cand);
@@ -181,6 +259,16 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	int store_rc = fabric_store(&o, cli, tests, run_id, problem, sizeof problem);
 	if (store_rc < 0)
 		cJSON_AddStringToObject(doc, "store_problem", problem);
+	int out_rc = 0;
+	if (o.out_path && !why) {
+		char oprob[1024];
+		out_rc = write_admission_record(cli, o.out_path, o.diag_path, ca, cb, blame, because ? because : "", oprob,
+		                                sizeof oprob);
+		if (out_rc < 0)
+			fprintf(stderr, "nodegate fabric pair: --out %s: %s\n", o.out_path, oprob);
+		else
+			cJSON_AddStringToObject(doc, "out", o.out_path);
+	}
 	if (o.json) {
 		ng_print_json(doc);
 	} else {
@@ -213,5 +301,7 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		free(peers[i]);
 	if (store_rc < 0)
 		return NG_EXIT_STORE;
+	if (out_rc < 0)
+		return NG_EXIT_USAGE;
 	return strcmp(verdict, "pass") == 0 ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
 }

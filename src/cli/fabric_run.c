@@ -49,7 +49,7 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
                       struct fabric_opts *o, const char **peers)
 {
 	enum { O_LAUNCHER = 256, O_NCCL, O_PERFTEST, O_SECONDS, O_TIMEOUT, O_EXPECT, O_RAIL, O_HCAS,
-	       O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS };
+	       O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS, O_OUT, O_PER_RAIL, O_DIAG };
 	static const struct option longopts[] = {
 		{"launcher", required_argument, NULL, O_LAUNCHER},
 		{"nccl", required_argument, NULL, O_NCCL},
@@ -65,6 +65,9 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 		{"raw-dir", required_argument, NULL, O_RAW},
 		{"peers", required_argument, NULL, O_PEERS},
 		{"class", required_argument, NULL, O_CLASS},
+		{"out", required_argument, NULL, O_OUT},
+		{"per-rail", no_argument, NULL, O_PER_RAIL},
+		{"diag", required_argument, NULL, O_DIAG},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -115,6 +118,9 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 		case O_REMOTE: o->remote_nodegate = optarg; break;
 		case O_RAW: snprintf(o->raw_dir, sizeof o->raw_dir, "%s", optarg); break;
 		case O_CLASS: o->class_key = optarg; break;
+		case O_OUT: o->out_path = optarg; break;
+		case O_PER_RAIL: o->per_rail = true; break;
+		case O_DIAG: o->diag_path = optarg; break;
 		case O_PEERS:
 			if (!peers)
 				return ng_cmd_usage_error(e, "--peers is for `fabric pair`");

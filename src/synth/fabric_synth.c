@@ -202,6 +202,9 @@ static int all_reduce(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		socket = socket || cJSON_IsTrue(cJSON_GetObjectItem(node_cfg(nodes[i]), "socket"));
 	double bw = num(fleet, "busbw", 180) * factor(nodes, n, hca_env && *hca_env ? hca_env : NULL);
+	const cJSON *all_hcas = cJSON_GetObjectItem(fleet, "hcas");
+	if (hca_env && *hca_env && cJSON_GetArraySize(all_hcas) > 0)
+		bw /= cJSON_GetArraySize(all_hcas); /* one rail carries its share */
 	usleep((useconds_t)(num(fleet, "seconds", 0.05) * 1e6));
 	rise(nodes, n);
 	if (getenv("NCCL_DEBUG")) {
