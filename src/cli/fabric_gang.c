@@ -98,7 +98,7 @@ static const char *node_verdict(enum ng_fb_node s, bool risen)
 	switch (s) {
 	case NG_FB_PASSED: return risen ? "pass-counters-rose" : "pass";
 	case NG_FB_SLOW: return "slow";
-	case NG_FB_NO_ANSWER: return "held-no-answer";
+	case NG_FB_NO_ANSWER: return "held-unmeasured";
 	default: return "held-untested";
 	}
 }
@@ -132,6 +132,9 @@ static void print_text(const cJSON *doc)
 		for (const cJSON *r = ng_json_get(n, "slow_rails")->child; r; r = r->next)
 			printf("%-20s   slow rail %s\n", "", r->valuestring);
 	}
+	for (const cJSON *u = ng_json_get(doc, "slow_unattributed")->child; u; u = u->next)
+		printf("test %g was slow while both its halves passed: the path between them, not a node\n",
+		       u->valuedouble);
 	printf("nodegate overhead %.2f s beyond the tests (%.2f s in all)\n",
 	       ng_json_get(doc, "overhead_s")->valuedouble, ng_json_get(doc, "wall_s")->valuedouble);
 }
@@ -202,6 +205,48 @@ static void bisect(const struct fabric_opts *o, char **names, size_t n, size_t n
 	ng_fabric_bisect_finish(b);
 }
 
+/* Why a lone node was judged: its test beside a known-good node. */
+static const char *lone_reason(const cJSON *tests, const char *node, enum ng_fb_node s, char *buf,
+                               size_t cap)
+{
+	for (const cJSON *t = tests->child; t; t = t->next) {
+		const cJSON *ch = ng_json_get(t, "changed"), *nodes = ng_json_get(t, "nodes");
+		if (!cJSON_IsString(ch) || !strstr(ch->valuestring, "known-good") || !nodes || !nodes->child ||
+		    strcmp(nodes->child->valuestring, node) != 0 || cJSON_IsString(ng_json_get(t, "hca")))
+			continue;
+		const cJSON *why = ng_json_get(t, "reason"), *bw = ng_json_get(t, "busbw");
+		const cJSON *peer = nodes->child->next;
+		if (s == NG_FB_SLOW && cJSON_IsNumber(bw))
+			snprintf(buf, cap, "slow beside known-good %s: %.2f GB/s, expected %.2f", peer->valuestring,
+			         bw->valuedouble, ng_json_get(t, "expected")->valuedouble);
+		else
+			snprintf(buf, cap, "%s beside known-good %s: %s", s == NG_FB_SLOW ? "slow" : "unmeasured",
+			         peer ? peer->valuestring : "?", cJSON_IsString(why) ? why->valuestring : "no reason given");
+		return buf;
+	}
+	return s == NG_FB_SLOW ? "slow beside a known-good peer" : "unmeasured beside a known-good peer";
+}
+
+/* Groups slow as a whole whose halves both passed: no node is to blame, but
+ * the gang is not fine either (the path between them, or contention). */
+static cJSON *unattributed(const ng_fabric_bisect *b)
+{
+	cJSON *out = cJSON_CreateArray();
+	for (size_t i = 0; i < b->n_tests; i++) {
+		if (!b->tests[i].done || b->tests[i].outcome != NG_FT_SLOW || b->tests[i].n < 2)
+			continue;
+		size_t kids = 0, passed = 0;
+		for (size_t k = 0; k < b->n_tests; k++)
+			if (b->tests[k].parent == i) {
+				kids++;
+				passed += b->tests[k].done && b->tests[k].outcome == NG_FT_PASS;
+			}
+		if (kids && kids == passed)
+			cJSON_AddItemToArray(out, cJSON_CreateNumber((double)i));
+	}
+	return out;
+}
+
 int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
 {
 	struct fabric_opts o;
@@ -267,6 +312,7 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	}
 	cJSON *verdicts = cJSON_CreateArray();
 	bool all_pass = !why;
+	char reason[768];
 	for (size_t i = 0; i < n; i++) {
 		/* Counters that rose in a test this node was in, on this node. */
 		cJSON *rose = cJSON_CreateArray();
@@ -286,10 +332,9 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 			cJSON_AddStringToObject(v, "reason", why);
 		else if (b.state[i] == NG_FB_HELD)
 			cJSON_AddStringToObject(v, "reason", "no measured test covered it");
-		else if (b.state[i] == NG_FB_NO_ANSWER)
-			cJSON_AddStringToObject(v, "reason", "its test beside a known-good peer measured nothing");
-		else if (b.state[i] == NG_FB_SLOW)
-			cJSON_AddStringToObject(v, "reason", "slow beside a known-good peer");
+		else if (b.state[i] == NG_FB_NO_ANSWER || b.state[i] == NG_FB_SLOW)
+			cJSON_AddStringToObject(v, "reason", lone_reason(tests, names[i], b.state[i], reason,
+			                                                 sizeof reason));
 		else if (rails)
 			cJSON_AddStringToObject(v, "reason", "fine over all rails, not on every rail alone");
 		else if (risen)
@@ -300,6 +345,10 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		cJSON_AddItemToArray(verdicts, v);
 	}
 	cJSON_Delete(rail_slow);
+	cJSON *unattr = unattributed(&b);
+	all_pass = all_pass && cJSON_GetArraySize(unattr) == 0;
+	cJSON_AddItemToObject(doc, "slow_unattributed", unattr);
+	cJSON_AddStringToObject(doc, "verdict", all_pass ? "pass" : "fail");
 	double wall = mono() - t0;
 	cJSON_AddNumberToObject(doc, "nodes_n", (double)n);
 	cJSON_AddNumberToObject(doc, "rounds", rounds);

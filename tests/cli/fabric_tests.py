@@ -138,7 +138,8 @@ def t_socket_fallback(tmp):
     # The bandwidth printed was fine: the transport, not the number, caught it.
     check(first["busbw"] >= 162, "the fallback printed a healthy-looking figure", r)
     v = verdicts(r.json)
-    check(v["s03"]["verdict"] != "pass", "the node that fell back is not passed", r)
+    check(v["s03"]["verdict"] == "held-unmeasured" and "sockets" in v["s03"]["reason"],
+          "the node that fell back is held, and why", r)
     check(r.exit == 1, "exit 1", r)
     # Pair through the socket node: also incomparable, and the candidate is held, not passed.
     p = f.run("fabric", "pair", "s03", "--peers", "s01,s02", "--expect-busbw", "180", "--json",
@@ -171,9 +172,19 @@ def t_no_answer(tmp):
     r = f.run("fabric", "gang", "d[01-08]", "--expect-busbw", "180", "--timeout", "2", "--json",
               "--no-counters", timeout=200)
     v = verdicts(r.json)
-    check(v["d05"]["verdict"] == "held-no-answer", "the node that does not answer is held", r)
+    check(v["d05"]["verdict"] == "held-unmeasured", "the node that does not answer is held", r)
+    check("timed out" in v["d05"]["reason"], "because its test timed out: " + v["d05"]["reason"], r)
     check(all(v[n]["verdict"] == "pass" for n in v if n != "d05"), "the others pass", r)
     check(r.json["tests"][0]["verdict"] == "no-measurement", "the gang's test measured nothing", r)
+
+
+def t_slow_between_halves(tmp):
+    # A bad pair split across the halves: the gang is slow, both halves pass.
+    f = Fleet(tmp, {"busbw": 180, "bad_pairs": [["b01", "b04"]]}, [])
+    r = f.run("fabric", "gang", "b[01-04]", "--expect-busbw", "180", "--json", "--no-counters")
+    check(r.exit == 1 and r.json["verdict"] == "fail" and r.json["slow_unattributed"] == [0],
+          "the gang fails, no node is blamed", r)
+    check(all(v["verdict"] == "pass" for v in r.json["verdicts"]), "each node passed its half", r)
 
 
 def t_help_trap(tmp):
