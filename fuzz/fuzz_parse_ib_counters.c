@@ -1,7 +1,6 @@
 /* libFuzzer target for the sysfs port file readers. For any bytes: a state
  * read has a printable name, a rate read is finite and positive, a counter
- * read gives back its own digits, and nothing is read from a second line. */
-#include <inttypes.h>
+ * read is the value of its digits, and nothing is read from a second line. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@ static void require(int ok)
 		abort();
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -30,12 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ng_ib_parse_rate(text, size, &g, what, sizeof what))
 		require(isfinite(g) && g > 0 && strnlen(what, sizeof what) < sizeof what);
 	uint64_t v;
-	if (ng_ib_parse_counter(text, size, &v)) {
-		char back[32];
-		snprintf(back, sizeof back, "%" PRIu64, v);
-		size_t n = size && text[size - 1] == '\n' ? size - 1 : size;
-		/* Leading zeros and surrounding blanks aside, the digits are the value's. */
-		require(memchr(text, '\n', n) == NULL);
+	if (ng_ib_parse_counter(text, size, &v) && size < 64) {
+		/* The value is the digits of the text, as strtoull reads them. */
+		char buf[64];
+		memcpy(buf, text, size);
+		buf[size] = '\0';
+		require(strtoull(buf, NULL, 10) == v);
+		require(memchr(text, '\n', size && text[size - 1] == '\n' ? size - 1 : size) == NULL);
 	}
 	return 0;
 }

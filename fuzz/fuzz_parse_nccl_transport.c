@@ -24,6 +24,7 @@ static void printable(const char *s, size_t cap)
 		require((unsigned char)s[i] > 0x20 && (unsigned char)s[i] < 0x7f);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1);

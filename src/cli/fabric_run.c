@@ -346,6 +346,20 @@ static const char *verdict_of(ng_fabric_outcome o, bool incomparable)
 	return o == NG_FT_PASS ? "pass" : o == NG_FT_SLOW ? "slow" : "no-measurement";
 }
 
+/* The harness names records by tool, second and process; tests of one round
+ * run at once in one process, so each record gets its test's number too. */
+static void unique_ids(cJSON *recs, unsigned test_no, const char *side)
+{
+	int k = 0;
+	for (cJSON *r = recs ? recs->child : NULL; r; r = r->next, k++) {
+		const cJSON *id = ng_json_get(r, "id");
+		char buf[160];
+		snprintf(buf, sizeof buf, "%.100s-t%u%s-%d", cJSON_IsString(id) ? id->valuestring : "fabric",
+		         test_no, side, k);
+		ng_json_set(r, "id", cJSON_CreateString(buf));
+	}
+}
+
 cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t n, const char *hca,
                         unsigned test_no)
 {
@@ -368,6 +382,7 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 	};
 	ng_err err;
 	cJSON *recs = ng_harness_run(&h, &err);
+	unique_ids(recs, test_no, "");
 	argv_free(&a);
 	cJSON *res = cJSON_CreateObject();
 	cJSON_AddStringToObject(res, "test", "all_reduce");
@@ -484,6 +499,7 @@ cJSON *fabric_perftest(const struct fabric_opts *o, const char *client, const ch
 	};
 	ng_err err;
 	cJSON *recs = ng_harness_run(&h, &err);
+	unique_ids(recs, test_no, "c");
 	if (started)
 		pthread_join(th, NULL);
 	cJSON_Delete(sj.recs);

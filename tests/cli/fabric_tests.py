@@ -264,6 +264,8 @@ def t_store(tmp):
     check(r.exit == 1 and r.json.get("run_id"), "stored with a run id", r)
     con = sqlite3.connect(db)
     rows = con.execute("SELECT node, metric, body FROM records WHERE run_id = ?", (r.json["run_id"],)).fetchall()
+    ids = [json.loads(b)["id"] for _, _, b in rows]
+    check(len(set(ids)) == len(ids), "every record has its own id: %s" % ids, r)
     check(len(rows) == len(r.json["tests"]), "one record per test (%d, %d)" % (len(rows), len(r.json["tests"])), r)
     body = json.loads(rows[0][2])
     check(body["metric"] == "nccl.all_reduce.busbw" and body["fabric"]["changed"] == "the whole gang"
