@@ -41,6 +41,13 @@ struct fabric_opts {
 	const char *out_path;          /* pair: the candidate's record for admit --confirm-from */
 	const char *diag_path;         /* pair --out: the DCGM diagnostics the gate requires */
 	bool per_rail;                 /* gang: bisect each HCA alone too */
+	struct fabric_baseline {
+		size_t nodes;
+		bool one_rail;
+		double median; /* NAN: the store has none */
+		char key[160];
+	} baselines[64];               /* from the store, when --expect-busbw is not given */
+	size_t n_baselines;
 	char spec_buf[1024];           /* backing for the split template tokens */
 	char nccl_buf[1024];
 	char hca_buf[512];
@@ -50,6 +57,20 @@ struct fabric_opts {
  * go on with argv[optind..] the node arguments, else an exit status. */
 int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc, char **argv,
                       struct fabric_opts *o, const char **peers);
+
+/* The class key of a test's topology: "CLASS/Nnode/Rrail" (R: the HCAs of
+ * --hcas, 1 for one rail alone; "CLASS/Nnode" when --hcas is not given). */
+void fabric_topology_key(const struct fabric_opts *o, size_t n, const char *hca, char *out,
+                         size_t cap);
+/* Without --expect-busbw: reads the store's current baseline of
+ * nccl.all_reduce.busbw for each topology a test may have (sizes, with
+ * one rail alone too when per_rail). Returns -1 (printed) when the store
+ * cannot be read. */
+int fabric_load_baselines(struct fabric_opts *o, struct ng_cli *cli, const struct ng_cmd_entry *e,
+                          const size_t *sizes, size_t n_sizes, bool per_rail);
+/* What a test over n nodes (hca: one rail alone) is judged against; NAN
+ * with the reason in why when nothing is known. */
+double fabric_expected(const struct fabric_opts *o, size_t n, const char *hca, char *why, size_t cap);
 
 /* Checks the tools' own help texts through the launcher (the option trap of
  * the harness, for a launched command). NULL when fine, else why not run. */

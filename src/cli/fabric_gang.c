@@ -132,9 +132,9 @@ static void print_text(const cJSON *doc)
 		for (const cJSON *r = ng_json_get(n, "slow_rails")->child; r; r = r->next)
 			printf("%-20s   slow rail %s\n", "", r->valuestring);
 	}
-	for (const cJSON *u = ng_json_get(doc, "slow_unattributed")->child; u; u = u->next)
-		printf("test %g was slow while both its halves passed: the path between them, not a node\n",
-		       u->valuedouble);
+	for (const cJSON *u = ng_json_get(doc, "unattributed")->child; u; u = u->next)
+		printf("test %g failed while both its halves passed: the path between them (or no\n"
+		       "baseline for the whole), not a node\n", u->valuedouble);
 	printf("nodegate overhead %.2f s beyond the tests (%.2f s in all)\n",
 	       ng_json_get(doc, "overhead_s")->valuedouble, ng_json_get(doc, "wall_s")->valuedouble);
 }
@@ -227,13 +227,14 @@ static const char *lone_reason(const cJSON *tests, const char *node, enum ng_fb_
 	return s == NG_FB_SLOW ? "slow beside a known-good peer" : "unmeasured beside a known-good peer";
 }
 
-/* Groups slow as a whole whose halves both passed: no node is to blame, but
- * the gang is not fine either (the path between them, or contention). */
+/* Groups slow or unmeasured as a whole whose halves both passed: no node is
+ * to blame, but the gang is not shown fine either (the path between them,
+ * contention, or no baseline for the whole). */
 static cJSON *unattributed(const ng_fabric_bisect *b)
 {
 	cJSON *out = cJSON_CreateArray();
 	for (size_t i = 0; i < b->n_tests; i++) {
-		if (!b->tests[i].done || b->tests[i].outcome != NG_FT_SLOW || b->tests[i].n < 2)
+		if (!b->tests[i].done || b->tests[i].outcome == NG_FT_PASS || b->tests[i].n < 2)
 			continue;
 		size_t kids = 0, passed = 0;
 		for (size_t k = 0; k < b->n_tests; k++)
@@ -245,6 +246,29 @@ static cJSON *unattributed(const ng_fabric_bisect *b)
 			cJSON_AddItemToArray(out, cJSON_CreateNumber((double)i));
 	}
 	return out;
+}
+
+/* Every group size the bisection of n nodes may test: the halves of the
+ * halves, and 2 for a lone node beside a known-good one. */
+static void group_sizes(size_t n, size_t *out, size_t *k)
+{
+	size_t todo[128], nt = 0;
+	todo[nt++] = n;
+	while (nt) {
+		size_t m = todo[--nt];
+		if (m < 2)
+			m = 2;
+		bool seen = false;
+		for (size_t i = 0; i < *k; i++)
+			seen = seen || out[i] == m;
+		if (seen || *k >= 64)
+			continue;
+		out[(*k)++] = m;
+		if (m > 2 && nt + 2 <= 128) {
+			todo[nt++] = m / 2;
+			todo[nt++] = m - m / 2;
+		}
+	}
 }
 
 int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
@@ -265,11 +289,15 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		n_refs = expand(peers, names + n, MAX_NODES, &bad);
 	if (bad || n < 1)
 		return ng_cmd_usage_error(e, "cannot read the node list");
-	if (!(o.expect_busbw > 0))
-		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed: the class's all-reduce "
-		                             "bandwidth for this topology (nothing is judged against nothing)");
 	if (o.per_rail && o.n_hcas == 0)
 		return ng_cmd_usage_error(e, "--per-rail needs --hcas: the rails to test one by one");
+	if (!(o.expect_busbw > 0) && !cli->store_spec && !getenv("NODEGATE_STORE"))
+		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed, or a store holding baselines "
+		                             "of the topologies (nothing is judged against nothing)");
+	size_t sizes[64], n_sizes = 0;
+	group_sizes(n, sizes, &n_sizes);
+	if (fabric_load_baselines(&o, cli, e, sizes, n_sizes, o.per_rail) < 0)
+		return NG_EXIT_STORE;
 	double t0 = mono(), tests_s = 0;
 	cJSON *doc = cJSON_CreateObject(), *tests = cJSON_CreateArray();
 	char *why = fabric_check_tools(&o, names[0], false);
@@ -289,13 +317,11 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	 * all-reduce (an eighth of the links) and stands out here. */
 	cJSON *rail_slow = cJSON_CreateObject();
 	if (!why && o.per_rail) {
-		struct fabric_opts ro = o;
-		ro.expect_busbw = o.expect_busbw / (double)o.n_hcas;
 		for (size_t h = 0; h < o.n_hcas; h++) {
 			ng_fabric_bisect rb;
 			if (ng_fabric_bisect_init(&rb, n, n_refs) < 0)
 				break;
-			bisect(&ro, names, n, n_refs, o.hcas[h], &test_no, tests, &tests_s, &rb);
+			bisect(&o, names, n, n_refs, o.hcas[h], &test_no, tests, &tests_s, &rb);
 			rounds += rb.rounds;
 			for (size_t i = 0; i < n; i++) {
 				if (rb.state[i] == NG_FB_PASSED)
@@ -347,7 +373,7 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	cJSON_Delete(rail_slow);
 	cJSON *unattr = unattributed(&b);
 	all_pass = all_pass && cJSON_GetArraySize(unattr) == 0;
-	cJSON_AddItemToObject(doc, "slow_unattributed", unattr);
+	cJSON_AddItemToObject(doc, "unattributed", unattr);
 	cJSON_AddStringToObject(doc, "verdict", all_pass ? "pass" : "fail");
 	double wall = mono() - t0;
 	cJSON_AddNumberToObject(doc, "nodes_n", (double)n);

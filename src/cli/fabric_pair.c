@@ -159,9 +159,12 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 		return rc;
 	if (optind + 1 != argc)
 		return ng_cmd_usage_error(e, "fabric pair needs one NODE (the candidate)");
-	if (!(o.expect_busbw > 0))
-		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed: the class's two-node "
-		                             "all-reduce bandwidth");
+	if (!(o.expect_busbw > 0) && !cli->store_spec && !getenv("NODEGATE_STORE"))
+		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed, or a store holding the "
+		                             "baseline of the two-node topology");
+	size_t two = 2;
+	if (fabric_load_baselines(&o, cli, e, &two, 1, false) < 0)
+		return NG_EXIT_STORE;
 	char *cand = argv[optind];
 	if (o.out_path && !running_on(cand))
 		return ng_cmd_usage_error(e, "--out writes %s's admission record with this node's identity: "

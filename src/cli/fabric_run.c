@@ -214,6 +214,64 @@ static void launcher_for(const struct fabric_opts *o, struct argvbuf *a, char *c
 	}
 }
 
+/* ---- what a test is judged against --------------------------------------------------- */
+
+void fabric_topology_key(const struct fabric_opts *o, size_t n, const char *hca, char *out, size_t cap)
+{
+	if (hca || o->n_hcas)
+		snprintf(out, cap, "%.100s/%zunode/%zurail", o->class_key, n, hca ? (size_t)1 : o->n_hcas);
+	else
+		snprintf(out, cap, "%.100s/%zunode", o->class_key, n);
+}
+
+int fabric_load_baselines(struct fabric_opts *o, struct ng_cli *cli, const struct ng_cmd_entry *e,
+                          const size_t *sizes, size_t n_sizes, bool per_rail)
+{
+	if (o->expect_busbw > 0)
+		return 0;
+	ng_store *st = ng_cli_open_existing_store(cli, e, NULL);
+	if (!st)
+		return -1;
+	int rc = 0;
+	for (int rail = 0; rail <= (per_rail ? 1 : 0) && rc == 0; rail++) {
+		for (size_t i = 0; i < n_sizes && o->n_baselines < 64; i++) {
+			struct fabric_baseline *b = &o->baselines[o->n_baselines++];
+			b->nodes = sizes[i];
+			b->one_rail = rail == 1;
+			b->median = NAN;
+			fabric_topology_key(o, sizes[i], rail ? "one" : NULL, b->key, sizeof b->key);
+			ng_store_baseline sb;
+			ng_err err;
+			int got = ng_store_current_baseline(st, b->key, "", "nccl.all_reduce.busbw", &sb, &err);
+			if (got < 0) {
+				rc = ng_cli_store_error(e, &err);
+				break;
+			}
+			if (got == 1 && sb.median > 0)
+				b->median = sb.median;
+		}
+	}
+	ng_store_close(st);
+	return rc < 0 ? -1 : 0;
+}
+
+double fabric_expected(const struct fabric_opts *o, size_t n, const char *hca, char *why, size_t cap)
+{
+	if (o->expect_busbw > 0)
+		/* One rail alone carries its share of the all-rail figure. */
+		return hca && o->n_hcas ? o->expect_busbw / (double)o->n_hcas : o->expect_busbw;
+	char key[160];
+	fabric_topology_key(o, n, hca, key, sizeof key);
+	for (size_t i = 0; i < o->n_baselines; i++) {
+		const struct fabric_baseline *b = &o->baselines[i];
+		if (b->nodes == n && b->one_rail == (hca != NULL) && b->median > 0)
+			return b->median;
+	}
+	snprintf(why, cap, "no baseline of nccl.all_reduce.busbw for %s in the store, and no "
+	         "--expect-busbw: nothing to judge against", key);
+	return NAN;
+}
+
 /* ---- tool checks ------------------------------------------------------------------------ */
 
 static char *help_check(const struct fabric_opts *o, const char *node, char *const *tool, size_t n)
@@ -375,10 +433,13 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 		push(&a, o->nccl[i]);
 	char dir[4200];
 	test_dir(o, test_no, dir, sizeof dir);
+	char cls[160], nobase[400] = "";
+	fabric_topology_key(o, n, hca, cls, sizeof cls);
+	double expected = fabric_expected(o, n, hca, nobase, sizeof nobase);
 	struct ng_harness_opts h = {
 		.parser = ng_parser_find("nccl-tests"), .argv = a.v, .argc = a.n, .repeat = 1,
 		.timeout_s = o->timeout_s, .raw_dir = dir, .probe = false, .node = nodes[0],
-		.cls = o->class_key, .max_output = MAX_OUTPUT,
+		.cls = cls, .max_output = MAX_OUTPUT,
 	};
 	ng_err err;
 	cJSON *recs = ng_harness_run(&h, &err);
@@ -391,7 +452,8 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 		cJSON_AddStringToObject(res, "hca", hca);
 	else
 		cJSON_AddNullToObject(res, "hca");
-	ng_json_add_number(res, "expected", o->expect_busbw > 0 ? o->expect_busbw : NAN);
+	ng_json_add_number(res, "expected", expected);
+	cJSON_AddStringToObject(res, "topology", cls);
 	if (!recs) {
 		cJSON_AddStringToObject(res, "outcome", "unmeasured");
 		cJSON_AddStringToObject(res, "verdict", "no-measurement");
@@ -418,14 +480,14 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 	/* A run that measured nothing (timed out, no table) is that, whatever its
 	 * transport lines; only numbers can be of the wrong path. */
 	bool comparable = ns == 0 || ng_fabric_transport_ok(tj, &path, why, sizeof why);
-	ng_fabric_outcome out = ng_fabric_judge_bw(v, ns, o->expect_busbw, o->fraction, wrong_of(rec), &median);
+	ng_fabric_outcome out = ng_fabric_judge_bw(v, ns, expected, o->fraction, wrong_of(rec), &median);
 	const cJSON *reason = ng_json_get(rec, "reason");
 	if (!comparable) {
 		out = NG_FT_UNMEASURED;
 		cJSON_AddStringToObject(res, "reason", why);
 	} else if (out == NG_FT_UNMEASURED) {
 		cJSON_AddStringToObject(res, "reason", cJSON_IsString(reason) ? reason->valuestring
-		                        : o->expect_busbw > 0 ? "no samples" : "no --expect-busbw to judge against");
+		                        : nobase[0] ? nobase : "no samples");
 	} else if (wrong_of(rec) > 0) {
 		cJSON_AddStringToObject(res, "reason", "wrong results in the all-reduce");
 	}

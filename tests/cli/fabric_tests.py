@@ -182,7 +182,7 @@ def t_slow_between_halves(tmp):
     # A bad pair split across the halves: the gang is slow, both halves pass.
     f = Fleet(tmp, {"busbw": 180, "bad_pairs": [["b01", "b04"]]}, [])
     r = f.run("fabric", "gang", "b[01-04]", "--expect-busbw", "180", "--json", "--no-counters")
-    check(r.exit == 1 and r.json["verdict"] == "fail" and r.json["slow_unattributed"] == [0],
+    check(r.exit == 1 and r.json["verdict"] == "fail" and r.json["unattributed"] == [0],
           "the gang fails, no node is blamed", r)
     check(all(v["verdict"] == "pass" for v in r.json["verdicts"]), "each node passed its half", r)
 
@@ -284,6 +284,44 @@ def t_store(tmp):
     check(p.json["verdict"] == "slow" and p.json["blame"] == "candidate", "q03 blamed with store peers", p)
     none = f.run("--store", os.path.join(tmp, "absent.db"), "fabric", "pair", "q03", "--expect-busbw", "180")
     check(none.exit == 3, "a store that is not there is refused (exit 3)", none)
+
+
+def t_store_baselines(tmp):
+    """Without --expect-busbw, each group size is judged against the store's
+    baseline of its topology (CLASS/Nnode/Rrail); a size without one is held."""
+    f = Fleet(tmp, {"busbw": 180, "nodes": {"b3": {"slow": 0.6}}}, [])
+    db = os.path.join(tmp, "b.db")
+    recs = os.path.join(tmp, "base.jsonl")
+    with open(recs, "w") as fh:
+        for key in ("lab/4node/1rail", "lab/2node/1rail"):
+            for i in range(12):
+                fh.write(json.dumps({"schema": "nodegate/record/1", "node": "ref-%02d" % i, "class": key,
+                                     "domain": "fabric", "metric": "nccl.all_reduce.busbw", "unit": "GB/s",
+                                     "samples": [180 * (1 + 0.003 * (k - 1 + (i % 4) * 0.25)) for k in range(3)],
+                                     "wrong": 0}) + "\n")
+    ing = f.run("--store", db, "ingest", "--accepted", recs)
+    check(ing.exit == 0, "reference runs ingested", ing)
+    for key in ("lab/4node/1rail", "lab/2node/1rail"):
+        b = f.run("--store", db, "baseline", "build", "--class", key, "--metric", "nccl.all_reduce.busbw")
+        check(b.exit == 0, "baseline of %s built" % key, b)
+    r = f.run("--store", db, "fabric", "gang", "b1,b2,b3,b4", "--class", "lab", "--hcas", "mlx5_0",
+              "--json", "--no-counters")
+    v = verdicts(r.json)
+    check(v["b3"]["verdict"] == "slow" and all(v[n]["verdict"] == "pass" for n in ("b1", "b2", "b4")),
+          "b3 found against the store's baselines", r)
+    t0 = r.json["tests"][0]
+    check(t0["topology"] == "lab/4node/1rail" and abs(t0["expected"] - 180) < 2, "the 4-node baseline", r)
+    f = Fleet(tmp, {"busbw": 180}, [])  # the same store, a healthy fleet
+    none = f.run("--store", db, "fabric", "gang", "b[1-8]", "--class", "lab", "--hcas", "mlx5_0",
+                 "--json", "--no-counters")
+    # No baseline for 8 nodes: the whole gang is unjudged. Its halves are judged
+    # against the 4-node baseline and pass, but the gang does not.
+    check(none.exit == 1 and none.json["verdict"] == "fail" and none.json["unattributed"] == [0],
+          "no baseline for 8 nodes: the gang is not passed", none)
+    check("no baseline" in none.json["tests"][0]["reason"], "and the reason says so", none)
+    lone = f.run("--store", db, "fabric", "gang", "b1,b2,b3,b4", "--class", "other", "--json", "--no-counters")
+    check(all(v["verdict"] == "held-untested" for v in lone.json["verdicts"]),
+          "no baseline at any size: every node held", lone)
 
 
 def t_admit_confirm(tmp):
