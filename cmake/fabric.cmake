@@ -9,7 +9,7 @@ target_sources(nodegate_collect PRIVATE src/collect/ib_ports.c)
 target_sources(nodegate_store PRIVATE src/store/fabric_peers.c)
 target_sources(nodegate PRIVATE
  src/cli/cmd_fabric.c
- src/cli/fabric_run.c src/cli/fabric_gang.c src/cli/fabric_pair.c src/cli/selftest_fabric.c)
+ src/cli/fabric_opts.c src/cli/fabric_run.c src/cli/fabric_gang.c src/cli/fabric_pair.c src/cli/selftest_fabric.c)
 
 # Built beside nodegate, like the synthetic GPU libraries, so that selftest
 # finds it; it answers as whichever tool its name (a symlink) says.

@@ -170,7 +170,15 @@ static void bisect(const struct fabric_opts *o, char **names, size_t n, size_t n
 		double longest = 0;
 		for (size_t i = 0; i < k; i++) {
 			ng_fb_test *t = &b->tests[round_tests[i]];
-			cJSON *r = res[i] ? res[i] : cJSON_CreateObject();
+			cJSON *r = res[i];
+			if (!r) { /* out of memory before the test ran: it measured nothing */
+				r = cJSON_CreateObject();
+				cJSON_AddStringToObject(r, "test", "all_reduce");
+				cJSON_AddArrayToObject(r, "nodes");
+				cJSON_AddStringToObject(r, "outcome", "unmeasured");
+				cJSON_AddStringToObject(r, "verdict", "no-measurement");
+				cJSON_AddStringToObject(r, "reason", "out of memory");
+			}
 			const cJSON *out = ng_json_get(r, "outcome");
 			ng_fabric_outcome oc = NG_FT_UNMEASURED;
 			if (cJSON_IsString(out))
