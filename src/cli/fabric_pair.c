@@ -106,7 +106,7 @@ static bool running_on(const char *node)
  * pair measured the candidate), stamped with this node's identity; when
  * the tests cannot tell, the same record with no samples and the reason. */
 static int write_admission_record(const struct ng_cli *cli, const char *path, const char *diag,
-                                  const cJSON *ca,
+                                  char *const *peers, size_t np, const cJSON *ca,
                                   const cJSON *cb, ng_fabric_blame blame, const char *because,
                                   char *problem, size_t cap)
 {
@@ -128,6 +128,9 @@ static int write_admission_record(const struct ng_cli *cli, const char *path, co
 	cJSON_DeleteItemFromObjectCaseSensitive(fab, "record");
 	cJSON_AddStringToObject(fab, "blame", ng_fabric_blame_name(blame));
 	cJSON_AddStringToObject(fab, "because", because);
+	cJSON *pj = cJSON_AddArrayToObject(fab, "peers");
+	for (size_t i = 0; i < np; i++)
+		cJSON_AddItemToArray(pj, cJSON_CreateString(peers[i]));
 	ng_json_set(r, "fabric", fab);
 	cJSON *all = cJSON_CreateArray();
 	cJSON_AddItemToArray(all, r);
@@ -265,7 +268,7 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	int out_rc = 0;
 	if (o.out_path && !why) {
 		char oprob[1024];
-		out_rc = write_admission_record(cli, o.out_path, o.diag_path, ca, cb, blame, because ? because : "", oprob,
+		out_rc = write_admission_record(cli, o.out_path, o.diag_path, peers, np, ca, cb, blame, because ? because : "", oprob,
 		                                sizeof oprob);
 		if (out_rc < 0)
 			fprintf(stderr, "nodegate fabric pair: --out %s: %s\n", o.out_path, oprob);

@@ -353,6 +353,10 @@ def t_admit_confirm(tmp):
              "--diag", diag, "--out", again, env=env)
     a = slow.run("--store", db, "admit", "--json", "--from", first, "--confirm-from", again)
     check(a.json and a.json.get("outcome") == "quarantined", "slow in both paired tests: quarantined", a)
+    q = slow.run("--store", db, "quarantine", "show", rec["node"], "--json")
+    text = q.out
+    check(q.exit == 0 and '"blame"' in text and '"changed"' in text and '"pa"' in text and '"pb"' in text
+          and '"transport"' in text, "the case carries the peers, the path and the variable changed", q)
     ok = Fleet(tmp, {"busbw": 180}, [])
     fixed = os.path.join(tmp, "fixed.json")
     ok.run("fabric", "pair", "cand", "--peers", "pa,pb", "--expect-busbw", "180", "--no-counters",
