@@ -19,7 +19,7 @@
 #define SYNTH "nodegate-fabric-synth"
 
 struct fctx {
-	char bin[PATH_MAX], fleet[PATH_MAX], self[PATH_MAX];
+	char bin[PATH_MAX], fleet[PATH_MAX], self[PATH_MAX], raw[PATH_MAX];
 	const char *policy;
 	ng_selftest_row_fn row;
 	void *ctx;
@@ -38,7 +38,7 @@ static int write_fleet(const struct fctx *c, const char *json)
 static cJSON *run_fabric(const struct fctx *c, const char *const *args, int *exit_status,
                          char *problem, size_t cap)
 {
-	const char *argv[40];
+	const char *argv[44];
 	size_t a = 0;
 	argv[a++] = c->self;
 	argv[a++] = "--policy";
@@ -48,6 +48,8 @@ static cJSON *run_fabric(const struct fctx *c, const char *const *args, int *exi
 		argv[a++] = args[i];
 	argv[a++] = "--json";
 	argv[a++] = "--no-counters";
+	argv[a++] = "--raw-dir"; /* inside the selftest's directory, removed with it */
+	argv[a++] = c->raw;
 	argv[a] = NULL;
 	ng_spawn_result r;
 	char ebuf[256];
@@ -166,6 +168,7 @@ void ng_selftest_fabric(const char *dir, const char *self, const char *policy,
 	snprintf(synth, sizeof synth, "%.*s/" SYNTH, (int)(sizeof synth - 32), self_dir);
 	snprintf(c.bin, sizeof c.bin, "%.*s/fabric-bin", (int)(sizeof c.bin - 16), dir);
 	snprintf(c.fleet, sizeof c.fleet, "%.*s/fabric-fleet.json", (int)(sizeof c.fleet - 24), dir);
+	snprintf(c.raw, sizeof c.raw, "%.*s/fabric-raw", (int)(sizeof c.raw - 16), dir);
 	char problem[PATH_MAX + 128] = "";
 	if (access(synth, X_OK) != 0)
 		snprintf(problem, sizeof problem, "no stand-in fleet at %.*s: build the " SYNTH " target",
