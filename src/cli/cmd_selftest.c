@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/fabric.h"
 #include "cli/store_cli.h"
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
@@ -62,7 +63,10 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"(--deadline 1, done within 2 s). Admission cases ingest 12 healthy peers and\n"
 	"run `nodegate admit --from` on planted runs: healthy (admitted), slow twice\n"
 	"(quarantined, with a case), wrong results (quarantined), no samples (held);\n"
-	"then `nodegate audit verify`.\n"
+	"then `nodegate audit verify`. Fabric cases run `nodegate fabric` on the stand-in\n"
+	"fleet (nodegate-fabric-synth beside the binary, as srun, all_reduce_perf and\n"
+	"ib_write_bw): a slow node planted in a 16-node gang found by bisection, a\n"
+	"socket fallback caught (incomparable), a bad peer not blamed on the candidate.\n"
 	"\n"
 	"Landing is checked in dry-run: every run has --land none, and a row compares\n"
 	"what the landing would do (verdict, drain flag, drain reason) with the table;\n"
@@ -500,6 +504,19 @@ static void run_admission(struct ctx *c)
 	run_exit_case(c, "audit-verify", audit, 0, now + 60);
 }
 
+/* ---- the fabric (selftest_fabric.c) --------------------------------------------------- */
+
+static void fabric_row(void *ctx, const char *name, const char *expected, const char *got,
+                       const char *problem)
+{
+	struct row row;
+	snprintf(row.name, sizeof row.name, "%s", name);
+	snprintf(row.expected, sizeof row.expected, "%s", expected);
+	snprintf(row.got, sizeof row.got, "%s", got);
+	snprintf(row.problem, sizeof row.problem, "%s", problem);
+	finish_row(ctx, &row);
+}
+
 /* ---- the command ----------------------------------------------------------------------- */
 
 
@@ -591,6 +608,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < sizeof gpu_cases / sizeof gpu_cases[0]; i++)
 		run_gpu_case(&c, &gpu_cases[i], break_nvml ? broken_lib : NULL);
 	run_admission(&c);
+	ng_selftest_fabric(c.dir, c.self, c.policy, fabric_row, &c);
 
 	if (c.json) {
 		cJSON *doc = cJSON_CreateObject();
