@@ -17,3 +17,6 @@ add_executable(nodegate-fabric-synth src/synth/fabric_synth.c)
 target_include_directories(nodegate-fabric-synth PRIVATE src)
 target_link_libraries(nodegate-fabric-synth PRIVATE PkgConfig::CJSON m)
 set_target_properties(nodegate-fabric-synth PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# Installed beside the synthetic NVML library: selftest looks for it in
+# lib/nodegate/ of an installed tree, wherever the tree was moved.
+install(TARGETS nodegate-fabric-synth RUNTIME DESTINATION lib/nodegate)

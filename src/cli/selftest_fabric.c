@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cmd.h"
 #include "cli/fabric.h"
 #include "collect/spawn.h"
 #include "core/json.h"
@@ -160,12 +161,9 @@ void ng_selftest_fabric(const char *dir, const char *self, const char *policy,
 	c.ctx = ctx;
 	c.policy = policy;
 	snprintf(c.self, sizeof c.self, "%s", self);
-	char synth[PATH_MAX], self_dir[PATH_MAX];
-	snprintf(self_dir, sizeof self_dir, "%s", self);
-	char *slash = strrchr(self_dir, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(synth, sizeof synth, "%.*s/" SYNTH, (int)(sizeof synth - 32), self_dir);
+	/* beside the binary (a build), else lib/nodegate/ of the install */
+	char synth[PATH_MAX];
+	ng_shipped_path(SYNTH, "lib/nodegate/" SYNTH, synth, sizeof synth);
 	snprintf(c.bin, sizeof c.bin, "%.*s/fabric-bin", (int)(sizeof c.bin - 16), dir);
 	snprintf(c.fleet, sizeof c.fleet, "%.*s/fabric-fleet.json", (int)(sizeof c.fleet - 24), dir);
 	snprintf(c.raw, sizeof c.raw, "%.*s/fabric-raw", (int)(sizeof c.raw - 16), dir);

@@ -33,6 +33,7 @@ def main():
         os.makedirs(os.path.dirname(moved))
         shutil.move(first, moved)
         for rel in ("bin/nodegate", "lib/nodegate/libnodegate-nvml-synth.so",
+                    "lib/nodegate/nodegate-fabric-synth",
                     "share/nodegate/scenarios/01-healthy.json",
                     "share/nodegate/examples/policy.json",
                     "share/nodegate/examples/npd/nodegate-gpu.json",
