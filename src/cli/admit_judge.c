@@ -236,6 +236,23 @@ static int gate_against(ng_store *st, struct ng_admit_run *r, struct ng_admit_ju
 	return rc;
 }
 
+/* What a held run did not measure, and why, in the decision itself (not only
+ * on stderr): once per reason, as eight GPUs unmeasured for one missing
+ * backend are one thing to fix. */
+static void note_unmeasured(struct ng_admit_run *r, const struct ng_admit_judged *j)
+{
+	const char *why = ng_admit_str(j->rec, "reason");
+	if (!why || !*why)
+		return;
+	char text[512];
+	snprintf(text, sizeof text, "%s run: unmeasured: %s", j->stage, why);
+	const cJSON *n;
+	cJSON_ArrayForEach(n, r->notes)
+		if (cJSON_IsString(n) && strcmp(n->valuestring, text) == 0)
+			return;
+	ng_admit_note(r, "%s", text);
+}
+
 static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                      struct ng_admit_judged *j, ng_err *err)
 {
@@ -310,6 +327,8 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 		return 0;
 	}
 	j->line = ng_admit_judge_metric(&j->res, pol);
+	if (j->line.status == NG_MS_UNMEASURED)
+		note_unmeasured(r, j);
 	return 0;
 }
 

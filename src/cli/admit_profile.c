@@ -72,10 +72,15 @@ static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
 
 /* NVIDIA GPUs on this node's PCI bus, whatever their driver says: the
  * profile's gpu.count (collect/identity.h). */
+/* NVIDIA GPUs on the PCI bus, as the kernel shows them: under
+ * NODEGATE_ROOT when set (the kernel's view the GPU checks read too, so a
+ * test or a scenario can plant one), else the node's own /sys. */
 static long gpus_on_pci(void)
 {
 	ng_err err = {{0}};
-	cJSON *prof = ng_identity_profile(NULL, &err);
+	const char *root = getenv("NODEGATE_ROOT");
+	ng_identity_opts o = {.root = root && *root ? root : NULL};
+	cJSON *prof = ng_identity_profile(&o, &err);
 	const cJSON *c = ng_json_get(ng_json_get(prof, "gpu"), "count");
 	long n = cJSON_IsNumber(c) && c->valuedouble > 0 ? (long)c->valuedouble : 0;
 	cJSON_Delete(prof);

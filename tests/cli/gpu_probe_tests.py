@@ -55,7 +55,7 @@ class Run:
         return f"exit {self.exit} in {self.seconds:.2f} s\nstdout:\n{self.out[-3000:]}\nstderr:\n{self.err[-3000:]}"
 
 
-def run(args, gpus=None, backend=True, files=None, timeout=120, policy=None):
+def run(args, gpus=None, backend=True, files=None, timeout=120, policy=None, root=None):
     tmp = tempfile.mkdtemp(prefix="ng-gpu-test-")
     atexit.register(shutil.rmtree, tmp, True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("NODEGATE_")}
@@ -64,6 +64,8 @@ def run(args, gpus=None, backend=True, files=None, timeout=120, policy=None):
         json.dump(gpus if gpus is not None else node(), f)
     env["NODEGATE_SYNTH_GPUS"] = sfile
     env["NODEGATE_NVML_LIBRARY"] = SYNTH
+    if root:
+        env["NODEGATE_ROOT"] = root
     if backend is True:
         env["NODEGATE_GPU_BACKEND"] = BACKEND
     elif backend:
@@ -351,9 +353,44 @@ def test_synthetic_nvml_refuses_bad_probe_key_type():
 EXCLUSIVE_ANYWAY = {"admission": {"exclusive_max_runnable": 1000}}
 
 
-def admit(gpus, extra=(), backend=True):
+def admit(gpus, extra=(), backend=True, root=None):
     return run(["admit", "--store", "@tmp/s.db", "--quick", "--skip", "storage", "--storage-path", "@tmp",
-                "--json"] + list(extra), gpus=gpus, backend=backend, timeout=300, policy=EXCLUSIVE_ANYWAY)
+                "--json"] + list(extra), gpus=gpus, backend=backend, timeout=300, policy=EXCLUSIVE_ANYWAY,
+               root=root)
+
+
+def pci_root(n):
+    """A kernel's view with N NVIDIA 3D controllers on the PCI bus."""
+    root = tempfile.mkdtemp(prefix="ng-gpu-root-")
+    atexit.register(shutil.rmtree, root, True)
+    for i in range(n):
+        d = os.path.join(root, "sys", "bus", "pci", "devices", f"0000:{0x18 + i:02x}:00.0")
+        os.makedirs(d)
+        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("device", "0x2335")):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(value + "\n")
+    return root
+
+
+def test_admit_holds_gpus_no_backend_measures():
+    """NVIDIA GPUs on the PCI bus and no GPU probe backend (a build without
+    nvcc): held, never admitted on CPU and host memory alone, and the
+    reason is in the JSON as well as on stderr."""
+    r = admit(node(), ["--skip", "compute"], backend="/nonexistent/x.so", root=pci_root(2))
+    check(r.json is not None and r.json["outcome"] == "held" and r.exit == 1, "held", r)
+    gpu = [x for x in r.json["results"] if x["metric"].startswith("gpu")]
+    check(gpu and all(x["status"] == "unmeasured" for x in gpu), "the GPU records, unmeasured", r)
+    check("2 NVIDIA GPUs on the PCI bus" in r.err, "the reason on stderr", r)
+    check("2 NVIDIA GPUs on the PCI bus" in json.dumps(r.json), "the reason in the JSON", r)
+
+
+def test_admit_holds_gpus_the_backend_does_not_see():
+    """The backend sees 8 GPUs, the bus shows 9: the ninth is unmeasured,
+    and the node is held."""
+    r = admit(node(), ["--skip", "memory"], root=pci_root(9))
+    check(r.json is not None and r.json["outcome"] == "held" and r.exit == 1, "held", r)
+    check("9 NVIDIA GPUs on the PCI bus, but the GPU backend sees 8" in json.dumps(r.json),
+          "the reason in the JSON", r)
 
 
 def test_admit_runs_gpu_probes():
