@@ -1,5 +1,6 @@
 /* A broken configuration never drains a node (cli/config_error.h). */
 #include "cli/config_error.h"
+#include "collect/identity.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -94,16 +95,13 @@ void ng_config_guard_for_check(const struct ng_cli *cli, const char *verb, bool 
 		g->store = store ? store : cli->store_spec ? cli->store_spec : env && *env ? env : NULL;
 }
 
+/* The node as people and the scheduler name it (docs/naming.md): what an
+ * operator greps the report and the metrics for across the fleet. */
 static void node_name(char out[256])
 {
-	const char *n = getenv("SLURMD_NODENAME");
-	if (n && *n) {
-		snprintf(out, 256, "%s", n);
-		return;
-	}
-	if (gethostname(out, 255) != 0 || !out[0])
+	ng_node_scheduler_name(NULL, out, 256);
+	if (!out[0])
 		snprintf(out, 256, "localhost");
-	out[255] = '\0';
 }
 
 /* Keeps the error in the store, in a child so that a store that hangs
