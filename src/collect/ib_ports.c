@@ -14,7 +14,9 @@
 
 /* A path cut short names a file that is not there: the port reads as
  * unreadable, never as a value, so truncation is safe here. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 /* sysfs files are small; one read of at most cap-1 bytes. -1 when unreadable. */
 static ssize_t read_small(const char *path, char *buf, size_t cap)
