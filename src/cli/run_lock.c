@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/atomic_file.h"
 #include "store/store.h"
 
 int ng_state_dir(char *out, size_t cap)
@@ -45,17 +46,11 @@ int ng_run_lock(const char *name, int *fd, char *path, size_t path_cap, char *wh
 		snprintf(why, why_cap, "cannot make %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	/* Never through a link someone planted in a shared directory; nothing is
-	 * ever written to the file, it only carries the lock. */
-	int f = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	/* Nothing is ever written to the file, it only carries the lock. */
+	ng_err err;
+	int f = ng_open_lock_file(path, &err);
 	if (f < 0) {
-		snprintf(why, why_cap, "cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	struct stat sb;
-	if (fstat(f, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-		close(f);
-		snprintf(why, why_cap, "%s is not a regular file", path);
+		snprintf(why, why_cap, "%s", err.msg);
 		return -1;
 	}
 	if (flock(f, LOCK_EX | LOCK_NB) < 0) {

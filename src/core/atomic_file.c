@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,4 +291,22 @@ int ng_write_file_atomic_mode(const char *path, const void *data, size_t len, mo
 int ng_write_file_atomic(const char *path, const void *data, size_t len, ng_err *err)
 {
 	return ng_write_file_atomic_mode(path, data, len, 0644, err);
+}
+
+int ng_open_lock_file(const char *path, ng_err *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return ng_fail(err, "cannot open %s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ng_fail(err, "%s is not a regular file", path);
+	}
+	if (st.st_nlink != 1 || st.st_uid != geteuid()) {
+		close(fd);
+		return ng_fail(err, "%s is not this user's own lock file (%ju links, owner %ju): "
+		                    "remove it", path, (uintmax_t)st.st_nlink, (uintmax_t)st.st_uid);
+	}
+	return fd;
 }

@@ -64,6 +64,14 @@ int ng_atomic_fclose(ng_atomic_file *f, FILE *fp, bool commit, ng_err *err);
  * the -shm through whatever stands there). */
 int ng_atomic_check_dir(int dir_fd, const char *dir, ng_err *err);
 
+/* A lock file at a name every nodegate on the host agrees on (so it cannot
+ * be a random temporary): opened or made 0600, never through a link, a FIFO
+ * never blocks the open, and only a regular file of one link that this user
+ * owns is taken, so a name planted there (a link, a hard link to someone
+ * else's file) is refused rather than written through. The fd, or -1 with
+ * err naming the path. */
+int ng_open_lock_file(const char *path, ng_err *err);
+
 /* A random 64-bit value from the kernel, for names nobody can predict.
  * -1 when the kernel has none to give. */
 int ng_random_u64(unsigned long long *out);

@@ -376,14 +376,11 @@ static void queue_open(struct sq_db *d)
 	d->ticket = -1;
 	if (snprintf(path, sizeof path, "%s-queue", d->path) >= (int)sizeof path)
 		return;
-	/* O_NOFOLLOW and 0600 like the store: prepare_file has checked the
-	 * directory, and a link planted here is refused like any other. */
-	d->queue_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
-	struct stat st;
-	if (d->queue_fd >= 0 && (fstat(d->queue_fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(d->queue_fd);
-		d->queue_fd = -1;
-	}
+	/* 0600 like the store: prepare_file has checked the directory, and a
+	 * name planted here is refused like any other (no queue: SQLite's own
+	 * busy handler alone). */
+	ng_err ignored;
+	d->queue_fd = ng_open_lock_file(path, &ignored);
 }
 
 static void queue_leave(struct sq_db *d)
