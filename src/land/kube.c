@@ -68,36 +68,59 @@ static const char *kubectl(void)
 	return k && *k ? k : "kubectl";
 }
 
+/* Prints what runs ("run: kubectl ..."), or would run on a dry run, and runs
+ * it: 1 a dry run (nothing ran), 0 it ran (r filled; free it), -1 it could
+ * not be started (said on out). One place for what step and read_field share. */
+static int run_kubectl(const ng_kube_opts *o, FILE *out, const char *what, char *const argv[],
+                       ng_spawn_result *r)
+{
+	fprintf(out, "%s%s:", o->dry_run ? "would " : "", what);
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(out, " %s", argv[i]);
+	if (o->dry_run) {
+		fputc('\n', out);
+		return 1;
+	}
+	char errbuf[256] = "";
+	if (ng_spawn_capture(argv, o->timeout_s > 0 ? o->timeout_s : NG_KUBE_TIMEOUT_S,
+	                     KUBE_OUTPUT_MAX, r, errbuf, sizeof errbuf) < 0) {
+		fprintf(out, ": failed: %s\n", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+static bool ran_clean(const ng_spawn_result *r)
+{
+	return r->spawned && !r->timed_out && r->exit_status == 0;
+}
+
+/* ": failed: how it ended: the first line of its error output" */
+static void say_failed(FILE *out, const ng_spawn_result *r)
+{
+	char how[256];
+	ng_spawn_describe(r, how, sizeof how);
+	size_t k = r->err ? strcspn(r->err, "\n") : 0;
+	fprintf(out, ": failed: %s%s%.*s\n", how, k ? ": " : "", (int)(k < 200 ? k : 200),
+	        r->err ? r->err : "");
+}
+
 /* Runs one kubectl command. `gone` is text in its error output that means the
  * thing to remove was already absent (not a failure). Returns 0 or 1 (failed). */
 static int step(const ng_kube_opts *o, char *const argv[], const char *gone)
 {
 	FILE *out = o->out ? o->out : stdout;
-	fputs(o->dry_run ? "would run:" : "run:", out);
-	for (size_t i = 0; argv[i]; i++)
-		fprintf(out, " %s", argv[i]);
-	if (o->dry_run) {
-		fputc('\n', out);
-		return 0;
-	}
 	ng_spawn_result r;
-	char errbuf[256] = "";
-	if (ng_spawn_capture(argv, o->timeout_s > 0 ? o->timeout_s : NG_KUBE_TIMEOUT_S,
-	                     KUBE_OUTPUT_MAX, &r, errbuf, sizeof errbuf) < 0) {
-		fprintf(out, ": failed: %s\n", errbuf);
-		return 1;
-	}
+	int ran = run_kubectl(o, out, "run", argv, &r);
+	if (ran != 0)
+		return ran < 0;
 	int failed = 0;
-	if (r.spawned && !r.timed_out && r.exit_status == 0) {
+	if (ran_clean(&r)) {
 		fprintf(out, ": done\n");
 	} else if (gone && r.spawned && !r.timed_out && r.err && strstr(r.err, gone)) {
 		fprintf(out, ": already absent\n");
 	} else {
-		char how[256];
-		ng_spawn_describe(&r, how, sizeof how);
-		size_t k = r.err ? strcspn(r.err, "\n") : 0;
-		fprintf(out, ": failed: %s%s%.*s\n", how, k ? ": " : "", (int)(k < 200 ? k : 200),
-		        r.err ? r.err : "");
+		say_failed(out, &r);
 		failed = 1;
 	}
 	ng_spawn_result_free(&r);
@@ -116,27 +139,13 @@ static int read_field(const ng_kube_opts *o, const char *node, const char *path,
 	char *argv[] = {k, "get", "node", n, "-o", jp, NULL};
 	FILE *f = o->out ? o->out : stdout;
 	snprintf(out, cap, "%s", o->dry_run ? dry : "");
-	fputs(o->dry_run ? "would read:" : "read:", f);
-	for (size_t i = 0; argv[i]; i++)
-		fprintf(f, " %s", argv[i]);
-	if (o->dry_run) {
-		fputc('\n', f);
-		return 0;
-	}
 	ng_spawn_result r;
-	char errbuf[256] = "";
-	if (ng_spawn_capture(argv, o->timeout_s > 0 ? o->timeout_s : NG_KUBE_TIMEOUT_S,
-	                     KUBE_OUTPUT_MAX, &r, errbuf, sizeof errbuf) < 0) {
-		fprintf(f, ": failed: %s\n", errbuf);
-		return 1;
-	}
-	int failed = !(r.spawned && !r.timed_out && r.exit_status == 0);
+	int ran = run_kubectl(o, f, "read", argv, &r);
+	if (ran != 0)
+		return ran < 0;
+	int failed = !ran_clean(&r);
 	if (failed) {
-		char how[256];
-		ng_spawn_describe(&r, how, sizeof how);
-		size_t e = r.err ? strcspn(r.err, "\n") : 0;
-		fprintf(f, ": failed: %s%s%.*s\n", how, e ? ": " : "", (int)(e < 200 ? e : 200),
-		        r.err ? r.err : "");
+		say_failed(f, &r);
 	} else {
 		const char *v = r.out ? r.out : "";
 		size_t len = strcspn(v, "\r\n");
