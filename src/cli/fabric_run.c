@@ -105,20 +105,12 @@ static char *help_check(const struct fabric_opts *o, const char *node, char *con
 		if (asprintf(&why, "not run: %s -h through %s on %s %s", tool[0], o->launcher[0], node, how) < 0)
 			why = NULL;
 	} else {
-		size_t len = r.out_len + 1 + r.err_len;
-		char *help = malloc(len + 1);
-		if (help) {
-			memcpy(help, r.out, r.out_len);
-			help[r.out_len] = '\n';
-			memcpy(help + r.out_len + 1, r.err, r.err_len);
-			help[len] = '\0';
-			const char *bad = ng_help_first_unknown_option(help, len, tool + 1, n - 1, opt, sizeof opt);
-			if (bad && asprintf(&why, "not run: %s does not list the option %s in its help text, and "
-			                          "a build that does not know an option may print usage and exit 0 "
-			                          "without measuring", tool[0], bad) < 0)
-				why = NULL;
-			free(help);
-		}
+		bool oom;
+		const char *bad = ng_harness_unlisted_option(&r, tool + 1, n - 1, opt, sizeof opt, &oom);
+		if (bad && asprintf(&why, "not run: %s does not list the option %s in its help text, and "
+		                          "a build that does not know an option may print usage and exit 0 "
+		                          "without measuring", tool[0], bad) < 0)
+			why = NULL;
 	}
 	ng_spawn_result_free(&r);
 	argv_free(&a);

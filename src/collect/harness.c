@@ -191,27 +191,18 @@ static cJSON *probe_options(const struct ng_harness_opts *o, ng_err *err, bool *
 		snprintf(msg, sizeof msg, "not run: %s -h %s", o->argv[0], how);
 		out = refusal(o, msg);
 	} else {
-		/* Both streams: glibc and some tools print usage on stderr. */
-		size_t len = r.out_len + 1 + r.err_len;
-		char *help = malloc(len + 1);
-		if (help) {
-			memcpy(help, r.out, r.out_len);
-			help[r.out_len] = '\n';
-			memcpy(help + r.out_len + 1, r.err, r.err_len);
-			help[len] = '\0';
-			const char *bad = ng_help_first_unknown_option(
-				help, len, o->argv + prefix + 1, o->argc - prefix - 1, opt, sizeof opt);
-			if (bad) {
-				char msg[512];
-				snprintf(msg, sizeof msg,
-				         "not run: %s does not list the option %s in its help text, and a "
-				         "build that does not know an option may print usage and exit 0 "
-				         "without measuring",
-				         o->argv[0], bad);
-				out = refusal(o, msg);
-			}
-			free(help);
-		} else {
+		bool oom = false;
+		const char *bad = ng_harness_unlisted_option(&r, o->argv + prefix + 1, o->argc - prefix - 1,
+		                                             opt, sizeof opt, &oom);
+		if (bad) {
+			char msg[512];
+			snprintf(msg, sizeof msg,
+			         "not run: %s does not list the option %s in its help text, and a "
+			         "build that does not know an option may print usage and exit 0 "
+			         "without measuring",
+			         o->argv[0], bad);
+			out = refusal(o, msg);
+		} else if (oom) {
 			*failed = true;
 			ng_fail(err, "out of memory");
 		}
@@ -380,4 +371,23 @@ cJSON *ng_harness_run(const struct ng_harness_opts *o, ng_err *err)
 	stamp_records(o, all, runs);
 	cJSON_Delete(runs);
 	return all;
+}
+
+const char *ng_harness_unlisted_option(const ng_spawn_result *r, char *const *args, size_t n,
+                                       char *buf, size_t buflen, bool *oom)
+{
+	size_t len = r->out_len + 1 + r->err_len;
+	char *help = malloc(len + 1);
+	*oom = !help;
+	if (!help)
+		return NULL;
+	if (r->out_len)
+		memcpy(help, r->out, r->out_len);
+	help[r->out_len] = '\n';
+	if (r->err_len)
+		memcpy(help + r->out_len + 1, r->err, r->err_len);
+	help[len] = '\0';
+	const char *bad = ng_help_first_unknown_option(help, len, args, n, buf, buflen);
+	free(help);
+	return bad;
 }

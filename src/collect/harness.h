@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "collect/spawn.h"
 #include "core/error.h"
 #include "parse/parse.h"
 
@@ -33,6 +34,13 @@ struct ng_harness_opts {
 /* Returns an array of records, or NULL with err set when nodegate itself
  * failed (out of memory, cannot write the raw directory). */
 cJSON *ng_harness_run(const struct ng_harness_opts *o, ng_err *err);
+
+/* The first of args that a tool's help output (r, from `TOOL -h`; both
+ * streams, as glibc and some tools print usage on stderr) does not list, in
+ * buf; NULL when every one is listed. *oom set when the help could not be
+ * put together. */
+const char *ng_harness_unlisted_option(const ng_spawn_result *r, char *const *args, size_t n,
+                                       char *buf, size_t buflen, bool *oom);
 
 /* Merges one metric's records from several runs into the first (pure; used
  * by the harness, exposed for tests). Samples are concatenated in run order;
