@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 		char *stop = nl ? nl : end;
 		*stop = '\0';
 		line_no++;
-		ng_err err = {{0}};
+		ng_err err = {0};
 		int rc = convert_line(p, (size_t)(stop - p), &in, &pol, &arena, &cases[n], &expect[n],
 		                      &err);
 		if (rc > 0) {

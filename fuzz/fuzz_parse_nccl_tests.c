@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	static const ng_run_status statuses[] = {{-1, 0}, {0, 0}, {1, 0}, {-1, 9}};
 	for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
-		ng_err err = {{0}};
+		ng_err err = {0};
 		cJSON *out = ng_parse_nccl_tests(text, size, statuses[k], &err);
 		if (!out) {
 			if (!err.msg[0])

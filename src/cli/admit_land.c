@@ -389,7 +389,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 	bool declined_by_event = false;
 	if (path == NG_LAND_OVERRIDE) {
 		char until[32];
-		ng_cli_format_time(ov.expires_at, until);
+		ng_format_time(ov.expires_at, until);
 		ng_admit_note(r, "override %lld by %s until %s (%s): admitted despite a %s result",
 		              (long long)ov.id, ov.by, until, ov.reason, r->outcome);
 		r->outcome = "admitted-warn";
@@ -540,7 +540,7 @@ int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_
 	                   .hook_arg = &hc};
 	ng_slurm_result res;
 	memset(&res, 0, sizeof res);
-	ng_err lerr = {{0}};
+	ng_err lerr = {0};
 	int rc = -1;
 	if (o.node && *o.node)
 		rc = ng_slurm_drain(&o, reason, &res, &lerr);

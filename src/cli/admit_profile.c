@@ -56,7 +56,7 @@ static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
 		.repeat = 1, .timeout_s = p->fabric_timeout_s > 0 ? p->fabric_timeout_s : 600,
 		.raw_dir = p->raw_dir, .probe = true, .max_output = (size_t)256 << 20,
 	};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *recs = ng_harness_run(&h, &err);
 	if (!recs) {
 		fprintf(stderr, "nodegate admit: fabric: %s\n", err.msg);
@@ -77,7 +77,7 @@ static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
  * test or a scenario can plant one), else the node's own /sys. */
 static long gpus_on_pci(void)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	const char *root = getenv("NODEGATE_ROOT");
 	ng_identity_opts o = {.root = root && *root ? root : NULL};
 	cJSON *prof = ng_identity_profile(&o, &err);
@@ -132,12 +132,12 @@ static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_a
 			         n, g->count);
 			static const char *const metric[] = {"gpu.gemm.tflops"};
 			cJSON *one = ng_gpu_unmeasured(metric, 1, "gpu-compute", short_of);
-			ng_err e2 = {{0}};
+			ng_err e2 = {0};
 			take(all, one, "gpu-compute", &e2);
 			fprintf(stderr, "nodegate admit: %s: the node is held\n", short_of);
 		}
 	}
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (compute) {
 		struct ng_gpu_compute_opts o;
 		ng_gpu_compute_opts_default(&o);
@@ -186,7 +186,7 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 		*missing = NULL;
 		return NULL;
 	}
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (!p->skip_compute && wanted("compute", domains, n_domains)) {
 		struct ng_cpu_opts o;
 		ng_cpu_opts_default(&o);

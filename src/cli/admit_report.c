@@ -23,7 +23,7 @@ static const char *status_of(const struct ng_admit_judged *j)
 void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 {
 	char at[32];
-	ng_cli_format_time(r->now, at);
+	ng_format_time(r->now, at);
 	fprintf(out, "node %s%s%s%s  class %s  software %s\nrun %s at %s\n\n",
 	        r->node_name[0] ? r->node_name : r->node, r->node_name[0] ? " (id " : "",
 	        r->node_name[0] ? r->node : "", r->node_name[0] ? ")" : "", r->class_key,
@@ -62,7 +62,7 @@ void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 		fprintf(out, " (judged %s)", ng_admit_outcome_name(r->d.outcome));
 	if (r->recheck_at) {
 		char when[32];
-		ng_cli_format_time(r->recheck_at, when);
+		ng_format_time(r->recheck_at, when);
 		fprintf(out, "; recheck by %s", when);
 	}
 	fputc('\n', out);

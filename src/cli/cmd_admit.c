@@ -338,7 +338,7 @@ static bool ready_to_confirm(const struct ng_cli *cli, struct ng_admit_run *r)
 	/* The first run's records stamped again, as they were then (their
 	 * tools' versions are part of the software identity), so the same node
 	 * in the same state gives the same class and software identity. */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *probe = cJSON_CreateArray();
 	static const char *const stamped[] = {"node", "class", "software", "profile"};
 	for (size_t i = 0; probe && i < r->n; i++) {
@@ -426,7 +426,7 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 	if (!r->node_name[0] && ng_store_node_name_of(st, r->node, r->node_name, sizeof r->node_name,
 	                                              &err) < 0)
 		goto store_failed;
-	ng_cli_run_id(r->run_id, r->node, r->now);
+	ng_run_id(r->run_id, r->node, r->now);
 	if (ng_admit_judge_stage(st, cli, r, first, "first", &err) < 0 || ng_admit_decide_run(r, &cli->policy) < 0)
 		goto store_failed;
 
@@ -494,7 +494,7 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	struct ng_admit_run r = {.now = ng_cli_now(), .actor = ng_cli_actor(),
+	struct ng_admit_run r = {.now = ng_now(), .actor = ng_actor(),
 	                         .started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
 	                         .notes = cJSON_CreateArray()};
 	cJSON *keep[2] = {NULL, NULL};

@@ -241,7 +241,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		const char *subject =
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(en, "subject"));
 		char t[32];
-		ng_cli_format_time(cJSON_IsNumber(at) ? (int64_t)at->valuedouble : 0, t);
+		ng_format_time(cJSON_IsNumber(at) ? (int64_t)at->valuedouble : 0, t);
 		char *detail = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(en, "detail"));
 		if (detail && strlen(detail) > DETAIL_WIDTH)
 			strcpy(detail + DETAIL_WIDTH - 3, "...");

@@ -227,7 +227,7 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
-	int64_t now = ng_cli_now();
+	int64_t now = ng_now();
 	int64_t since = now - (int64_t)cli->policy.baseline_window_days * 86400;
 	ng_err err;
 	char *keys;
@@ -254,7 +254,7 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 		    (o.metric && strcmp(o.metric, metric) != 0))
 			continue;
 		if (ng_class_baseline_build(st, &cli->policy, cls, sw, metric, unit, now,
-		                            ng_cli_actor(), true, &rows[n], &err) < 0) {
+		                            ng_actor(), true, &rows[n], &err) < 0) {
 			rc = ng_cli_store_error(e, &err);
 			break;
 		}
@@ -267,7 +267,7 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		built += is_ok(&rows[i]);
 	char since_text[32];
-	ng_cli_format_time(since, since_text);
+	ng_format_time(since, since_text);
 	if (o.json) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON *arr = cJSON_AddArrayToObject(doc, "baselines");
@@ -436,8 +436,8 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 			fmt_software(b->software, sw, sizeof sw);
 			fmt_median(b, med, sizeof med);
 			fmt_cv(b, cv, sizeof cv);
-			ng_cli_format_time(b->built_at, built);
-			ng_cli_format_time(b->expired_at, expired);
+			ng_format_time(b->built_at, built);
+			ng_format_time(b->expired_at, expired);
 			status_line(b, status, sizeof status);
 			printf("%4" PRId64 "  %-*s  %-*s  %-*s  %-16s  %7s  %5" PRId64
 			       "  %-20s  %-12s  %-20s  %s\n",
@@ -505,12 +505,12 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 		rc = NG_EXIT_NOT_ADMISSIBLE;
 	} else if (b.expired_at) {
 		char t[32];
-		ng_cli_format_time(b.expired_at, t);
+		ng_format_time(b.expired_at, t);
 		fprintf(stderr, "nodegate baseline: baseline %" PRId64 " expired at %s (%s): build "
 		                "a new one and pin that\n",
 		        id, t, b.expired_reason);
 		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else if (ng_store_pin_baseline(st, id, o.name, ng_cli_now(), ng_cli_actor(), &err) < 0) {
+	} else if (ng_store_pin_baseline(st, id, o.name, ng_now(), ng_actor(), &err) < 0) {
 		rc = ng_cli_store_error(e, &err);
 	} else {
 		r = ng_store_get_baseline(st, id, &b, &err);
@@ -575,13 +575,13 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 		        cls);
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
-	int64_t now = ng_cli_now();
-	int64_t n = ng_store_expire_baselines(st, cls, o.metric, o.reason, now, ng_cli_actor(), &err);
+	int64_t now = ng_now();
+	int64_t n = ng_store_expire_baselines(st, cls, o.metric, o.reason, now, ng_actor(), &err);
 	ng_store_close(st);
 	if (n < 0)
 		return ng_cli_store_error(e, &err);
 	char t[32];
-	ng_cli_format_time(now, t);
+	ng_format_time(now, t);
 	if (o.json) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON_AddStringToObject(doc, "class", cls);

@@ -198,8 +198,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			const ng_store_fleet_event *ev = &evs[i];
 			char opened[32], cleared[32], sw[32], nodes[256];
-			ng_cli_format_time(ev->opened_at, opened);
-			ng_cli_format_time(ev->cleared_at, cleared);
+			ng_format_time(ev->opened_at, opened);
+			ng_format_time(ev->cleared_at, cleared);
 			/* A software identity is "sw-" and 16 hex digits. */
 			if (!ev->software[0])
 				snprintf(sw, sizeof sw, "-");
@@ -272,12 +272,12 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		rc = NG_EXIT_NOT_ADMISSIBLE;
 	} else if (ev->cleared_at) {
 		char t[32];
-		ng_cli_format_time(ev->cleared_at, t);
+		ng_format_time(ev->cleared_at, t);
 		fprintf(stderr, "nodegate fleet: event %lld was already cleared at %s by %s: %s\n", id,
 		        t, ev->cleared_by, ev->clear_reason);
 		rc = NG_EXIT_NOT_ADMISSIBLE;
 	} else {
-		int64_t now = ng_cli_now();
+		int64_t now = ng_now();
 		if (ng_store_clear_fleet_event(st, id, now, o.by, o.reason, &err) < 0) {
 			rc = ng_cli_store_error(e, &err);
 		} else if (o.json) {

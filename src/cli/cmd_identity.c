@@ -155,7 +155,7 @@ static int exec_identity(struct ng_cli *cli, int argc, char **argv)
 	if (optind < argc)
 		return ng_cmd_usage_error(&ng_cmd_identity_entry, "unexpected argument \"%s\"", argv[optind]);
 
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *prof = ng_identity_profile(&o, &err);
 	if (!prof) {
 		fprintf(stderr, "nodegate identity: %s\n", err.msg);

@@ -222,15 +222,15 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 	if (stdin_uses > 1)
 		return ng_cmd_usage_error(e, "standard input (\"-\") can be read only once");
 
-	int64_t now = ng_cli_now(), at = now;
+	int64_t now = ng_now(), at = now;
 	if (at_arg) {
-		if (ng_cli_parse_time(at_arg, now, &at) < 0)
+		if (ng_parse_time(at_arg, now, &at) < 0)
 			return ng_cmd_usage_error(e, "--at \"%s\" is not a time: 2026-11-30, "
 			                             "2026-11-30T05:00:00Z or @UNIXSECONDS (UTC)",
 			                          at_arg);
 		if (at > now) {
 			char t[32];
-			ng_cli_format_time(at, t);
+			ng_format_time(at, t);
 			return ng_cmd_usage_error(e, "--at %s is in the future: records are stored with "
 			                             "the time they were taken",
 			                          t);
@@ -243,7 +243,7 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 			                          sizeof run_id - 1);
 		snprintf(run_id, sizeof run_id, "%s", run_arg);
 	} else {
-		ng_cli_run_id(run_id, "ingest", now);
+		ng_run_id(run_id, "ingest", now);
 	}
 
 	ng_store *st = ng_cli_open_store(cli, e, spec);
@@ -254,7 +254,7 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 	cJSON *failed = json ? cJSON_AddArrayToObject(doc, "failed") : NULL;
 	int rc = NG_EXIT_OK;
 	ng_store_ingest how = {.run_id = run_id, .taken_at = at, .idle = idle, .accepted = accepted,
-	                       .actor = ng_cli_actor()};
+	                       .actor = ng_actor()};
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
 		const char *name = strcmp(path, "-") == 0 ? "standard input" : path;

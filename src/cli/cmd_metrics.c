@@ -97,7 +97,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	/* --node takes the id or the scheduler name, as every NODE does. */
 	ng_store_node_ref ref;
 	if (node && node != id) {
@@ -112,7 +112,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 		node = ref.id;
 	}
 	ng_strbuf text = {0};
-	int rc = ng_metrics_render_scope(st, ng_cli_now(), scope, node, &text, &err);
+	int rc = ng_metrics_render_scope(st, ng_now(), scope, node, &text, &err);
 	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);

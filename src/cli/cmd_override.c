@@ -86,14 +86,14 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "--reason must be 1 to %zu characters", sizeof o.reason - 1);
 	if (!*by || strlen(by) >= sizeof o.by)
 		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof o.by - 1);
-	int64_t now = ng_cli_now(), until;
-	if (ng_cli_parse_time(expires, now, &until) < 0)
+	int64_t now = ng_now(), until;
+	if (ng_parse_time(expires, now, &until) < 0)
 		return ng_cmd_usage_error(e, "--expires \"%s\" is not a time: 2026-12-01, "
 		                             "2026-12-01T18:00:00Z, @UNIXSECONDS, or 36h, 7d, 2w from now",
 		                          expires);
 	char until_text[32], now_text[32];
-	ng_cli_format_time(until, until_text);
-	ng_cli_format_time(now, now_text);
+	ng_format_time(until, until_text);
+	ng_format_time(now, now_text);
 	if (until <= now)
 		return ng_cmd_usage_error(e, "--expires %s is not in the future (now is %s)", until_text,
 		                          now_text);

@@ -166,8 +166,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		for (size_t i = 0; i < n; i++) {
 			const ng_store_case *c = &cs[i];
 			char opened[32], closed[32], passes[48];
-			ng_cli_format_time(c->opened_at, opened);
-			ng_cli_format_time(c->closed_at, closed);
+			ng_format_time(c->opened_at, opened);
+			ng_format_time(c->closed_at, closed);
 			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
 			/* People read host names; the id is in --json and `show`. */
 			printf("%4" PRId64 "  %-*s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
@@ -255,8 +255,8 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_OK;
 	}
 	char opened[32], closed[32];
-	ng_cli_format_time(c.opened_at, opened);
-	ng_cli_format_time(c.closed_at, closed);
+	ng_format_time(c.opened_at, opened);
+	ng_format_time(c.closed_at, closed);
 	printf("case %" PRId64 "  %s\n", c.id,
 	       c.closed_at ? "closed" : "open: the node is quarantined");
 	if (c.node_name[0])

@@ -60,7 +60,7 @@ static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node
 {
 	ng_slurm_opts o = {.node = node, .resume_case = c->id};
 	ng_slurm_result res;
-	ng_err lerr = {{0}}, err;
+	ng_err lerr = {0}, err;
 	int lrc = ng_slurm_resume(&o, &res, &lerr);
 	char *text = ng_slurm_result_json(&res, "resume");
 	cJSON *d = text ? cJSON_Parse(text) : NULL;
@@ -139,7 +139,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	if (reason && (!*reason || strlen(reason) > 200))
 		return ng_cmd_usage_error(e, "--reason must be 1 to 200 characters");
 	if (!by)
-		by = ng_cli_actor();
+		by = ng_actor();
 
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
@@ -168,7 +168,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	}
 	long needed = cli->policy.release_passes;
 	char opened[32];
-	ng_cli_format_time(c0.opened_at, opened);
+	ng_format_time(c0.opened_at, opened);
 	char why[256];
 	if (manual) {
 		snprintf(why, sizeof why, "manual release: %s", reason);
@@ -190,7 +190,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		ng_store_close(st);
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
-	int64_t now = ng_cli_now();
+	int64_t now = ng_now();
 	if (ng_store_close_case(st, c0.id, now, by, why, &err) < 0) {
 		rc = ng_cli_store_error(e, &err);
 	} else {

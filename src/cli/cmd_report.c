@@ -164,7 +164,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	if (html && !*html)
 		return ng_cmd_usage_error(e, "--html needs a file name");
 	r.o.top = (long)top;
-	r.o.now = ng_cli_now();
+	r.o.now = ng_now();
 
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)

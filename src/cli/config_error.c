@@ -126,7 +126,7 @@ static void keep(const ng_config_guard *g, const char *kind, const char *msg, ch
 	if (pid == 0) {
 		close(fds[0]);
 		alarm((STORE_BUDGET_MS + 999) / 1000 + 1); /* a backstop; the parent kills first */
-		ng_store_config_error e = {.at = ng_cli_now()};
+		ng_store_config_error e = {.at = ng_now()};
 		node_name(e.node);
 		snprintf(e.verb, sizeof e.verb, "%s", g->verb);
 		snprintf(e.kind, sizeof e.kind, "%s", kind);

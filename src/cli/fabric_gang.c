@@ -395,7 +395,7 @@ int fabric_gang(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	if (why)
 		cJSON_AddStringToObject(doc, "not_run", why);
 	char run_id[96], problem[512] = "";
-	snprintf(run_id, sizeof run_id, "fabric-gang-%lld-%ld", (long long)ng_cli_now(), (long)getpid());
+	snprintf(run_id, sizeof run_id, "fabric-gang-%lld-%ld", (long long)ng_now(), (long)getpid());
 	int store_rc = fabric_store(&o, cli, tests, run_id, problem, sizeof problem);
 	if (store_rc < 0)
 		cJSON_AddStringToObject(doc, "store_problem", problem);

@@ -261,7 +261,7 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	cJSON_AddItemToObject(doc, "slow_rails", rail_blame);
 	cJSON_AddItemToObject(doc, "tests", tests);
 	char run_id[96], problem[512] = "";
-	snprintf(run_id, sizeof run_id, "fabric-pair-%lld-%ld", (long long)ng_cli_now(), (long)getpid());
+	snprintf(run_id, sizeof run_id, "fabric-pair-%lld-%ld", (long long)ng_now(), (long)getpid());
 	int store_rc = fabric_store(&o, cli, tests, run_id, problem, sizeof problem);
 	if (store_rc < 0)
 		cJSON_AddStringToObject(doc, "store_problem", problem);

@@ -547,8 +547,8 @@ int fabric_store(const struct fabric_opts *o, struct ng_cli *cli, const cJSON *r
 			snprintf(problem, cap, "the store could not be opened");
 			rc = -1;
 		} else {
-			ng_store_ingest how = {.run_id = run_id, .taken_at = ng_cli_now(), .idle = true,
-			                       .accepted = false, .actor = ng_cli_actor()};
+			ng_store_ingest how = {.run_id = run_id, .taken_at = ng_now(), .idle = true,
+			                       .accepted = false, .actor = ng_actor()};
 			ng_err err;
 			if (ng_store_put_json_records(st, recs, &how, NULL, &err) < 0) {
 				snprintf(problem, cap, "%s", err.msg);

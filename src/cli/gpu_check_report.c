@@ -57,7 +57,7 @@ void ng_check_land_slurm(struct check *c)
 		/* ... and all of it within the check's deadline. */
 		o.deadline = c->t_end;
 	}
-	ng_err err = {{0}};
+	ng_err err = {0};
 	c->land_rc = ng_slurm_drain(&o, c->why, &c->slurm, &err);
 	c->landed = true;
 	if (c->land_rc < 0)

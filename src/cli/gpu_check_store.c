@@ -86,7 +86,7 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 		return; /* no history: no rates, and keep_records will say why */
 	char host[256], name[128];
 	store_node(host, name);
-	int64_t now = ng_cli_now();
+	int64_t now = ng_now();
 	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
 	char line[512];
 	/* The previous check first: whether a drain Slurm made after it is ours. */
@@ -274,9 +274,9 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	}
 	char host[256], name[128];
 	store_node(host, name);
-	int64_t now = ng_cli_now();
+	int64_t now = ng_now();
 	char run_id[80];
-	ng_cli_run_id(run_id, host, now);
+	ng_run_id(run_id, host, now);
 	size_t n = c->health->n_gpus;
 	ng_store_record *recs = calloc(n ? n : 1, sizeof *recs);
 	char **bodies = calloc(n ? n : 1, sizeof *bodies);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cli/cmd.h"
+#include "core/clock.h"
 #include "store/store.h"
 
 /* Opens the store named by spec (--store), else cli->store_spec (the global
@@ -31,22 +32,8 @@ int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
                         ng_store_node_ref *out);
 
-/* Now, unix seconds. $NODEGATE_NOW (unix seconds or a time as
- * ng_cli_parse_time reads it) replaces the clock, for tests and replays. */
-int64_t ng_cli_now(void);
-/* "2026-12-01", "2026-12-01T12:00", "2026-12-01T12:00:00Z", "@1764547200"
- * (unix seconds), or a duration from now: "+36h", "7d", "90m", "2w". UTC. */
-int ng_cli_parse_time(const char *s, int64_t now, int64_t *out);
-/* "2026-12-01T12:00:00Z"; "-" for 0. */
-void ng_cli_format_time(int64_t t, char out[32]);
 /* obj[key] = t as unix seconds, or null for 0 (never). */
 void ng_json_add_time(cJSON *obj, const char *key, int64_t t);
 /* Prints a JSON document, indented, and a newline. */
 void ng_print_json(const cJSON *doc);
-/* Who is acting, for the audit log: $SUDO_USER when set (a person behind
- * sudo), else the user name of the effective uid, else "uid N". */
-const char *ng_cli_actor(void);
-/* A fresh run id: host, time and random bits. */
-void ng_cli_run_id(char out[80], const char *node, int64_t now);
-
 #endif

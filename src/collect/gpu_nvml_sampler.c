@@ -111,7 +111,7 @@ static void *sampler_main(void *arg)
 		snprintf(s->status, sizeof s->status, "out of memory for an NVML snapshot");
 	while (snap && !s->stop) {
 		pthread_mutex_unlock(&s->mu);
-		ng_err err = {{0}};
+		ng_err err = {0};
 		/* Outside the lock: this is the call that may never return. */
 		int rc = ng_nvml_snapshot(&o, snap, &err);
 		double t = ng_gpu_now_s() - s->t0;

@@ -248,7 +248,7 @@ int ng_identity_stamp(cJSON *records, const ng_policy *pol, const ng_identity_op
 		pol = &def;
 	}
 	ng_strbuf cls = {0};
-	ng_err cerr = {{0}};
+	ng_err cerr = {0};
 	int rc = ng_identity_class(prof, pol->class_template, &cls, &cerr);
 	ng_strbuf sw = {0};
 	ng_identity_software(prof, &sw);

@@ -273,7 +273,7 @@ void ng_id_gpus(cJSON *prof, const char *root)
 	/* NVML knows more (CUDA version, exact UUIDs without the proc files);
 	 * the NVML module sets the hook and it adds to or corrects this object. */
 	if (ng_identity_nvml_hook) {
-		ng_err e = {{0}};
+		ng_err e = {0};
 		if (ng_identity_nvml_hook(gpu, &e) < 0)
 			cJSON_AddStringToObject(gpu, "nvml_error", e.msg[0] ? e.msg : "NVML failed");
 	}

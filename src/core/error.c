@@ -31,14 +31,44 @@ static void escape_controls(char *msg, size_t cap)
 	snprintf(msg, cap, "%s", out);
 }
 
+static void fail_v(ng_err *err, const char *fmt, va_list ap)
+{
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	escape_controls(err->msg, sizeof err->msg);
+}
+
 int ng_fail(ng_err *err, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		fail_v(err, fmt, ap);
 		va_end(ap);
-		escape_controls(err->msg, sizeof err->msg);
 	}
 	return -1;
+}
+
+int ng_fail_as(ng_err *err, ng_err_class code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		fail_v(err, fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return -1;
+}
+
+const char *ng_err_class_name(ng_err_class code)
+{
+	switch (code) {
+	case NG_ERR_USAGE: return "usage";
+	case NG_ERR_INPUT: return "input";
+	case NG_ERR_STORE: return "store";
+	case NG_ERR_LANDING: return "landing";
+	case NG_ERR_INTERNAL: return "internal";
+	case NG_ERR_UNCLASSIFIED: break;
+	}
+	return "unclassified";
 }

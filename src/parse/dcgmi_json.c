@@ -377,7 +377,7 @@ enum found dg_find_json(const char *text, size_t len, cJSON **doc, size_t *start
 			return res;
 		memcpy(buf, text + s, e - s);
 		buf[e - s] = '\0';
-		ng_err perr = {{0}};
+		ng_err perr = {0};
 		cJSON *v = ng_json_parse(buf, e - s, &perr);
 		free(buf);
 		if (v && is_dcgm_doc(v)) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "parse/sacct.h"
 #include "parse/text.h"
 
@@ -175,17 +176,6 @@ long ng_hostlist_expand(const char *list, size_t len, size_t max,
 
 /* ---- job lines ---------------------------------------------------------------------- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* "2026-11-03T04:05:06" as UTC; 0 for Unknown/None; -1 unreadable. */
 static int64_t read_time(ng_span s)
 {
@@ -202,7 +192,7 @@ static int64_t read_time(ng_span s)
 	if (v[0] < 1970 || v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 ||
 	    v[4] > 59 || v[5] > 60)
 		return -1;
-	int64_t days = days_from_civil((int64_t)v[0], (int64_t)v[1], (int64_t)v[2]);
+	int64_t days = ng_days_from_civil((int64_t)v[0], (int64_t)v[1], (int64_t)v[2]);
 	return days * 86400 + (int64_t)v[3] * 3600 + (int64_t)v[4] * 60 + (int64_t)v[5];
 }
 

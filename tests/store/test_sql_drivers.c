@@ -38,7 +38,7 @@ static double now_s(void)
 static ng_sql *open_db(void)
 {
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = pg ? ng_sql_pg_open(spec, &db, &err) : ng_sql_sqlite_open(spec, &db, &err);
 	if (rc != 0)
 		fail_msg("cannot open %s: %s", spec, err.msg);
@@ -48,7 +48,7 @@ static ng_sql *open_db(void)
 
 static void exec_ok(ng_sql *db, const char *sql)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_sql_exec(db, sql, &err) != 0)
 		fail_msg("`%s` failed: %s", sql, err.msg);
 }
@@ -56,7 +56,7 @@ static void exec_ok(ng_sql *db, const char *sql)
 static ng_sql_stmt *prepare_ok(ng_sql *db, const char *sql)
 {
 	ng_sql_stmt *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_sql_prepare(db, sql, &st, &err) != 0)
 		fail_msg("cannot prepare `%s`: %s", sql, err.msg);
 	return st;
@@ -64,7 +64,7 @@ static ng_sql_stmt *prepare_ok(ng_sql *db, const char *sql)
 
 static int step_ok(ng_sql_stmt *st)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = ng_sql_step(st, &err);
 	if (rc < 0)
 		fail_msg("step failed: %s", err.msg);
@@ -243,7 +243,7 @@ static void rerun_1000_times_in_one_transaction(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(db, "t_bulk");
 	double t0 = now_s();
 	assert_int_equal(ng_sql_begin_write(db, &err), 0);
@@ -323,7 +323,7 @@ static void rollback_discards(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(db, "t_rb");
 	assert_int_equal(ng_sql_begin_write(db, &err), 0);
 	exec_ok(db, "INSERT INTO t_rb (id) VALUES (1)");
@@ -340,7 +340,7 @@ static void nested_begin_is_refused(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(db, "t_nest");
 	assert_int_equal(ng_sql_begin_write(db, &err), 0);
 	exec_ok(db, "INSERT INTO t_nest (id) VALUES (1)");
@@ -356,7 +356,7 @@ static void commit_without_transaction_fails(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_sql_commit(db, &err), -1);
 	assert_true(strlen(err.msg) > 0);
 	ng_sql_close(db);
@@ -368,7 +368,7 @@ static void failed_statement_spoils_the_transaction(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(db, "t_spoil");
 	exec_ok(db, "INSERT INTO t_spoil (id) VALUES (1)");
 	assert_int_equal(ng_sql_begin_write(db, &err), 0);
@@ -393,7 +393,7 @@ static void writers_take_turns(void **state)
 {
 	(void)state;
 	ng_sql *a = open_db(), *b = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(a, "t_turns");
 	assert_int_equal(ng_sql_begin_write(a, &err), 0);
 	exec_ok(a, "INSERT INTO t_turns (id) VALUES (1)");
@@ -426,7 +426,7 @@ static void writers_take_turns(void **state)
 static void child_writer(int fd, char me, long hold_ms)
 {
 	ng_sql *db = NULL;
-	ng_err e = {{0}};
+	ng_err e = {0};
 	if (ng_sql_sqlite_open(spec, &db, &e) != 0 || ng_sql_begin_write(db, &e) != 0)
 		me = 'x';
 	if (write(fd, &me, 1) != 1)
@@ -502,7 +502,7 @@ static void read_transaction_is_a_snapshot(void **state)
 {
 	(void)state;
 	ng_sql *a = open_db(), *b = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(a, "t_snap");
 	exec_ok(a, "INSERT INTO t_snap (id) VALUES (1)");
 	assert_int_equal(ng_sql_begin_read(a, &err), 0);
@@ -521,7 +521,7 @@ static void constraint_violation_is_constraint(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	create_table(db, "t_uniq");
 	ng_sql_stmt *ins = prepare_ok(db, "INSERT INTO t_uniq (id) VALUES (?)");
 	ng_sql_bind_int64(ins, 1, 7);
@@ -540,7 +540,7 @@ static void step_error_names_the_sql(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_sql_stmt *st = NULL;
 	const char *sql = "SELECT x\n  FROM no_such_table_here WHERE a = 1 AND b = 2 AND c = 3 AND "
 	                  "d = 4 AND e = 5";
@@ -565,7 +565,7 @@ static void bad_bind_fails_the_step(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_sql_stmt *st = prepare_ok(db, "SELECT ? + 1");
 	assert_int_equal(ng_sql_bind_int64(st, 2, 5), -1);
 	assert_int_equal(ng_sql_step(st, &err), -1);
@@ -589,7 +589,7 @@ static void sqlite_on_random_bytes_is_corrupt(void **state)
 	assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
 	close(fd);
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_sql_sqlite_open(path, &db, &err), -1);
 	assert_null(db);
 	assert_int_equal(ng_sql_open_error(), NG_SQL_E_CORRUPT);
@@ -604,7 +604,7 @@ static void sqlite_in_missing_directory(void **state)
 	(void)state;
 	const char *path = "/nonexistent-dir-of-nodegate/sub/store.db";
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_sql_sqlite_open(path, &db, &err), -1);
 	assert_null(db);
 	assert_int_equal(ng_sql_open_error(), NG_SQL_E_READONLY);
@@ -619,7 +619,7 @@ static void sqlite_open_sets_its_pragmas(void **state)
 	char path[1100];
 	assert_int_equal(ng_test_sqlite_path(path, sizeof path), 0);
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_sql_sqlite_open(path, &db, &err), 0);
 	assert_int_equal(ng_sql_open_error(), NG_SQL_E_NONE);
 	ng_sql_stmt *st = prepare_ok(db, "PRAGMA journal_mode");
@@ -643,7 +643,7 @@ static void pg_without_server_is_unreachable(void **state)
 {
 	(void)state;
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	double t0 = now_s();
 	int rc = ng_sql_pg_open("postgresql://nodegate:s3cr3t-pw@/nodegate?host=/nonexistent-dir",
 	                        &db, &err);
@@ -671,7 +671,7 @@ static void pg_messages_never_show_a_password(void **state)
 	};
 	for (size_t k = 0; k < sizeof uris / sizeof uris[0]; k++) {
 		ng_sql *db = NULL;
-		ng_err err = {{0}};
+		ng_err err = {0};
 		assert_int_equal(ng_sql_pg_open(uris[k], &db, &err), -1);
 		assert_null(db);
 		if (strstr(err.msg, "hunter2"))
@@ -689,7 +689,7 @@ static void pg_named_statements_are_deallocated(void **state)
 {
 	(void)state;
 	ng_sql *db = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	for (int k = 0; k < 200; k++) {
 		ng_sql_stmt *st = prepare_ok(db, "SELECT ?::int + 1");
 		ng_sql_bind_int64(st, 1, k);
@@ -719,7 +719,7 @@ static void pg_lost_connection_is_unreachable(void **state)
 {
 	(void)state;
 	ng_sql *a = open_db(), *b = open_db();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int64_t pid = query_int(b, "SELECT pg_backend_pid()");
 	ng_sql_stmt *kill = prepare_ok(a, "SELECT pg_terminate_backend(CAST(? AS INTEGER))");
 	ng_sql_bind_int64(kill, 1, pid);

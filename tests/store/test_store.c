@@ -38,7 +38,7 @@ static void fresh_spec(const char *name, char *spec, size_t cap)
 static ng_store *open_ok(const char *spec)
 {
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(spec, &st, &err) != 0)
 		fail_msg("cannot open the store %s: %s", spec, err.msg);
 	assert_non_null(st);
@@ -73,7 +73,7 @@ static void open_fails(const char *spec, ng_err *err)
 static ng_sql *raw_open(const char *spec)
 {
 	ng_sql *db = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = strstr(spec, "://") ? ng_sql_pg_open(spec, &db, &err)
 	                             : ng_sql_sqlite_open(spec, &db, &err);
 	if (rc != 0)
@@ -83,7 +83,7 @@ static ng_sql *raw_open(const char *spec)
 
 static void exec_ok(ng_sql *db, const char *sql)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_sql_exec(db, sql, &err) != 0)
 		fail_msg("`%s` failed: %s", sql, err.msg);
 }
@@ -92,7 +92,7 @@ static void exec_ok(ng_sql *db, const char *sql)
 static int64_t query_int(ng_sql *db, const char *sql)
 {
 	ng_sql_stmt *q = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_sql_prepare(db, sql, &q, &err) != 0)
 		fail_msg("cannot prepare `%s`: %s", sql, err.msg);
 	int r = ng_sql_step(q, &err);
@@ -107,7 +107,7 @@ static int64_t query_int(ng_sql *db, const char *sql)
 static void query_text(ng_sql *db, const char *sql, char *out, size_t cap)
 {
 	ng_sql_stmt *q = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_sql_prepare(db, sql, &q, &err) != 0)
 		fail_msg("cannot prepare `%s`: %s", sql, err.msg);
 	if (ng_sql_step(q, &err) != 1)
@@ -126,7 +126,7 @@ static int64_t count_rows(ng_store *st, const char *table)
 
 static int64_t count_records(ng_store *st)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int64_t n = ng_store_count_records(st, &err);
 	if (n < 0)
 		fail_msg("count_records: %s", err.msg);
@@ -136,7 +136,7 @@ static int64_t count_records(ng_store *st)
 static void audit_verifies(ng_store *st, int64_t entries)
 {
 	ng_store_audit_report rep;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = ng_store_audit_verify(st, &rep, &err);
 	if (rc != 0)
 		fail_msg("the audit log does not verify (rc %d): %s%s", rc, rep.problem, err.msg);
@@ -175,7 +175,7 @@ static ng_store_record rec(const char *node, const char *class_key, const char *
 
 static void put_ok(ng_store *st, const ng_store_record *recs, size_t n, int64_t *ids)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_put_records(st, recs, n, ids, &err) != 0)
 		fail_msg("put_records: %s", err.msg);
 }
@@ -183,7 +183,7 @@ static void put_ok(ng_store *st, const ng_store_record *recs, size_t n, int64_t 
 static void get_runs(ng_store *st, const char *class_key, const char *software,
                      const char *metric, int64_t since, ng_store_runs *out)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_baseline_runs(st, class_key, software, metric, since, out, &err) != 0)
 		fail_msg("baseline_runs: %s", err.msg);
 }
@@ -218,7 +218,7 @@ static void open_creates_schema_and_reopen_is_idempotent(void **state)
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		assert_int_equal(count_rows(st, tables[i]), 0);
 	ng_strbuf rep = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_check(st, &rep, &err), 0);
 	assert_string_equal(rep.s, "ok");
 	ng_strbuf_free(&rep);
@@ -455,7 +455,7 @@ static void put_records_gives_ids_and_is_all_or_nothing(void **state)
 	/* One bad record in a batch: none of the batch is stored. */
 	ng_store_record bad[3] = {recs[0], recs[1], recs[2]};
 	bad[2].node = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int64_t ids2[3] = {-1, -1, -1};
 	assert_int_equal(ng_store_put_records(st, bad, 3, ids2, &err), -1);
 	assert_non_null(strstr(err.msg, "record 2"));
@@ -485,7 +485,7 @@ static void put_json_records_refuses_incomplete_batches(void **state)
 	const char *no_class = "{\"node\":\"gpu-002\",\"metric\":\"nccl.all_reduce.busbw\","
 	                       "\"samples\":[1]}";
 	ng_store_ingest how = {"import-1", 500, true, true, "tester"};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int64_t ids[3];
 
 	const char *bad_batches[][2] = {{no_node, "no node"}, {no_class, "no class"}};
@@ -640,7 +640,7 @@ static void baseline_runs_are_the_accepted_idle_runs_in_the_window(void **state)
 
 	/* (CLASS, SW, METRIC), (CLASS, SW, all_gather), (CLASS, other-sw, METRIC);
 	 * other-class's too when no class is named */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	char *keys = NULL;
 	size_t nkeys = 0;
 	assert_int_equal(ng_store_baseline_keys(st, CLASS, 500, &keys, &nkeys, &err), 0);
@@ -709,7 +709,7 @@ static void accept_records_lets_runs_into_baselines(void **state)
 	get_runs(st, CLASS, SW, METRIC, 0, &r);
 	assert_int_equal(r.n, 0);
 	ng_store_runs_free(&r);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_accept_records(st, ids, 0, &err), 0);
 	int64_t pick[] = {ids[0], ids[2]};
 	assert_int_equal(ng_store_accept_records(st, pick, 2, &err), 0);
@@ -755,7 +755,7 @@ static void cohort_drops_take_each_nodes_newest_run(void **state)
 	put_ok(st, recs, sizeof recs / sizeof recs[0], NULL);
 	double *drops = NULL;
 	size_t n = 0;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(
 		ng_store_cohort_drops(st, CLASS, SW, METRIC, "me", 60, 100.0, &drops, &n, &err), 0);
 	assert_int_equal(n, 4);
@@ -800,7 +800,7 @@ static ng_store_baseline baseline(const char *metric, const char *status, double
 
 static void put_baseline_ok(ng_store *st, ng_store_baseline *b)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_put_baseline(st, b, "tester", &err) != 0)
 		fail_msg("put_baseline: %s", err.msg);
 	assert_true(b->id > 0);
@@ -810,7 +810,7 @@ static void put_baseline_ok(ng_store *st, ng_store_baseline *b)
 static int64_t current_id(ng_store *st, const char *metric)
 {
 	ng_store_baseline b;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int r = ng_store_current_baseline(st, CLASS, SW, metric, &b, &err);
 	if (r < 0)
 		fail_msg("current_baseline: %s", err.msg);
@@ -822,7 +822,7 @@ static void baselines_pinned_beat_built_and_expired_are_never_current(void **sta
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("baselines", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(current_id(st, METRIC), 0);
 
 	ng_store_baseline refusal = baseline(METRIC, "too-few-nodes", NAN, 50);
@@ -939,7 +939,7 @@ static void cases_open_retry_close(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("cases", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_case got;
 	assert_int_equal(ng_store_open_case_of(st, "n1", &got, &err), 0);
 
@@ -1050,7 +1050,7 @@ static void overrides_are_active_from_created_until_expiry(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("overrides", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_override o;
 	memset(&o, 0, sizeof o);
 	ng_copy(o.node, sizeof o.node, "n1");
@@ -1095,7 +1095,7 @@ static void fleet_events_open_once_and_clear(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("fleet", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_fleet_event e;
 	memset(&e, 0, sizeof e);
 	ng_copy(e.class_key, sizeof e.class_key, CLASS);
@@ -1194,7 +1194,7 @@ static void config_errors_are_kept_and_grouped(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("config_errors", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	struct { const char *node, *verb, *kind, *msg; int64_t at; } in[] = {
 		{"n1", "epilog", "policy", "old message", 100},
 		{"n1", "epilog", "policy", "new message", 300},
@@ -1239,7 +1239,7 @@ static void gpu_inventory_marks_and_runs(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("gpu_inventory", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_gpu g[2] = {
 		{.uuid = "GPU-a", .bus = "0000:18:00", .minor = 0, .first_seen = 100, .last_seen = 100,
 		 .index = 0, .checked_at = 100, .mode = "health", .severity = "ok", .listed = true},
@@ -1320,7 +1320,7 @@ static void node_state_is_upserted(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("node_state", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_node_state s, got;
 	assert_int_equal(ng_store_get_node_state(st, "n1", &got, &err), 0);
 	memset(&s, 0, sizeof s);
@@ -1374,7 +1374,7 @@ static void hysteresis_round_trips(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("hysteresis", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_strbuf h = {0};
 	bool blocked = true;
 	assert_int_equal(ng_store_get_hysteresis(st, "n1", METRIC, &h, &blocked, &err), 0);
@@ -1410,7 +1410,7 @@ static void audit_chain_of_everything_verifies(void **state)
 	(void)state;
 	char spec[1024];
 	ng_store *st = fresh_store("audit_all", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	double s[] = {1, 2, 3};
 	ng_store_record r = rec("n1", CLASS, SW, METRIC, 10, s, 3, true, true);
 	put_ok(st, &r, 1, NULL); /* records do not audit */
@@ -1486,7 +1486,7 @@ static void audit_chain_of_everything_verifies(void **state)
 static ng_store *audited_store(const char *name, char *spec, size_t cap)
 {
 	ng_store *st = fresh_store(name, spec, cap);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	for (int i = 1; i <= 5; i++) {
 		char subject[32], detail[64];
 		snprintf(subject, sizeof subject, "node:n%d", i);
@@ -1501,7 +1501,7 @@ static ng_store *audited_store(const char *name, char *spec, size_t cap)
 static void expect_break(ng_store *st, int64_t first_bad, const char *problem_has)
 {
 	ng_store_audit_report rep;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = ng_store_audit_verify(st, &rep, &err);
 	fprintf(stderr, "[ info     ] verify: rc %d, first_bad %lld: %s\n", rc,
 	        (long long)rep.first_bad, rep.problem);
@@ -1606,7 +1606,7 @@ static void audit_finds_a_cut_tail_with_its_head_edited(void **state)
 	exec_ok(db, "UPDATE audit_log SET hash = 'x' WHERE seq = 5");
 	exec_ok(db, "UPDATE meta SET value = 'x' WHERE key = 'audit_head_hash'");
 	ng_store_audit_report rep;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 1);
 	done(st, spec);
 
@@ -1622,7 +1622,7 @@ static void audit_finds_a_cut_tail_with_its_head_edited(void **state)
 static ng_store *stateful_store(const char *name, char *spec, size_t cap)
 {
 	ng_store *st = fresh_store(name, spec, cap);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_store_baseline b = baseline(METRIC, "ok", 2.0, 20);
 	put_baseline_ok(st, &b);
 	assert_int_equal(ng_store_expire_baselines(st, CLASS, NULL, "x", 22, "a", &err), 1);
@@ -1689,7 +1689,7 @@ static void audit_finds_state_changed_behind_its_back(void **state)
 		ng_store *st = stateful_store(name, spec, sizeof spec);
 		exec_ok(ng_store_sql(st), edits[k].sql);
 		ng_store_audit_report rep;
-		ng_err err = {{0}};
+		ng_err err = {0};
 		int rc = ng_store_audit_verify(st, &rep, &err);
 		fprintf(stderr, "[ info     ] verify: rc %d, %lld of %lld rows: %s\n", rc,
 		        (long long)rep.rows_bad, (long long)rep.rows, rep.state_problem);
@@ -1703,7 +1703,7 @@ static void audit_finds_state_changed_behind_its_back(void **state)
 	/* Written through the store again, the row is what the chain says. */
 	char spec[1024];
 	ng_store *st = stateful_store("audit_state_rewritten", spec, sizeof spec);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_case_retry(st, 1, false, "r2", 50, &err), 0);
 	ng_store_audit_report rep;
 	assert_int_equal(ng_store_audit_verify(st, &rep, &err), 0);
@@ -1722,7 +1722,7 @@ static void audit_finds_a_deleted_last_entry(void **state)
 	 * follows the head the log was last written at, not what is left */
 	st = audited_store("audit_delete_last_append", spec, sizeof spec);
 	exec_ok(ng_store_sql(st), "DELETE FROM audit_log WHERE seq = 5");
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_audit(st, false, 2000, "alice", "test.entry", "node:n6", NULL, &err),
 	                 0);
 	expect_break(st, 6, "removed");

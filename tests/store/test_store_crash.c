@@ -100,7 +100,7 @@ static int writer_main(char **argv)
 	if (fd < 0)
 		return 4;
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(spec, &st, &err) != 0) {
 		ack(fd, true, "E open: %s", err.msg);
 		return 3;
@@ -388,7 +388,7 @@ static void verify(const char *spec, const struct acks *a, int batch, struct ver
 {
 	memset(v, 0, sizeof *v);
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(spec, &st, &err) != 0)
 		fail_msg("cannot reopen the store after the writers: %s", err.msg);
 	ng_sql *db = ng_store_sql(st);
@@ -488,7 +488,7 @@ static void make_store(const char *name, char *spec, size_t cap)
 	if (ng_test_store_spec(name, spec, cap) != 0)
 		fail_msg("cannot make a store for %s", name);
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(spec, &st, &err) != 0)
 		fail_msg("cannot create the store %s: %s", spec, err.msg);
 	ng_store_close(st);

@@ -106,7 +106,7 @@ static int put_batch(ng_store *st, const char *run_id, int64_t at, ng_err *err)
  * committed, then how the failure looked. Returns the number of batches. */
 static int fill(ng_store *st, int fd, int first)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int b;
 	for (b = first; b < MAX_BATCHES; b++) {
 		char run[32];
@@ -125,7 +125,7 @@ static int fill(ng_store *st, int fd, int first)
 	say(fd, "CLASS %d", (int)ng_store_last_error(st));
 	say(fd, "MESSAGE %s", err.msg);
 	/* A second try fails the same way, and does not wedge the store. */
-	ng_err again = {{0}};
+	ng_err again = {0};
 	int rc = put_batch(st, "run-again", 999999, &again);
 	say(fd, "AGAIN %d %d %s", rc, (int)ng_store_last_error(st), again.msg);
 	if (rc == 0)
@@ -199,14 +199,14 @@ static void read_report(int fd, struct report *r)
 
 static void put_batch_ok(ng_store *st, const char *run, int64_t at)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (put_batch(st, run, at, &err) != 0)
 		fail_msg("put: %s", err.msg);
 }
 
 static void check_store(ng_store *st, int64_t want_records, int64_t want_audit)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_store_count_records(st, &err), want_records);
 	ng_strbuf rep = {0};
 	if (ng_store_check(st, &rep, &err) != 0)
@@ -240,7 +240,7 @@ static void file_size_limit(void **state)
 	char path[1024];
 	assert_int_equal(ng_test_sqlite_path(path, sizeof path), 0);
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(path, &st, &err) != 0)
 		fail_msg("open: %s", err.msg);
 	for (int b = 0; b < 5; b++) {
@@ -269,7 +269,7 @@ static void file_size_limit(void **state)
 			_exit(3);
 		}
 		ng_store *cst = NULL;
-		ng_err cerr = {{0}};
+		ng_err cerr = {0};
 		if (ng_store_open(path, &cst, &cerr) != 0) {
 			say(p[1], "open under the limit failed: %s", cerr.msg);
 			_exit(3);
@@ -370,7 +370,7 @@ static int tmpfs_child(int fd)
 	say(fd, "PATH %s", path);
 	int rc = 0;
 	ng_store *st = NULL;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_store_open(path, &st, &err) != 0) {
 		say(fd, "open on tmpfs failed: %s", err.msg);
 		rc = 3;

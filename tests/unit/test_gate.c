@@ -103,7 +103,7 @@ static char trace_diag_test[NG_DIAG_NAME_MAX + 64];
 
 static cJSON *parse_or_fail(const char *text)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = ng_json_parse(text, strlen(text), &err);
 	if (!v)
 		fail_msg("test JSON did not parse: %s: %.200s", err.msg, text);
@@ -116,7 +116,7 @@ static ng_verdict judge(const char *record, const char *baseline, const char *co
 {
 	ng_policy def;
 	ng_policy_default(&def);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *r = parse_or_fail(record);
 	cJSON *b = baseline ? parse_or_fail(baseline) : NULL;
 	cJSON *c = cohort ? parse_or_fail(cohort) : NULL;
@@ -162,7 +162,7 @@ static ng_policy policy(const char *doc)
 	ng_policy p;
 	ng_policy_default(&p);
 	cJSON *d = parse_or_fail(doc);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_policy_apply_json(&p, d, "test", &err) != 0)
 		fail_msg("policy refused: %s", err.msg);
 	cJSON_Delete(d);
@@ -797,7 +797,7 @@ static void test_cohort_nan_and_inf_doubles(void **state)
 	(void)state;
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *r = parse_or_fail(rec(NODE_12));
 	cJSON *b = parse_or_fail(BASE);
 	ng_gate_input in = {0};
@@ -1028,7 +1028,7 @@ static void test_wrong_huge_integer_vs_1e400(void **state)
 	cJSON *b = parse_or_fail(BASE);
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_gate_input in = {0};
 	assert_int_equal(ng_gate_input_baseline(&in, b, &err), 0);
 	assert_int_equal(ng_gate_input_record(&in, r, NULL, &err), 0);

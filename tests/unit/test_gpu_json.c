@@ -135,7 +135,7 @@ static void round_trip_text(const ng_gpu_snapshot *s, ng_gpu_snapshot *back)
 	char *text = cJSON_PrintUnformatted(doc);
 	assert_non_null(text);
 	cJSON_Delete(doc);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *again = ng_json_parse(text, strlen(text), &err);
 	if (!again)
 		fail_msg("the writer's text does not parse: %s: %.300s", err.msg, text);
@@ -155,7 +155,7 @@ static void test_round_trip(void **state)
 
 	/* the tree itself, unprinted (big counters are raw items there) */
 	cJSON *doc = ng_gpu_snapshot_to_json(&s);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	memset(&back, 0xa5, sizeof back);
 	if (ng_gpu_snapshot_from_json(doc, &back, &err) != 0)
 		fail_msg("%s", err.msg);
@@ -222,7 +222,7 @@ static void test_compact_form(void **state)
 	cJSON_Delete(doc);
 	assert_non_null(strstr(text, "\"pcie_replays\":999999999999999,"));
 	assert_non_null(strstr(text, "\"power_mw\":1000000000000001,"));
-	ng_err err = {{0}};
+	ng_err err = {0};
 	doc = ng_json_parse(text, strlen(text), &err);
 	free(text);
 	assert_int_equal(ng_gpu_snapshot_from_json(doc, &back, &err), 0);
@@ -262,7 +262,7 @@ static void test_hand_written(void **state)
 {
 	(void)state;
 	static ng_gpu_snapshot s;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	const char *text =
 		"{\"schema\": \"nodegate/gpus/1\", \"nvml\": \"ok\", \"gpus\": ["
 		" {\"index\": 0, \"bus\": \"00000000:3B:00.0\", \"pcie_width\": 8, \"pcie_width_max\": 16,"
@@ -297,7 +297,7 @@ static void test_hand_written(void **state)
 static void must_refuse(const char *text, const char *msg_part)
 {
 	static ng_gpu_snapshot s;
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (read_text(text, &s, &err) == 0)
 		fail_msg("accepted: %s", text);
 	if (!strstr(err.msg, msg_part))
@@ -358,7 +358,7 @@ static void test_strict(void **state)
 	must_refuse(HEAD "\"gpus\": [{\"index\": 0, \"xid\": [{\"code\": 79, \"at_usec\": 0.5}]}]}",
 	            "gpus[0].xid[0].at_usec");
 
-	ng_err err = {{0}};
+	ng_err err = {0};
 	static ng_gpu_snapshot s;
 	assert_int_equal(ng_gpu_snapshot_from_json(NULL, &s, &err), -1);
 	assert_int_equal(ng_gpu_snapshot_from_json(NULL, NULL, &err), -1);

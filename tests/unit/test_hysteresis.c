@@ -112,7 +112,7 @@ static void test_17c_threshold_guard(void **state)
 		for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 			char doc[128];
 			snprintf(doc, sizeof doc, "{\"hysteresis\":{\"%s\":%s}}", keys[k], bad[i]);
-			ng_err err = {{0}};
+			ng_err err = {0};
 			cJSON *d = ng_json_parse(doc, strlen(doc), &err);
 			assert_non_null(d);
 			ng_policy p;

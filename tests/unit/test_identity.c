@@ -100,7 +100,7 @@ static int teardown(void **state)
 static cJSON *profile(void)
 {
 	ng_identity_opts o = {.root = root};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *p = ng_identity_profile(&o, &err);
 	if (!p)
 		fail_msg("no profile: %s", err.msg);
@@ -290,7 +290,7 @@ static void reads_a_whole_node(void **state)
 	expect_absent(p, "container");
 
 	ng_strbuf key = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_policy pol;
 	ng_policy_default(&pol);
 	assert_int_equal(ng_identity_class(p, pol.class_template, &key, &err), 0);
@@ -333,7 +333,7 @@ static void missing_files_are_absent_fields(void **state)
 	assert_int_equal(cJSON_GetArraySize(p), 3); /* schema, cpu, firmware */
 
 	ng_strbuf key = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_identity_class(p, NG_DEFAULT_CLASS_TEMPLATE, &key, &err), -1);
 	assert_non_null(strstr(err.msg, "{memory.gib}"));
 	ng_strbuf_free(&key);
@@ -527,7 +527,7 @@ static void gpus_without_the_driver(void **state)
 	expect_absent(p, "gpu.uuids");
 	expect_absent(p, "gpu.driver");
 	ng_strbuf key = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_identity_class(p, "[{gpu.count}x{gpu.model|gpu.device_id}/]{memory.gib}GiB",
 	                                   &key, &err), 0);
 	assert_string_equal(key.s, "1x10de:2330/1GiB");
@@ -571,7 +571,7 @@ static const char *const small_profile =
 
 static void expect_key(const char *tmpl, const char *want)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *p = ng_json_parse(small_profile, strlen(small_profile), &err);
 	assert_non_null(p);
 	ng_strbuf key = {0};
@@ -584,7 +584,7 @@ static void expect_key(const char *tmpl, const char *want)
 
 static void expect_template_error(const char *tmpl, const char *words)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *p = ng_json_parse(small_profile, strlen(small_profile), &err);
 	ng_strbuf key = {0};
 	if (ng_identity_class(p, tmpl, &key, &err) == 0)
@@ -646,7 +646,7 @@ static void stamp_records(void **state)
 	cJSON_AddItemToArray(recs, record("cpu.gflops", "given-node"));
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	const char *doc = "{\"identity\": {\"class_template\": \"{cpu.model}x{cpu.sockets}/{gpu.count}gpu\"}}";
 	cJSON *d = ng_json_parse(doc, strlen(doc), &err);
 	assert_int_equal(ng_policy_apply_json(&pol, d, "p.json", &err), 0);
@@ -690,7 +690,7 @@ static void template_policy_value(void **state)
 	(void)state;
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	char big[NG_TEMPLATE_MAX + 16];
 	memset(big, 'x', sizeof big - 1);
 	big[sizeof big - 1] = '\0';

@@ -22,7 +22,7 @@ static cJSON *parse(const char *text, ng_err *err)
 
 static cJSON *must_parse(const char *text)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = parse(text, &err);
 	if (!v)
 		fail_msg("did not parse: %s: %.200s", err.msg, text);
@@ -31,7 +31,7 @@ static cJSON *must_parse(const char *text)
 
 static void must_refuse(const char *text, size_t len, const char *msg_part)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = ng_json_parse(text, len, &err);
 	if (v) {
 		cJSON_Delete(v);
@@ -65,7 +65,7 @@ static void test_parse_trailing_garbage(void **state)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		must_refuse(bad[i], strlen(bad[i]), "not valid JSON");
 	/* the offset points at the garbage */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_null(parse("{\"a\":1}   x", &err));
 	assert_non_null(strstr(err.msg, "x"));
 }
@@ -155,7 +155,7 @@ static void test_parse_raw_nul_refused(void **state)
 {
 	(void)state;
 	const char text[] = "{\"a\":\"x\0y\"}";
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_null(ng_json_parse(text, sizeof text - 1, &err));
 	assert_non_null(strstr(err.msg, "NUL byte at offset 7"));
 	const char lead[] = "\0{}";

@@ -89,7 +89,7 @@ static void write_healthy(const char *top, const char *gpu5)
 static void take(const char *library)
 {
 	ng_nvml_opts o = {.lib_path = library};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	memset(&snap, 0xa5, sizeof snap);
 	if (ng_nvml_snapshot(&o, &snap, &err) != 0)
 		fail_msg("ng_nvml_snapshot: %s", err.msg);
@@ -226,7 +226,7 @@ static void test_library_from_environment(void **state)
 	(void)state;
 	write_healthy(NULL, NULL);
 	assert_int_equal(setenv("NODEGATE_NVML_LIBRARY", NG_SYNTH_LIB, 1), 0);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_nvml_snapshot(NULL, &snap, &err), 0);
 	assert_healthy_node("synthetic");
 	/* an explicit library wins over the environment */
@@ -575,7 +575,7 @@ static void test_indexes(void **state)
 	write_healthy(NULL, NULL);
 	int idx[] = {5, 1, 9};
 	ng_nvml_opts o = {.lib_path = NG_SYNTH_LIB, .indexes = idx, .n_indexes = 3};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_nvml_snapshot(&o, &snap, &err), 0);
 	assert_int_equal(snap.nvml, NG_FIELD_OK);
 	assert_int_equal(snap.n_gpus, 3);
@@ -674,7 +674,7 @@ static void round_trip(void)
 	assert_non_null(doc);
 	char *text = cJSON_PrintUnformatted(doc);
 	cJSON_Delete(doc);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *again = ng_json_parse(text, strlen(text), &err);
 	free(text);
 	assert_non_null(again);

@@ -126,7 +126,7 @@ static void expect_shape(const cJSON *r)
 static const cJSON *parse_st(const char *text, ng_run_status st)
 {
 	release();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	g_arr = ng_parse_dcgmi(text, strlen(text), st, &err);
 	if (!g_arr)
 		fail_msg("parser failed: %s", err.msg);

@@ -23,7 +23,7 @@ static const ng_run_status unknown_status = {-1, 0};
 
 static cJSON *parse_st(const char *text, ng_run_status st)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *a = ng_parse_nccl_tests(text, strlen(text), st, &err);
 	if (!a)
 		fail_msg("parser returned NULL: %s", err.msg);

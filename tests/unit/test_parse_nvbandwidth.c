@@ -65,7 +65,7 @@ static void check_invariants(const cJSON *arr)
 
 static cJSON *parse_st(const char *text, ng_run_status st)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *a = ng_parse_nvbandwidth(text, strlen(text), st, &err);
 	if (!a)
 		fail_msg("parser failed: %s", err.msg);

@@ -28,7 +28,7 @@ static int parse(const char *text, ng_err *err)
 
 static void parse_ok(const char *text)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (parse(text, &err) != 0)
 		fail_msg("refused: %s", err.msg);
 	assert_string_equal(snap.source, "nvidia-smi");
@@ -482,7 +482,7 @@ static void test_refused(void **state)
 		{"GPU 00000000:18:00.0\n    Product Name : A\nGPU 00000000:18:00.0\n", "appears twice"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-		ng_err err = {{0}};
+		ng_err err = {0};
 		if (parse(cases[i].text, &err) != -1)
 			fail_msg("accepted: %s", cases[i].text);
 		if (!strstr(err.msg, cases[i].words))
@@ -500,7 +500,7 @@ static void test_refused(void **state)
 	size_t n = 0;
 	for (int i = 0; i <= NG_GPU_MAX; i++)
 		n += (size_t)snprintf(many + n, cap - n, "GPU 00000000:%02X:00.0\n", i + 1);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_nvidia_smi_parse(many, n, &snap, &err), -1);
 	assert_non_null(strstr(err.msg, "more than 64"));
 	/* exactly NG_GPU_MAX is fine */
@@ -525,7 +525,7 @@ static void test_hostile_text(void **state)
 	                    "\tPCI\r\n"
 	                    "\t\tReplays Since Reset : 12\r\n"
 	                    "\tGPU UUID : GPU-\0abc\r\n";
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_nvidia_smi_parse(crlf, sizeof crlf - 1, &snap, &err), 0);
 	assert_string_equal(snap.driver, "535.1");
 	assert_string_equal(snap.gpu[0].name, "NVIDIA? H??");
@@ -581,7 +581,7 @@ static int parse_file(const char *name, ng_err *err)
 
 static void file_ok(const char *name)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (parse_file(name, &err) != 0)
 		fail_msg("%s: %s", name, err.msg);
 }
@@ -734,7 +734,7 @@ static void test_fixture_refused(void **state)
 	(void)state;
 	if (!fixtures_present())
 		skip();
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(parse_file("q-x_575.51.02_rtx4070laptop_EXCERPT_head_to_remapped_rows.xml.txt", &err), -1);
 	assert_non_null(strstr(err.msg, "XML"));
 	/* a capture of many commands holds two -q runs of the same GPU */

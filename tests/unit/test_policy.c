@@ -17,7 +17,7 @@
 
 static cJSON *must_parse(const char *text)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = ng_json_parse(text, strlen(text), &err);
 	if (!v)
 		fail_msg("did not parse: %s: %.200s", err.msg, text);
@@ -65,7 +65,7 @@ static void expect_refused(const char *doc, const char *part1, const char *part2
 	ng_policy_default(&p);
 	/* start from a policy that already has overrides, so "unchanged" means
 	 * more than "still the defaults" */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.04},\"hysteresis\":{\"clear_after\":4}}",
 	                       "first.json", &err),
 	                 0);
@@ -214,7 +214,7 @@ static void test_param_names_and_values(void **state)
 	ng_strbuf_free(&tb);
 
 	/* values that need all 17 digits round-trip */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.1000000000000000055511151231257827,"
 	                           "\"block\":0.30000000000000004,\"required_diag\":[]}}",
 	                       "p.json", &err),
@@ -239,7 +239,7 @@ static void test_apply_overrides_and_sources(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p,
 	                       "{\"schema\":\"nodegate/policy/1\","
 	                       "\"gate\":{\"warn\":0.04,\"block\":0.2,\"fast\":2,\"slow\":0.1,"
@@ -340,7 +340,7 @@ static void test_floors_refused(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"floors\":{\"a\":0}}", "f", &err), -1);
 	assert_non_null(strstr(err.msg, "floors.a"));
 	assert_int_equal(apply(&p, "{\"floors\":{\"a\":\"270\"}}", "f", &err), -1);
@@ -359,7 +359,7 @@ static void test_apply_partial_keeps_other_sources(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"gate\":{\"block\":0.2}}", "a.json", &err), 0);
 	assert_true(p.block == 0.2);
 	assert_true(p.warn == 0.05);
@@ -426,7 +426,7 @@ static void test_range_edges_accepted(void **state)
 	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
 		ng_policy p;
 		ng_policy_default(&p);
-		ng_err err = {{0}};
+		ng_err err = {0};
 		if (apply(&p, ok[i], "ok.json", &err) != 0)
 			fail_msg("refused %s: %s", ok[i], err.msg);
 	}
@@ -438,7 +438,7 @@ static void test_range_edges_accepted(void **state)
 	snprintf(doc, sizeof doc, "{\"gate\":{\"required_diag\":[\"%s\"]}}", name);
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, doc, "ok.json", &err), 0);
 	assert_string_equal(p.required_diag[0], name);
 	assert_int_equal(p.n_required_diag, 1);
@@ -599,7 +599,7 @@ static void test_refuse_diag_names(void **state)
 	/* a failure after some names were copied leaves the old list whole */
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"gate\":{\"required_diag\":[\"x\",\"y\",1]}}", "p.json", &err), -1);
 	assert_int_equal(p.n_required_diag, 3);
 	assert_string_equal(p.required_diag[0], "pcie");
@@ -620,7 +620,7 @@ static void test_all_or_nothing(void **state)
 	/* and the source of an earlier apply is kept */
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"gate\":{\"warn\":0.04}}", "first.json", &err), 0);
 	assert_int_equal(apply(&p, "{\"gate\":{\"block\":0.2,\"bogus\":1}}", "second.json", &err), -1);
 	assert_string_equal(ng_policy_param_source(&p, NG_P_WARN), "first.json");
@@ -637,7 +637,7 @@ static void test_required_diag_empty_warns(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_null(ng_policy_warning(&p, 0)); /* the defaults need no word */
 	assert_int_equal(apply(&p, "{\"gate\":{\"required_diag\":[\"pcie\"]}}", "a.json", &err), 0);
 	assert_null(ng_policy_warning(&p, 0));
@@ -653,7 +653,7 @@ static void test_schema_of_a_newer_nodegate(void **state)
 	(void)state;
 	ng_policy p;
 	ng_policy_default(&p);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(apply(&p, "{\"schema\":\"nodegate/policy/2\"}", "a.json", &err), -1);
 	assert_non_null(strstr(err.msg, "newer nodegate"));
 	assert_int_equal(apply(&p, "{\"schema\":\"nodegate/policy/1\"}", "a.json", &err), 0);

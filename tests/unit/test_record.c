@@ -20,7 +20,7 @@
 
 static cJSON *must_parse(const char *text)
 {
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = ng_json_parse(text, strlen(text), &err);
 	if (!v)
 		fail_msg("did not parse: %s: %.200s", err.msg, text);
@@ -33,7 +33,7 @@ static cJSON *read_record(ng_gate_input *in, const char *text)
 {
 	cJSON *r = must_parse(text);
 	ng_json_source src = {text, strlen(text), r};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	if (ng_gate_input_record(in, r, &src, &err) != 0)
 		fail_msg("record refused: %s: %s", err.msg, text);
 	return r;
@@ -54,12 +54,12 @@ static void test_record_must_be_object(void **state)
 	ng_gate_input in = {0};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		cJSON *v = must_parse(bad[i]);
-		ng_err err = {{0}};
+		ng_err err = {0};
 		assert_int_equal(ng_gate_input_record(&in, v, NULL, &err), -1);
 		assert_non_null(strstr(err.msg, "JSON object"));
 		cJSON_Delete(v);
 	}
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_gate_input_record(&in, NULL, NULL, &err), -1);
 	/* a NULL err is allowed */
 	assert_int_equal(ng_gate_input_record(&in, NULL, NULL, NULL), -1);
@@ -115,7 +115,7 @@ static void test_wrong_huge_integer(void **state)
 	assert_int_equal(in.rec.wrong_kind, NG_WRONG_VALUE);
 	assert_same(in.rec.wrong, DBL_MAX);
 	/* with no source text it cannot be told from 1e400 */
-	ng_err err = {{0}};
+	ng_err err = {0};
 	assert_int_equal(ng_gate_input_record(&in, r, NULL, &err), 0);
 	assert_true(isinf(in.rec.wrong));
 	cJSON_Delete(r);
@@ -196,7 +196,7 @@ static void test_samples_overflowing_integer(void **state)
 	assert_true(in.rec.samples[0] < 0);
 	cJSON_Delete(r);
 
-	ng_err err = {{0}};
+	ng_err err = {0};
 	snprintf(text, sizeof text, "{\"median\":1%0400d,\"cv\":0.04}", 0);
 	cJSON *b = must_parse(text);
 	assert_int_equal(ng_gate_input_baseline(&in, b, &err), 0);
@@ -347,7 +347,7 @@ static void test_baseline(void **state)
 {
 	(void)state;
 	ng_gate_input in = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	/* none at all: no numbers, no class */
 	assert_int_equal(ng_gate_input_baseline(&in, NULL, &err), 0);
 	assert_true(isnan(in.base.median) && isnan(in.base.cv));
@@ -397,7 +397,7 @@ static void test_baseline(void **state)
 static void expect_cohort(const char *text, size_t n, const double *want)
 {
 	ng_gate_input in = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *v = text ? must_parse(text) : NULL;
 	assert_int_equal(ng_gate_input_cohort_json(&in, v, &err), 0);
 	if (in.n_cohort != n)
@@ -431,7 +431,7 @@ static void test_cohort_doubles_are_copied(void **state)
 {
 	(void)state;
 	ng_gate_input in = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	double drops[5] = {0.12, 0.115, 0.125, 0.118, 0.122};
 	assert_int_equal(ng_gate_input_cohort(&in, drops, 5, &err), 0);
 	drops[0] = NAN; /* the caller's array may change afterwards */
@@ -481,7 +481,7 @@ static void test_buffers_reused_across_records(void **state)
 	(void)state;
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	ng_gate_input in = {0};
 	cJSON *base = must_parse("{\"class\":\"c\",\"median\":240.0,\"cv\":0.04}");
 	assert_int_equal(ng_gate_input_baseline(&in, base, &err), 0);
@@ -547,7 +547,7 @@ static void test_class_buffer_reuse(void **state)
 {
 	(void)state;
 	ng_gate_input in = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	cJSON *b = must_parse("{\"class\":[1,2,3],\"median\":240,\"cv\":0.04}");
 	assert_int_equal(ng_gate_input_baseline(&in, b, &err), 0);
 	/* the record's canonical text and the baseline's live in separate
@@ -594,7 +594,7 @@ static void test_input_free(void **state)
 	ng_gate_input in = {0};
 	ng_policy pol;
 	ng_policy_default(&pol);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	/* freeing what was never used is fine */
 	ng_gate_input_free(&in);
 	ng_gate_input_free(&in);
@@ -631,7 +631,7 @@ static void test_input_free(void **state)
 static void expect_strict(const char *text, bool zero_ok, const char *said)
 {
 	cJSON *r = must_parse(text);
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = ng_record_check_strict(r, zero_ok, &err);
 	if (said) {
 		assert_int_equal(rc, -1);

@@ -265,7 +265,7 @@ static int gate_of(struct state *st, const ng_fleet_spec *s, size_t node, size_t
 		cJSON_AddNumberToObject(bj, "cv", k->cv);
 	}
 	ng_gate_input in = {0};
-	ng_err err = {{0}};
+	ng_err err = {0};
 	int rc = ng_gate_input_record(&in, rec, NULL, &err);
 	if (rc == 0)
 		rc = ng_gate_input_baseline(&in, bj, &err);
@@ -586,7 +586,7 @@ static void *create(const ng_sim_fleet *f)
 		snprintf(st->names[n], sizeof st->names[n], "node%06zu", n);
 	for (size_t c = 0; c < s->n_classes; c++) {
 		ng_policy_default(&st->pol[c]);
-		ng_err perr = {{0}};
+		ng_err perr = {0};
 		if (f->nodegate_policy &&
 		    ng_policy_apply_json(&st->pol[c], f->nodegate_policy, "--policy", &perr) < 0) {
 			fprintf(stderr, "fleetsim: nodegate policy: %s\n", perr.msg);
@@ -598,7 +598,7 @@ static void *create(const ng_sim_fleet *f)
 		cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
 		for (size_t m = 0; m < s->n_metrics; m++)
 			cJSON_AddNumberToObject(floors, s->metrics[m].name, ng_sim_floor(f, c, m));
-		ng_err err = {{0}};
+		ng_err err = {0};
 		int rc = ng_policy_apply_json(&st->pol[c], doc, "fleetsim floors", &err);
 		cJSON_Delete(doc);
 		if (rc < 0) {
