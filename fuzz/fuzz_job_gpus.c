@@ -1,4 +1,4 @@
-/* libFuzzer target for SLURM_JOB_GPUS parsing (src/cli/job_gpus.c). For any
+/* libFuzzer target for SLURM_JOB_GPUS parsing (src/parse/job_gpus.c). For any
  * bytes (up to the first NUL, as the environment holds them): the list keeps
  * at most NG_JOB_GPUS_MAX distinct GPUs, each a plausible ordinal or a
  * well-formed UUID; every item is accounted for; notes are bounded and
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/job_gpus.h"
+#include "parse/job_gpus.h"
 
 static void require(int ok)
 {

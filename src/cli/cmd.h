@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/policy.h"
+#include "core/read_file.h"
 #include "core/record.h"
 
 /* Exit statuses every verb shares. */
@@ -82,8 +83,7 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
  * installed tree works wherever it is copied. out gets the first that
  * exists; 0 found, -1 neither (out: the install path, for messages). */
 int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
-/* Reads a whole file ("-" is standard input), NUL-terminated. */
-char *ng_read_file(const char *path, size_t *len, ng_err *err);
+/* ng_read_file: core/read_file.h */
 /* Reads and parses a JSON file; *text keeps the source for literal checks.
  * A key given twice in one object is refused, naming it. */
 cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);

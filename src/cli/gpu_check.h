@@ -1,28 +1,20 @@
-/* The GPU health check that `nodegate epilog`, `prolog` and `health` share:
- * which GPUs, a snapshot under a hard deadline, the kernel's Xids, the
- * rules, the report, and the exit status the mode calls for.
- *
- * Its two promises are the epilog seed's: never drain on ignorance (NVML
- * missing, failing, hanging or answering nonsense is `unknown` or `n/a` and
- * exit 0), and only the job's own GPUs (a neighbour's bad card never drains
- * a node for a job that did not touch it). */
+/* The command line's side of the GPU check that `nodegate epilog`, `prolog`
+ * and `health` share: the options and the printing. The check itself is the
+ * flow layer's (include/nodegate/gpu_check.h, src/flow/gpu_check.c). */
 #ifndef NODEGATE_CLI_GPU_CHECK_H
 #define NODEGATE_CLI_GPU_CHECK_H
 
 #include "cli/cmd.h"
+#include "nodegate/gpu_check.h"
 
-typedef enum {
-	NG_CHECK_EPILOG, /* after a job: its GPUs; exit 1 drains (Slurm's Epilog) */
-	NG_CHECK_PROLOG, /* before a job: its GPUs; exit 1 drains and requeues the job */
-	NG_CHECK_HEALTH, /* the whole node (HealthCheckProgram, cron, by hand) */
-} ng_check_mode;
-
-#define NG_CHECK_DEFAULT_DEADLINE_S 10.0
-#define NG_CHECK_EPILOG_SINCE_S 3600.0 /* Xids this recent, when the job's run time is not known */
-
-/* Parses the verb's options and runs the check. Returns the exit status. */
+/* Parses the verb's options (cli/gpu_check_opts.c), runs the check
+ * (flow/gpu_check.c) and prints its result. Returns the exit status. */
 int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check_mode mode,
                       int argc, char **argv);
+
+/* The result as text: one line per GPU, the notes, the verdict last
+ * (cli/gpu_check_print.c). */
+void ng_gpu_check_print_text(const ng_gpu_check_result *c);
 
 /* The options the three verbs share, for their --help. */
 #define NG_CHECK_COMMON_HELP                                                                    \

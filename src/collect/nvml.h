@@ -8,7 +8,7 @@
  * nvml FAILED and the reason; a lost GPU or a failed call marks that GPU or
  * field, never the rest. This module never decides and never waits forever
  * on its own: callers that need a deadline run it in a child process
- * (cli/gpu_check.c). */
+ * (flow/gpu_check.c). */
 #ifndef NODEGATE_COLLECT_NVML_H
 #define NODEGATE_COLLECT_NVML_H
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/job_gpus.h"
+#include "parse/job_gpus.h"
 
 #define UUID0 "GPU-8f6e2c1a-0b1d-4c2e-9f3a-5d6e7f8a9b0c"
 #define UUID1 "GPU-1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"

@@ -1,13 +1,14 @@
 /* The GPU health check behind `nodegate epilog`, `prolog` and `health`.
  *
- * 1. Which GPUs: the job's (SLURM_JOB_GPUS or --gpus, cli/job_gpus.h), or
+ * 1. Which GPUs: the job's (SLURM_JOB_GPUS or --gpus, parse/job_gpus.h), or
  *    the whole node. An empty or unusable set checks nothing and exits 0.
  * 2. A snapshot through NVML, in a child process, under a hard deadline.
  * 3. The kernel's Xids since the job started (or as --since says), attached
  *    to the GPUs by PCI address. A log that cannot be read is a note.
- * 4. The rules (judge/gpu_health.h), one line per GPU or JSON, a record per
- *    GPU in the store when one is named, and the exit status the mode calls
- *    for: only degraded or fatal drains; anything not measured never does.
+ * 4. The rules (judge/gpu_health.h), a record per GPU in the store when one
+ *    is named, and the exit status the mode calls for: only degraded or
+ *    fatal drains; anything not measured never does. The result is the
+ *    caller's to print (cli/gpu_check_print.c); nothing here prints.
  *
  * What the run says about the node as a whole:
  *   ok, transient, degraded, fatal  what the rules found on the GPUs checked
@@ -15,42 +16,59 @@
  *            nothing worse was found: someone should look; no drain
  *   n/a      nothing was checked: no GPUs named, NVML missing or failing,
  *            none of the job's GPUs on this node: a safe no-op, no drain */
-#include "cli/gpu_check.h"
+#include "nodegate/gpu_check.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/config_error.h"
-#include "cli/gpu_check_run.h"
-#include "cli/store_cli.h"
+#include "flow/gpu_check_run.h"
 #include "collect/nvml.h"
 #include "core/json.h"
+#include "core/read_file.h"
+#include "land/hook.h"
 #include "parse/nvidia_smi.h"
 
 #define SNAPSHOT_MAX_BYTES (16u << 20)
 #define TEARDOWN_WAIT_S 0.5 /* before reading again what a job seems to have left behind */
 #define NVML_KEEP_BACK_S 1.0 /* of the deadline, for the kernel's view and Xids after a hang */
 
-double ng_check_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *ng_check_mode_name(ng_check_mode m)
 {
 	return m == NG_CHECK_EPILOG ? "epilog" : m == NG_CHECK_PROLOG ? "prolog" : "health";
 }
 
-void ng_check_note(struct check *c, const char *fmt, ...)
+struct bounded_call {
+	child_fn fn;
+	const struct ng_gpu_check_result *c;
+	const void *arg;
+};
+
+static void bounded_trampoline(int wfd, const void *arg)
+{
+	const struct bounded_call *k = arg;
+	k->fn(wfd, k->c, k->arg);
+}
+
+int ng_check_run_bounded(struct ng_gpu_check_result *c, const char *what, child_fn fn,
+                         const void *arg, size_t max, ng_bounded *b)
+{
+	struct bounded_call k = {fn, c, arg};
+	int rc = ng_run_bounded(c->t_end, bounded_trampoline, &k, max, b);
+	if (rc == 0 && b->stuck_pid > 0)
+		ng_check_note(c, "%s (process %d) did not end on SIGKILL: it is left to init (stuck in the "
+		                 "driver?)",
+		              what, b->stuck_pid);
+	return rc;
+}
+
+void ng_check_note(struct ng_gpu_check_result *c, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -60,7 +78,7 @@ void ng_check_note(struct check *c, const char *fmt, ...)
 	cJSON_AddItemToArray(c->notes, cJSON_CreateString(buf));
 }
 
-static void take_job_notes(struct check *c)
+static void take_job_notes(struct ng_gpu_check_result *c)
 {
 	for (size_t i = 0; i < c->job->n_notes; i++)
 		ng_check_note(c, "%s: %s", c->gpus_from, c->job->note[i]);
@@ -89,7 +107,7 @@ struct nvml_arg {
 };
 
 /* The child: NVML, and the snapshot as JSON on the pipe. */
-static void nvml_child(int wfd, const struct check *c, const void *arg)
+static void nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
 	const struct nvml_arg *a = arg;
 	ng_gpu_snapshot *s = calloc(1, sizeof *s);
@@ -106,7 +124,7 @@ static void nvml_child(int wfd, const struct check *c, const void *arg)
 	}
 	cJSON *doc = ng_gpu_snapshot_to_json(s);
 	char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-	bool sent = text && ng_check_write_all(wfd, text, strlen(text)) == 0;
+	bool sent = text && ng_write_all(wfd, text, strlen(text)) == 0;
 	free(text);
 	cJSON_Delete(doc);
 	free(s);
@@ -117,10 +135,10 @@ static void nvml_child(int wfd, const struct check *c, const void *arg)
 /* The snapshot of the node's GPUs (past their identity, only those of the
  * given minors, when any are given), read in a child
  * under the deadline. -1 with c->why (and c->timed_out) when there is none. */
-static int collect_nvml(struct check *c, const int *minors, size_t n_minors)
+static int collect_nvml(struct ng_gpu_check_result *c, const int *minors, size_t n_minors)
 {
 	struct nvml_arg a = {NULL, 0, minors, n_minors};
-	struct bounded b;
+	ng_bounded b;
 	int rc = -1;
 	/* A hung NVML must leave time for the evidence that does not need it:
 	 * the kernel's view and its Xids are read after, in what is kept back. */
@@ -158,9 +176,9 @@ static int collect_nvml(struct check *c, const int *minors, size_t n_minors)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-static void finish_judged(struct check *c)
+static void finish_judged(struct ng_gpu_check_result *c)
 {
-	ng_health_judge(c->snap, c->history, c->n_history, &c->cli->policy, c->health);
+	ng_health_judge(c->snap, c->history, c->n_history, &c->ctx.policy, c->health);
 	c->drain = c->health->drain;
 	if (c->health->n_gpus == 0) {
 		c->outcome = "n/a";
@@ -189,7 +207,7 @@ static void finish_judged(struct check *c)
 
 /* Which GPUs: sets c->gpus_from and fills c->job. Returns false when
  * nothing is to be checked (c->why says why). */
-static bool job_set(struct check *c)
+static bool job_set(struct ng_gpu_check_result *c)
 {
 	const char *text = c->gpus_opt;
 	snprintf(c->gpus_from, sizeof c->gpus_from, "--gpus");
@@ -215,7 +233,7 @@ static bool job_set(struct check *c)
 	return true;
 }
 
-static bool leftovers(const struct check *c)
+static bool leftovers(const struct ng_gpu_check_result *c)
 {
 	for (size_t i = 0; i < c->snap->n_gpus; i++) {
 		const ng_gpu_state *g = &c->snap->gpu[i];
@@ -223,7 +241,7 @@ static bool leftovers(const struct check *c)
 			return true;
 		if (g->memory_used_mib.state == NG_FIELD_OK && g->memory_total_mib.state == NG_FIELD_OK &&
 		    (double)g->memory_used_mib.value >
-		        c->cli->policy.health_memory_used_share * (double)g->memory_total_mib.value)
+		        c->ctx.policy.health_memory_used_share * (double)g->memory_total_mib.value)
 			return true;
 	}
 	return false;
@@ -233,7 +251,7 @@ static bool leftovers(const struct check *c)
  * looks left behind is read once more, a moment later, within the
  * deadline. If that second reading fails, what was left behind is not
  * known, and is not judged (the first reading alone is no evidence). */
-static void reread_after_teardown(struct check *c, const int *minors, size_t n_minors)
+static void reread_after_teardown(struct ng_gpu_check_result *c, const int *minors, size_t n_minors)
 {
 	if (!leftovers(c))
 		return;
@@ -268,7 +286,7 @@ static void reread_after_teardown(struct check *c, const int *minors, size_t n_m
 /* The whole node from NVML, whatever the job: the job's GPUs are picked
  * afterwards by device minor (gpu_check_inventory.c), never by NVML's
  * order, which shifts when a GPU vanishes. */
-static void run_nvml(struct check *c)
+static void run_nvml(struct ng_gpu_check_result *c)
 {
 	int minors[NG_GPU_MAX];
 	size_t n_minors = 0;
@@ -292,7 +310,7 @@ static void run_nvml(struct check *c)
 		snprintf(c->why, sizeof c->why, "no GPUs to check: NVML lists none on this node");
 }
 
-static int run_smi(struct check *c)
+static int run_smi(struct ng_gpu_check_result *c)
 {
 	snprintf(c->gpus_from, sizeof c->gpus_from, "nvidia-smi -q file");
 	size_t len;
@@ -316,18 +334,15 @@ static int run_smi(struct check *c)
 	return 0;
 }
 
-static int run_check(struct check *c)
+static void run_check(struct ng_gpu_check_result *c)
 {
 	c->t_end = ng_check_now() + c->deadline_s;
 	c->snap->nvml = NG_FIELD_UNREAD;
-	int rc = NG_EXIT_OK;
 	bool go = true;
 	if (c->smi_file) {
 		if (run_smi(c) < 0) {
-			ng_config_guard g;
-			bool npd = c->e == &ng_cmd_npd_entry;
-			ng_config_guard_for_check(c->cli, c->e->name, npd, c->store, c->no_store && !npd, &g);
-			return ng_config_error(&g, NG_CONFIG_INPUT, "%s", c->why);
+			c->input_error = true;
+			return;
 		}
 		/* A dump is from some node at some time: its Xids only when a log is named. */
 		if (!c->kmsg_path)
@@ -361,169 +376,126 @@ static int run_check(struct check *c)
 	}
 	if (!c->health->n_gpus && c->why[0] == '\0')
 		snprintf(c->why, sizeof c->why, "no GPUs to check");
-	if (c->json) {
-		cJSON *doc = ng_check_result_json(c);
-		ng_print_json(doc);
-		cJSON_Delete(doc);
-	} else {
-		ng_check_print_text(c);
-	}
-	/* The hook has what is left of the deadline, like the store and the
-	 * landing before it: Slurm kills an Epilog past its own timeout, and a
-	 * killed Epilog drains the node. */
-	if (c->cli->on_verdict && !c->cli->no_land)
-		ng_cli_on_verdict_stderr(c->cli, c->e->name, ng_check_result_json(c),
-		                         c->t_end - ng_check_now());
-	rc = ng_check_exit_status(c);
-	/* A reader that went away (SIGPIPE is ignored: src/cli/main.c) is an
-	 * output error, a note; the verdict's exit status stands. */
-	if (fflush(stdout) == EOF || ferror(stdout))
-		fprintf(stderr, "nodegate %s: note: the report could not be written to standard output "
-		                "(%s); the exit status is the verdict's\n",
-		        c->e->name, strerror(errno));
-	return rc;
 }
 
-/* ---- options ------------------------------------------------------------------------ */
+/* ---- the public entry (include/nodegate/gpu_check.h) ------------------------------- */
 
-static int parse_seconds(const char *s, double max, double *out)
+const char *ng_gpu_check_mode_name(ng_check_mode mode)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v < 0 || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return ng_check_mode_name(mode);
 }
 
-/* A mistake on the command line: kept in c->why for ng_gpu_check_main,
- * which reports it as a configuration error (cli/config_error.h). */
-static int opt_error(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int opt_error(struct check *c, const char *fmt, ...)
+void ng_gpu_check_request_init(ng_gpu_check_request *req, ng_check_mode mode)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof c->why, fmt, ap);
-	va_end(ap);
-	return NG_EXIT_USAGE;
+	*req = (ng_gpu_check_request){.mode = mode, .since_s = -1};
 }
 
-static int parse_opts(struct check *c, int argc, char **argv)
+void ng_gpu_check_result_release(ng_gpu_check_result *c)
 {
-	enum { O_GPUS = 256, O_DEADLINE, O_KMSG, O_NO_KMSG, O_SINCE, O_LIBRARY, O_STORE, O_NO_STORE,
-	       O_SMI, O_LAND, O_SLURM_CONF, O_NODE, O_ROOT };
-	const struct option all[] = {
-		{"gpus", required_argument, NULL, O_GPUS},
-		{"deadline", required_argument, NULL, O_DEADLINE},
-		{"kmsg", required_argument, NULL, O_KMSG},
-		{"no-kmsg", no_argument, NULL, O_NO_KMSG},
-		{"since", required_argument, NULL, O_SINCE},
-		{"library", required_argument, NULL, O_LIBRARY},
-		{"store", required_argument, NULL, O_STORE},
-		{"no-store", no_argument, NULL, O_NO_STORE},
-		{"from-nvidia-smi", required_argument, NULL, O_SMI},
-		{"land", required_argument, NULL, O_LAND},
-		{"slurm-conf", required_argument, NULL, O_SLURM_CONF},
-		{"node", required_argument, NULL, O_NODE},
-		{"root", required_argument, NULL, O_ROOT},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const struct ng_cmd_entry *e = c->e;
-	int ch;
-	opterr = 0; /* one message, ours, not getopt's as well */
-	while ((ch = getopt_long(argc, argv, ":jh", all, NULL)) != -1) {
-		switch (ch) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		case 'j': c->json = true; break;
-		case O_GPUS:
-			if (c->mode == NG_CHECK_HEALTH)
-				return opt_error(c, "--gpus is for epilog and prolog: health checks "
-				                             "the whole node");
-			c->gpus_opt = optarg;
-			break;
-		case O_DEADLINE:
-			if (parse_seconds(optarg, 3600, &c->deadline_s) < 0 || c->deadline_s <= 0)
-				return opt_error(c, "--deadline takes seconds, more than 0 and at most "
-				                             "3600");
-			break;
-		case O_KMSG: c->kmsg_path = optarg; break;
-		case O_NO_KMSG: c->no_kmsg = true; break;
-		case O_SINCE:
-			if (parse_seconds(optarg, 10 * 366 * 86400.0, &c->since_s) < 0)
-				return opt_error(c, "--since takes seconds ago, 0 or more");
-			break;
-		case O_LIBRARY: c->library = optarg; break;
-		case O_STORE: c->store = optarg; break;
-		case O_NO_STORE: c->no_store = true; break;
-		case O_SMI:
-			if (c->mode != NG_CHECK_HEALTH)
-				return opt_error(c, "--from-nvidia-smi is for health: a saved dump is "
-				                             "not a job's GPUs");
-			c->smi_file = optarg;
-			break;
-		case O_LAND:
-			if (strcmp(optarg, "slurm") == 0)
-				c->land_slurm = true;
-			else if (strcmp(optarg, "none") == 0)
-				c->land_slurm = false;
-			else
-				return opt_error(c, "--land takes slurm or none");
-			break;
-		case O_SLURM_CONF: c->slurm_conf = optarg; break;
-		case O_NODE: c->node_name = optarg; break;
-		case O_ROOT: c->root = optarg; break;
-		case ':': return opt_error(c, "%s needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				return opt_error(c, "unknown option -%c (see nodegate %s --help)", optopt,
-				                 e->name);
-			return opt_error(c, "unknown option %s (see nodegate %s --help)", argv[optind - 1],
-			                 e->name);
-		}
-	}
-	if (optind < argc)
-		return opt_error(c, "unexpected argument \"%s\"", argv[optind]);
-	if (c->no_kmsg && c->kmsg_path)
-		return opt_error(c, "--kmsg and --no-kmsg: use one or the other");
-	if (c->land_slurm && c->smi_file)
-		return opt_error(c, "--land slurm with --from-nvidia-smi: a saved dump is not "
-		                             "this node's GPUs now; nothing would be drained");
-	return -1;
+	if (!c)
+		return;
+	cJSON_Delete(c->notes);
+	free(c->kview);
+	free(c->job);
+	free(c->snap);
+	free(c->health);
+	free(c);
 }
 
-int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check_mode mode,
-                      int argc, char **argv)
+int ng_gpu_check_run(const ng_ctx *ctx, const ng_gpu_check_request *req,
+                     ng_gpu_check_result **out)
 {
-	struct check c = {.cli = cli, .e = e, .mode = mode, .since_s = -1};
-	c.deadline_s = policy_deadline_s(&cli->policy);
-	int rc = parse_opts(&c, argc, argv);
-	if (rc == NG_EXIT_USAGE) {
-		/* Slurm drains the node on any non-zero Epilog or Prolog status: a
-		 * mistake in the hook's command line must not drain the fleet. */
-		ng_config_guard g;
-		bool npd = e == &ng_cmd_npd_entry; /* npd adds --no-store for the check, not for this */
-		ng_config_guard_for_check(cli, e->name, npd, c.store, c.no_store && !npd, &g);
-		return ng_config_error(&g, NG_CONFIG_OPTION, "%s", c.why);
+	*out = NULL;
+	struct ng_gpu_check_result *c = calloc(1, sizeof *c);
+	if (!c)
+		return NG_GPU_CHECK_NOMEM;
+	if (ctx)
+		c->ctx = *ctx;
+	else
+		ng_policy_default(&c->ctx.policy);
+	c->mode = req->mode;
+	c->gpus_opt = req->gpus;
+	c->deadline_s = req->deadline_s > 0 ? req->deadline_s : policy_deadline_s(&c->ctx.policy);
+	c->kmsg_path = req->kmsg_path;
+	c->no_kmsg = req->no_kmsg;
+	c->since_s = req->since_s;
+	c->library = req->library;
+	c->store = req->store;
+	c->no_store = req->no_store;
+	c->smi_file = req->smi_file;
+	c->land_slurm = req->land_slurm;
+	c->slurm_conf = req->slurm_conf;
+	c->node_name = req->node;
+	c->root = req->root;
+	c->job = calloc(1, sizeof *c->job);
+	c->snap = calloc(1, sizeof *c->snap);
+	c->health = calloc(1, sizeof *c->health);
+	c->notes = cJSON_CreateArray();
+	if (!c->job || !c->snap || !c->health || !c->notes) {
+		ng_gpu_check_result_release(c);
+		return NG_GPU_CHECK_NOMEM;
 	}
-	if (rc >= 0)
-		return rc;
-	c.job = calloc(1, sizeof *c.job);
-	c.snap = calloc(1, sizeof *c.snap);
-	c.health = calloc(1, sizeof *c.health);
-	c.notes = cJSON_CreateArray();
-	if (!c.job || !c.snap || !c.health || !c.notes) {
-		fprintf(stderr, "nodegate %s: out of memory: nothing checked\n", e->name);
-		rc = NG_EXIT_OK;
-	} else {
-		rc = run_check(&c);
+	run_check(c);
+	*out = c;
+	return c->input_error ? NG_GPU_CHECK_INPUT : NG_GPU_CHECK_RAN;
+}
+
+const char *ng_gpu_check_severity(const ng_gpu_check_result *c)
+{
+	return c->outcome ? c->outcome : "n/a";
+}
+
+bool ng_gpu_check_drains(const ng_gpu_check_result *c)
+{
+	return c->drain;
+}
+
+int ng_gpu_check_exit_status(const ng_gpu_check_result *c)
+{
+	return ng_check_exit_status(c);
+}
+
+const char *ng_gpu_check_reason(const ng_gpu_check_result *c)
+{
+	return c->why;
+}
+
+size_t ng_gpu_check_count(const ng_gpu_check_result *c)
+{
+	return c->health ? c->health->n_gpus : 0;
+}
+
+char *ng_gpu_check_json(const ng_gpu_check_result *c)
+{
+	cJSON *doc = ng_check_result_json(c);
+	char *text = doc ? cJSON_Print(doc) : NULL;
+	cJSON_Delete(doc);
+	if (!text)
+		return NULL;
+	/* cJSON's allocator is the C library's (cJSON_InitHooks is never
+	 * called), so free() is the right release for the caller. */
+	return text;
+}
+
+/* The hook has what is left of the deadline, like the store and the landing
+ * before it: Slurm kills an Epilog past its own timeout, and a killed
+ * Epilog drains the node. */
+void ng_gpu_check_tell(const ng_ctx *ctx, const ng_gpu_check_result *c)
+{
+	if (!ctx || ctx->no_land || !ctx->on_verdict || !*ctx->on_verdict)
+		return;
+	const char *verb = ng_check_mode_name(c->mode);
+	double left = c->t_end - ng_check_now();
+	if (left < NG_HOOK_MIN_S) {
+		ng_ctx_note(ctx, verb, "--on-verdict: not run: the deadline is spent (the verdict stands)");
+		return;
 	}
-	cJSON_Delete(c.notes);
-	free(c.kview);
-	free(c.job);
-	free(c.snap);
-	free(c.health);
-	return rc;
+	cJSON *doc = ng_check_result_json(c);
+	char *json = doc ? cJSON_PrintUnformatted(doc) : NULL;
+	cJSON_Delete(doc);
+	char note[512];
+	int rc = ng_land_hook_run(ctx->on_verdict, json ? json : "{}", left, note, sizeof note);
+	cJSON_free(json);
+	if (rc != 0)
+		ng_ctx_note(ctx, verb, "%s", note);
 }

@@ -1,4 +1,4 @@
-/* Work in a child process under the check's deadline. */
+/* Work in a child process under a deadline (collect/bounded.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -12,11 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gpu_check_run.h"
+#include "collect/bounded.h"
 
 #define REAP_WAIT_S 0.2 /* after SIGKILL: a child stuck in the driver may never die */
-
-/* ---- work in a child, under the deadline ------------------------------------------- */
 
 /* A fork, not a thread or a timer, is how a hang inside a library is
  * bounded: an NVML call that never returns (a GPU fallen off the bus, a
@@ -30,8 +28,14 @@
  * cannot hold the node past the deadline either (Slurm would kill the hook,
  * and a killed Epilog drains the node). */
 
+double ng_monotonic_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
-int ng_check_write_all(int fd, const char *p, size_t n)
+int ng_write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, p, n);
@@ -49,13 +53,13 @@ int ng_check_write_all(int fd, const char *p, size_t n)
  * microseconds before the child can be reaped: the first naps are short. */
 static bool reap(pid_t pid, double wait_s, int *status)
 {
-	double until = ng_check_now() + wait_s;
+	double until = ng_monotonic_now() + wait_s;
 	long nap_ns = 20 * 1000;
 	for (;;) {
 		pid_t r = waitpid(pid, status, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR))
 			return r == pid;
-		if (ng_check_now() >= until)
+		if (ng_monotonic_now() >= until)
 			return false;
 		struct timespec ts = {0, nap_ns};
 		nanosleep(&ts, NULL);
@@ -64,11 +68,8 @@ static bool reap(pid_t pid, double wait_s, int *status)
 	}
 }
 
-/* Runs fn in a child of its own process group; collects what it writes
- * until it closes its pipe or c->t_end passes, then makes sure it is gone.
- * -1 (b->error set) only when no child could be started. */
-int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const void *arg,
-                       size_t max_bytes, struct bounded *b)
+int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max_bytes,
+                   ng_bounded *b)
 {
 	memset(b, 0, sizeof *b);
 	int fds[2];
@@ -94,14 +95,14 @@ int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const v
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(3);
-		fn(fds[1], c, arg);
+		fn(fds[1], arg);
 		_exit(0);
 	}
 	setpgid(pid, pid); /* both sides, so the group exists before either acts */
 	close(fds[1]);
 
 	for (;;) {
-		double left = c->t_end - ng_check_now();
+		double left = t_end - ng_monotonic_now();
 		if (left <= 0)
 			break;
 		struct pollfd p = {.fd = fds[0], .events = POLLIN};
@@ -126,7 +127,7 @@ int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const v
 	}
 	close(fds[0]);
 	if (b->finished) {
-		double left = c->t_end - ng_check_now();
+		double left = t_end - ng_monotonic_now();
 		b->reaped = reap(pid, left > 0 ? left : 0, &b->status);
 	}
 	if (!b->reaped) {
@@ -134,9 +135,7 @@ int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const v
 		kill(pid, SIGKILL);
 		b->reaped = reap(pid, REAP_WAIT_S, &b->status);
 		if (!b->reaped)
-			ng_check_note(c, "%s (process %d) did not end on SIGKILL: it is left to init (stuck in the "
-			        "driver?)",
-			     what, (int)pid);
+			b->stuck_pid = (int)pid;
 	}
 	return 0;
 }

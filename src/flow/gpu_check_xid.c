@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gpu_check_run.h"
+#include "flow/gpu_check_run.h"
 #include "judge/gpu_health.h"
 #include "parse/xid.h"
 
@@ -49,7 +49,7 @@ static void collect_xid(const ng_xid_event *e, void *arg)
 
 /* Reads the kernel log without ever blocking: /dev/kmsg one record per
  * read until EAGAIN, a file to its end, at most KMSG_MAX_BYTES. */
-static char *read_log(struct check *c, const char *path, bool *is_device, size_t *len)
+static char *read_log(struct ng_gpu_check_result *c, const char *path, bool *is_device, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -158,7 +158,7 @@ static int64_t newest_log_usec(const char *text, size_t len)
 	return newest;
 }
 
-static double default_since_s(const struct check *c)
+static double default_since_s(const struct ng_gpu_check_result *c)
 {
 	if (c->mode == NG_CHECK_HEALTH)
 		return -1; /* the whole buffer */
@@ -188,7 +188,7 @@ static bool evidence(int code)
  * have answered at all). It becomes a GPU of its own, known only from the
  * kernel log, so the Xid is judged instead of dropped. A GPU the kernel
  * shows bound to another driver (a VM's) is not this node's to judge. */
-static void add_log_ghosts(struct check *c, const ng_xid_event *ev, size_t n)
+static void add_log_ghosts(struct ng_gpu_check_result *c, const ng_xid_event *ev, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!evidence(ev[i].code) && !(ev[i].cause > 0 && evidence(ev[i].cause)))
@@ -204,7 +204,7 @@ static void add_log_ghosts(struct check *c, const ng_xid_event *ev, size_t n)
 	}
 }
 
-static const char *boot_id(const struct check *c)
+static const char *boot_id(const struct ng_gpu_check_result *c)
 {
 	return c->kview && c->kview->boot_id[0] ? c->kview->boot_id : NULL;
 }
@@ -214,7 +214,7 @@ static const char *boot_id(const struct check *c)
  * one must not see it drained on the same line still in the kernel's
  * buffer. A new boot starts afresh; without a boot id nothing is dropped.
  * Returns how many are left, in order. */
-static size_t drop_judged(struct check *c, ng_xid_event *ev, size_t n)
+static size_t drop_judged(struct ng_gpu_check_result *c, ng_xid_event *ev, size_t n)
 {
 	const char *boot = boot_id(c);
 	if (!boot || !c->n_marks)
@@ -238,7 +238,7 @@ static size_t drop_judged(struct check *c, ng_xid_event *ev, size_t n)
 
 /* The newest kernel time of the Xids judged now, per GPU bus in the
  * snapshot, for the store. */
-static void mark_judged(struct check *c, const ng_xid_event *ev, size_t n)
+static void mark_judged(struct ng_gpu_check_result *c, const ng_xid_event *ev, size_t n)
 {
 	const char *boot = boot_id(c);
 	if (!boot)
@@ -267,7 +267,7 @@ static void mark_judged(struct check *c, const ng_xid_event *ev, size_t n)
 	}
 }
 
-void ng_check_attach_xids(struct check *c)
+void ng_check_attach_xids(struct ng_gpu_check_result *c)
 {
 	if (c->no_kmsg)
 		return;

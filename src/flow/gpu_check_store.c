@@ -6,21 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gpu_check_run.h"
-#include "cli/store_cli.h"
+#include "flow/gpu_check_run.h"
 #include "collect/identity.h"
+#include "core/clock.h"
 #include "core/json.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
 
-static const char *named_store(const struct check *c)
+static const char *named_store(const struct ng_gpu_check_result *c)
 {
 	if (c->no_store)
 		return NULL;
 	if (c->store)
 		return c->store;
-	if (c->cli->store_spec)
-		return c->cli->store_spec;
+	if (c->ctx.store_spec)
+		return c->ctx.store_spec;
 	const char *env = getenv("NODEGATE_STORE");
 	return env && *env ? env : NULL;
 }
@@ -78,7 +78,7 @@ static void counters_of(const ng_gpu_state *g, int64_t at, ng_store_gpu_counters
  *   I uuid bus minor first last unresponsive hw_thermal   a GPU of the node's inventory
  *   M bus boot_id at_usec                      the newest kernel-log time judged for a bus
  *   L mode drained at                          the node's previous check (drained: it exited 1) */
-static void history_child(int wfd, const struct check *c, const void *arg)
+static void history_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
 	ng_err err;
 	ng_store *st;
@@ -86,8 +86,8 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 		return; /* no history: no rates, and keep_records will say why */
 	char host[256], name[128];
 	store_node(host, name);
-	int64_t now = ng_now();
-	int64_t before = now - (int64_t)(c->cli->policy.health_rate_min_hours * 3600);
+	int64_t now = ng_ctx_now(&c->ctx);
+	int64_t before = now - (int64_t)(c->ctx.policy.health_rate_min_hours * 3600);
 	char line[512];
 	/* The previous check first: whether a drain Slurm made after it is ours. */
 	ng_store_gpu_check last;
@@ -96,7 +96,7 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 		int len = snprintf(line, sizeof line, "L %s %d %lld\n", last.mode, last.drain,
 		                   (long long)last.at);
 		if (len > 0 && (size_t)len < sizeof line)
-			ng_check_write_all(wfd, line, (size_t)len);
+			ng_write_all(wfd, line, (size_t)len);
 	}
 	ng_store_gpu *inv = NULL;
 	size_t n_inv = 0;
@@ -109,7 +109,7 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 			                   (long long)g->minor, (long long)g->first_seen, (long long)g->last_seen,
 			                   (long long)g->unresponsive, (long long)g->hw_thermal);
 			if (len > 0 && (size_t)len < sizeof line)
-				ng_check_write_all(wfd, line, (size_t)len);
+				ng_write_all(wfd, line, (size_t)len);
 		}
 	}
 	free(inv);
@@ -123,7 +123,7 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 			int len = snprintf(line, sizeof line, "M %s %s %lld\n", m->bus, m->boot_id,
 			                   (long long)m->at_usec);
 			if (len > 0 && (size_t)len < sizeof line)
-				ng_check_write_all(wfd, line, (size_t)len);
+				ng_write_all(wfd, line, (size_t)len);
 		}
 	}
 	free(marks);
@@ -138,12 +138,12 @@ static void history_child(int wfd, const struct check *c, const void *arg)
 		                   (long long)p.remapped_rows, (long long)p.pcie_replays,
 		                   (long long)p.nvlink_errors);
 		if (len > 0 && (size_t)len < sizeof line)
-			ng_check_write_all(wfd, line, (size_t)len);
+			ng_write_all(wfd, line, (size_t)len);
 	}
 	ng_store_close(st);
 }
 
-static void take_counters(struct check *c, const char *p)
+static void take_counters(struct ng_gpu_check_result *c, const char *p)
 {
 	char uuid[96];
 	long long age, v[4];
@@ -163,7 +163,7 @@ static void take_counters(struct check *c, const char *p)
 	}
 }
 
-static void take_inventory(struct check *c, const char *p)
+static void take_inventory(struct ng_gpu_check_result *c, const char *p)
 {
 	ng_store_gpu g = {0};
 	long long minor, first, last, unresp, thermal;
@@ -181,7 +181,7 @@ static void take_inventory(struct check *c, const char *p)
 	c->inv[c->n_inv++] = g;
 }
 
-static void take_mark(struct check *c, const char *p)
+static void take_mark(struct ng_gpu_check_result *c, const char *p)
 {
 	ng_store_kmsg_mark m = {0};
 	char bus[32];
@@ -195,7 +195,7 @@ static void take_mark(struct check *c, const char *p)
 
 /* The node's previous GPU check: is a Slurm Epilog or Prolog error drain
  * right after it nodegate's own (land/slurm.h)? */
-static void take_last_check(struct check *c, const char *p)
+static void take_last_check(struct ng_gpu_check_result *c, const char *p)
 {
 	char mode[16];
 	int drained;
@@ -211,12 +211,12 @@ static void take_last_check(struct check *c, const char *p)
  * rules' rates, the inventory, the kernel-log marks. Bounded like every
  * store access here; a store that cannot be read is no history, never a
  * fault (and a corrupt one reads as nothing). */
-void ng_check_load_history(struct check *c)
+void ng_check_load_history(struct ng_gpu_check_result *c)
 {
 	const char *spec = named_store(c);
 	if (!spec || c->t_end - ng_check_now() < STORE_MIN_S)
 		return;
-	struct bounded b;
+	ng_bounded b;
 	if (ng_check_run_bounded(c, "the history read", history_child, spec, 1u << 20, &b) < 0 ||
 	    !b.finished) {
 		ng_check_note(c, "store: earlier counters not read in time: no rates this run");
@@ -261,7 +261,7 @@ void ng_check_load_history(struct check *c)
 
 /* The child's side: one gpu.health record per GPU checked, and what went
  * wrong (if anything) as one line on the pipe. */
-static void store_child(int wfd, const struct check *c, const void *arg)
+static void store_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
 	const char *spec = arg;
 	char msg[640] = "";
@@ -269,12 +269,12 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	ng_store *st;
 	if (ng_store_open(spec, &st, &err) < 0) {
 		snprintf(msg, sizeof msg, "store: %.500s: records not kept", err.msg);
-		ng_check_write_all(wfd, msg, strlen(msg));
+		ng_write_all(wfd, msg, strlen(msg));
 		return;
 	}
 	char host[256], name[128];
 	store_node(host, name);
-	int64_t now = ng_now();
+	int64_t now = ng_ctx_now(&c->ctx);
 	char run_id[80];
 	ng_run_id(run_id, host, now);
 	size_t n = c->health->n_gpus;
@@ -364,7 +364,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);
-		ng_check_write_all(wfd, msg, strlen(msg));
+		ng_write_all(wfd, msg, strlen(msg));
 	}
 	ng_store_close(st);
 	/* The child exits right after: what it allocated goes with it. */
@@ -377,7 +377,7 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 /* One gpu.health record per GPU checked, in a child under what is left of
  * the deadline. Keeping them is a convenience: a store that cannot be
  * opened, written or reached in time is a note, never a drain. */
-void ng_check_keep_records(struct check *c)
+void ng_check_keep_records(struct ng_gpu_check_result *c)
 {
 	const char *spec = named_store(c);
 	if (!spec || !c->health)
@@ -386,7 +386,7 @@ void ng_check_keep_records(struct check *c)
 		ng_check_note(c, "store: skipped, the deadline is spent: records not kept");
 		return;
 	}
-	struct bounded b;
+	ng_bounded b;
 	if (ng_check_run_bounded(c, "the store write", store_child, spec, 4096, &b) < 0)
 		ng_check_note(c, "store: could not start the write (%s): records not kept", strerror(b.error));
 	else if (!b.finished)

@@ -1,11 +1,11 @@
-/* What the check says: the drain reason, landing, the report and the exit status. */
+/* What the check says: the drain reason, landing, the exit status and the
+ * result as JSON (cli/gpu_check_print.c prints it). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gpu_check_run.h"
-#include "cli/store_cli.h"
+#include "flow/gpu_check_run.h"
 #include "core/json.h"
 
 /* ---- landing ------------------------------------------------------------------------ */
@@ -15,7 +15,7 @@
  * exits non-zero. `health` runs as HealthCheckProgram, whose exit status
  * Slurm only logs: without --land slurm it prints the reason and exits 1 for
  * whoever runs it; with it, the drain goes through scontrol (src/land/). */
-static const char *land(const struct check *c)
+static const char *land(const struct ng_gpu_check_result *c)
 {
 	if (!c->drain)
 		return "none";
@@ -40,13 +40,13 @@ static const char *land(const struct check *c)
 /* Slurm's own drain after the previous check here exited 1 is ours. */
 static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
 {
-	const struct check *c = arg;
+	const struct ng_gpu_check_result *c = arg;
 	return ng_slurm_hook_drain_is_ours(reason, stamp, c->last_mode, c->last_drain, c->last_at);
 }
 
-void ng_check_land_slurm(struct check *c)
+void ng_check_land_slurm(struct ng_gpu_check_result *c)
 {
-	if (!c->drain || !c->land_slurm || c->cli->no_land)
+	if (!c->drain || !c->land_slurm || c->ctx.no_land)
 		return;
 	ng_slurm_opts o = {.slurm_conf = c->slurm_conf, .node = c->node_name,
 	                   .hook_drain_ours = hook_drain_ours, .hook_arg = c};
@@ -64,7 +64,7 @@ void ng_check_land_slurm(struct check *c)
 		snprintf(c->land_error, sizeof c->land_error, "%s", err.msg);
 }
 
-static cJSON *landing_json(const struct check *c)
+static cJSON *landing_json(const struct ng_gpu_check_result *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	const ng_slurm_result *r = &c->slurm;
@@ -87,9 +87,9 @@ static cJSON *landing_json(const struct check *c)
 	return o;
 }
 
-/* ---- output ------------------------------------------------------------------------ */
+/* ---- the result ------------------------------------------------------------------------ */
 
-static const ng_gpu_state *state_of(const struct check *c, size_t i)
+static const ng_gpu_state *state_of(const struct ng_gpu_check_result *c, size_t i)
 {
 	return i < c->snap->n_gpus ? &c->snap->gpu[i] : NULL;
 }
@@ -109,7 +109,7 @@ static void short_signal(const char *signal, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)n, s);
 }
 
-void ng_check_drain_reason(struct check *c)
+void ng_check_drain_reason(struct ng_gpu_check_result *c)
 {
 	const ng_node_health *h = c->health;
 	const ng_gpu_verdict *worst = NULL;
@@ -146,7 +146,7 @@ void ng_check_drain_reason(struct check *c)
 	ng_slurm_sanitize_reason(text, c->why);
 }
 
-cJSON *ng_check_gpu_json(const struct check *c, size_t i)
+cJSON *ng_check_gpu_json(const struct ng_gpu_check_result *c, size_t i)
 {
 	const ng_gpu_verdict *v = &c->health->gpu[i];
 	const ng_gpu_state *g = state_of(c, i);
@@ -179,12 +179,12 @@ cJSON *ng_check_gpu_json(const struct check *c, size_t i)
 	return o;
 }
 
-int ng_check_exit_status(const struct check *c)
+int ng_check_exit_status(const struct ng_gpu_check_result *c)
 {
-	return c->drain ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	return c->drain ? 1 : 0; /* 1: Slurm drains the node (an Epilog or Prolog that fails) */
 }
 
-cJSON *ng_check_result_json(const struct check *c)
+cJSON *ng_check_result_json(const struct ng_gpu_check_result *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "schema", "nodegate/gpu-check/1");
@@ -210,54 +210,4 @@ cJSON *ng_check_result_json(const struct check *c)
 		cJSON_AddItemToArray(gs, ng_check_gpu_json(c, i));
 	cJSON_AddItemReferenceToObject(o, "notes", c->notes);
 	return o;
-}
-
-/* One line of the text report, with control characters escaped: names and
- * messages come from the environment (SLURMD_NODENAME), NVML and scontrol,
- * and a newline in one of them must not forge another line. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	ng_strbuf line = {0};
-	ng_strbuf_add_printable(&line, buf);
-	printf("%s\n", line.s ? line.s : "");
-	ng_strbuf_free(&line);
-}
-
-void ng_check_print_text(const struct check *c)
-{
-	for (size_t i = 0; c->health && i < c->health->n_gpus; i++) {
-		const ng_gpu_verdict *v = &c->health->gpu[i];
-		ng_strbuf g = {0};
-		ng_strbuf_printf(&g, "GPU %-3d %-10s %-40s %-*s", v->index, v->bus[0] ? v->bus : "-",
-		                 v->uuid[0] ? v->uuid : "-", v->n_reasons ? 9 : 0,
-		                 ng_health_name(v->severity));
-		for (size_t k = 0; k < v->n_reasons; k++)
-			ng_strbuf_printf(&g, "%s%s: %s", k ? "; " : " ",
-			                 v->reason[k].signal ? v->reason[k].signal : "", v->reason[k].text);
-		if (v->reasons_truncated)
-			ng_strbuf_adds(&g, "; ...");
-		say("%s", g.s ? g.s : "");
-		ng_strbuf_free(&g);
-	}
-	const cJSON *n;
-	cJSON_ArrayForEach(n, c->notes)
-		say("note: %s", n->valuestring);
-	size_t checked = c->health ? c->health->n_gpus : 0;
-	/* The verdict stays the last line: what landing did comes before it. */
-	if (c->landed)
-		say("%s: landing: slurm: %s", ng_check_mode_name(c->mode),
-		    c->land_rc < 0 && c->land_error[0] ? c->land_error : c->slurm.message);
-	if (c->drain)
-		say("%s: %s: drain: %s", ng_check_mode_name(c->mode), c->outcome, c->why);
-	else if (c->why[0])
-		say("%s: %s: %s: no drain", ng_check_mode_name(c->mode), c->outcome, c->why);
-	else
-		say("%s: %s: %zu GPU%s checked: no drain", ng_check_mode_name(c->mode), c->outcome,
-		    checked, checked == 1 ? "" : "s");
 }

@@ -1,27 +1,32 @@
-/* What the parts of the GPU health check share (cli/gpu_check.h is the
- * verb's side): the run's state, and the functions one part of the run
- * calls in another. gpu_check.c runs the check; gpu_check_child.c does work
- * in a child under the deadline; gpu_check_xid.c attaches the kernel's Xids;
- * gpu_check_report.c lands, reports and sets the exit status;
- * gpu_check_store.c reads history from and keeps records in the store. */
-#ifndef NODEGATE_CLI_GPU_CHECK_RUN_H
-#define NODEGATE_CLI_GPU_CHECK_RUN_H
+/* What the parts of the GPU health check share (include/nodegate/gpu_check.h
+ * is its public entry, cli/gpu_check.h the verbs' side): the run's state,
+ * which is also the result a front end prints, and the functions one part
+ * of the run calls in another. gpu_check.c runs the check (the work in a
+ * child under the deadline is collect/bounded.h); gpu_check_xid.c attaches
+ * the kernel's Xids; gpu_check_inventory.c accounts for every GPU;
+ * gpu_check_result.c lands, sets the exit status and builds the result's
+ * JSON; gpu_check_store.c reads history from and keeps records in the
+ * store. Nothing here prints. */
+#ifndef NODEGATE_FLOW_GPU_CHECK_RUN_H
+#define NODEGATE_FLOW_GPU_CHECK_RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/gpu_check.h"
-#include "cli/job_gpus.h"
-#include "core/gpu.h"
+#include "nodegate/gpu_check.h"
+#include "collect/bounded.h"
 #include "collect/gpu_kernel.h"
+#include "core/gpu.h"
 #include "core/strbuf.h"
+#include "flow/ctx.h"
+#include "parse/job_gpus.h"
 #include "judge/gpu_health.h"
 #include "land/slurm.h"
 #include "store/store.h"
 
-struct check {
-	struct ng_cli *cli;
-	const struct ng_cmd_entry *e;
+/* The run, and the result it leaves (ng_gpu_check_result publicly). */
+struct ng_gpu_check_result {
+	ng_ctx ctx; /* the caller's, copied (or the defaults) */
 	ng_check_mode mode;
 
 	/* options */
@@ -34,7 +39,6 @@ struct check {
 	const char *store;
 	bool no_store;
 	const char *smi_file;
-	bool json;
 	bool land_slurm;         /* --land slurm: drain through scontrol */
 	const char *slurm_conf;  /* --slurm-conf */
 	const char *node_name;   /* --node */
@@ -79,62 +83,48 @@ struct check {
 	int land_rc;      /* its return */
 	ng_slurm_result slurm;
 	char land_error[512];
+	bool input_error; /* the --from-nvidia-smi file is unusable: nothing ran (why says why) */
 };
 
-/* CLOCK_MONOTONIC, in seconds: the deadline's clock. */
-double ng_check_now(void);
 const char *ng_check_mode_name(ng_check_mode m);
-/* Adds one line to the run's notes (what was not checked, and why). */
-void ng_check_note(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* CLOCK_MONOTONIC, in seconds: the deadline's clock (collect/bounded.h). */
+#define ng_check_now ng_monotonic_now
+/* Adds one line to the run's notes (what was not checked, and why): they
+ * are part of the result, which the front end prints. */
+void ng_check_note(struct ng_gpu_check_result *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- gpu_check_child.c ---- */
-struct bounded {
-	ng_strbuf out; /* what the child wrote on its pipe */
-	bool finished; /* it closed the pipe before the deadline */
-	bool too_big;  /* it wrote more than the cap */
-	bool reaped;
-	int status; /* its wait status, when reaped */
-	int error;  /* errno when no child could be started */
-};
-
-typedef void (*child_fn)(int wfd, const struct check *c, const void *arg);
-
-/* Writes all of p to fd (a child's answer); -1 on an error. */
-int ng_check_write_all(int fd, const char *p, size_t n);
-
-/* Runs fn in a child process that writes its answer on wfd; waits until
- * c->t_end at the latest, then kills it. Returns 0 when a child ran (b says
- * how it ended), -1 when none could be started (b->error). At most max
- * bytes of its answer are kept. */
-int ng_check_run_bounded(struct check *c, const char *what, child_fn fn, const void *arg,
-                         size_t max, struct bounded *b);
+/* Runs fn(wfd, arg) in a child under the check's deadline (collect/bounded.h),
+ * and notes a child that would not die. */
+typedef void (*child_fn)(int wfd, const struct ng_gpu_check_result *c, const void *arg);
+int ng_check_run_bounded(struct ng_gpu_check_result *c, const char *what, child_fn fn, const void *arg,
+                         size_t max, ng_bounded *b);
 
 /* ---- gpu_check_xid.c ---- */
 /* Reads the kernel log and attaches the Xids since the job began to the
  * GPUs by PCI address; a log that cannot be read is a note. */
-void ng_check_attach_xids(struct check *c);
+void ng_check_attach_xids(struct ng_gpu_check_result *c);
 
 /* ---- gpu_check_inventory.c ---- */
 /* After NVML, whatever it did: reads the kernel's view of the GPUs, picks
  * the job's GPUs by device minor, and adds to the snapshot every GPU in
  * scope that the kernel knows and NVML does not list (missing when NVML
  * answered for its siblings, unanswered when it did not). */
-void ng_check_account_gpus(struct check *c);
+void ng_check_account_gpus(struct ng_gpu_check_result *c);
 /* A GPU known only from elsewhere, appended to the snapshot; NULL when full. */
-ng_gpu_state *ng_check_add_ghost(struct check *c, ng_gpu_presence presence, const char *bus,
+ng_gpu_state *ng_check_add_ghost(struct ng_gpu_check_result *c, ng_gpu_presence presence, const char *bus,
                                  int minor, const char *uuid, const char *seen_by);
 
-/* ---- gpu_check_report.c ---- */
-void ng_check_drain_reason(struct check *c);
-void ng_check_land_slurm(struct check *c);
-cJSON *ng_check_result_json(const struct check *c);
+/* ---- gpu_check_result.c ---- */
+void ng_check_drain_reason(struct ng_gpu_check_result *c);
+void ng_check_land_slurm(struct ng_gpu_check_result *c);
+/* The result as `--json` prints it and the --on-verdict program reads it. */
+cJSON *ng_check_result_json(const struct ng_gpu_check_result *c);
 /* One checked GPU as the result and the store's record show it. */
-cJSON *ng_check_gpu_json(const struct check *c, size_t i);
-void ng_check_print_text(const struct check *c);
-int ng_check_exit_status(const struct check *c);
+cJSON *ng_check_gpu_json(const struct ng_gpu_check_result *c, size_t i);
+int ng_check_exit_status(const struct ng_gpu_check_result *c);
 
 /* ---- gpu_check_store.c ---- */
-void ng_check_load_history(struct check *c);
-void ng_check_keep_records(struct check *c);
+void ng_check_load_history(struct ng_gpu_check_result *c);
+void ng_check_keep_records(struct ng_gpu_check_result *c);
 
 #endif

@@ -1,5 +1,5 @@
 /* The GPUs a job was given: SLURM_JOB_GPUS or --gpus, item by item. */
-#include "cli/job_gpus.h"
+#include "parse/job_gpus.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -19,11 +19,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli/gpu_check_run.h"
+#include "flow/gpu_check_run.h"
 
 #define KVIEW_MAX_BYTES (64u << 10)
 
-static void kview_child(int wfd, const struct check *c, const void *arg)
+static void kview_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
 	(void)arg;
 	ng_kernel_view *v = calloc(1, sizeof *v);
@@ -32,14 +32,14 @@ static void kview_child(int wfd, const struct check *c, const void *arg)
 		_exit(4);
 	ng_kernel_view_read(c->root, v);
 	size_t n = ng_kernel_view_write(v, buf, KVIEW_MAX_BYTES);
-	ng_check_write_all(wfd, buf, n);
+	ng_write_all(wfd, buf, n);
 }
 
 /* Whose kernel to read. A stand-in NVML (--library, NODEGATE_NVML_LIBRARY)
  * describes GPUs that are not this machine's: comparing them with this
  * machine's PCI bus would call every stand-in GPU's neighbour missing. So
  * with a stand-in, only a root given on purpose is read. */
-static const char *kernel_root(const struct check *c, bool *read)
+static const char *kernel_root(const struct ng_gpu_check_result *c, bool *read)
 {
 	const char *env = getenv("NODEGATE_ROOT");
 	if (c->root)
@@ -51,7 +51,7 @@ static const char *kernel_root(const struct check *c, bool *read)
 	return "/";
 }
 
-static void read_kernel_view(struct check *c)
+static void read_kernel_view(struct ng_gpu_check_result *c)
 {
 	bool want = false;
 	const char *root = kernel_root(c, &want);
@@ -59,7 +59,7 @@ static void read_kernel_view(struct check *c)
 		return;
 	const char *saved = c->root;
 	c->root = root;
-	struct bounded b;
+	ng_bounded b;
 	int rc = ng_check_run_bounded(c, "the kernel's GPU list", kview_child, NULL, KVIEW_MAX_BYTES, &b);
 	c->root = saved;
 	if (rc < 0 || !b.finished || !b.out.s) {
@@ -88,7 +88,7 @@ static bool listed_at(const ng_gpu_snapshot *s, const char *bus)
 	return false;
 }
 
-ng_gpu_state *ng_check_add_ghost(struct check *c, ng_gpu_presence presence, const char *bus,
+ng_gpu_state *ng_check_add_ghost(struct ng_gpu_check_result *c, ng_gpu_presence presence, const char *bus,
                                  int minor, const char *uuid, const char *seen_by)
 {
 	ng_gpu_snapshot *s = c->snap;
@@ -110,7 +110,7 @@ ng_gpu_state *ng_check_add_ghost(struct check *c, ng_gpu_presence presence, cons
 
 /* A GPU the kernel knows that NVML does not list: missing when NVML
  * answered for others, unanswered when it did not. */
-static void add_kernel_ghost(struct check *c, const ng_kernel_gpu *k)
+static void add_kernel_ghost(struct ng_gpu_check_result *c, const ng_kernel_gpu *k)
 {
 	if (k->excluded) {
 		ng_check_note(c, "GPU %s is excluded in the driver's configuration: reported, not counted "
@@ -129,7 +129,7 @@ static void add_kernel_ghost(struct check *c, const ng_kernel_gpu *k)
 }
 
 /* A GPU's device minor: NVML's, else the kernel's for its bus; -1 unknown. */
-static int minor_of(const struct check *c, const ng_gpu_state *g)
+static int minor_of(const struct ng_gpu_check_result *c, const ng_gpu_state *g)
 {
 	if (g->minor.state == NG_FIELD_OK && g->minor.value <= 1048575)
 		return (int)g->minor.value;
@@ -137,7 +137,7 @@ static int minor_of(const struct check *c, const ng_gpu_state *g)
 	return k ? k->minor : -1;
 }
 
-static const ng_kernel_gpu *kernel_by_minor(const struct check *c, int minor)
+static const ng_kernel_gpu *kernel_by_minor(const struct ng_gpu_check_result *c, int minor)
 {
 	for (size_t i = 0; c->kview_read && i < c->kview->n; i++)
 		if (c->kview->gpu[i].minor == minor)
@@ -145,7 +145,7 @@ static const ng_kernel_gpu *kernel_by_minor(const struct check *c, int minor)
 	return NULL;
 }
 
-static const ng_kernel_gpu *kernel_by_uuid(const struct check *c, const char *uuid)
+static const ng_kernel_gpu *kernel_by_uuid(const struct ng_gpu_check_result *c, const char *uuid)
 {
 	for (size_t i = 0; c->kview_read && i < c->kview->n; i++)
 		if (c->kview->gpu[i].uuid[0] && strcasecmp(c->kview->gpu[i].uuid, uuid) == 0)
@@ -167,9 +167,9 @@ static void keep_only(ng_gpu_snapshot *s, const bool keep[NG_GPU_MAX])
 	s->n_gpus = o;
 }
 
-static void add_store_ghosts(struct check *c, int want_minor);
+static void add_store_ghosts(struct ng_gpu_check_result *c, int want_minor);
 
-static bool stored_minor(const struct check *c, int minor)
+static bool stored_minor(const struct ng_gpu_check_result *c, int minor)
 {
 	for (size_t k = 0; k < c->n_inv; k++)
 		if (c->inv[k].minor == minor)
@@ -179,7 +179,7 @@ static bool stored_minor(const struct check *c, int minor)
 
 /* The job's GPUs out of NVML's whole list, and the kernel's for what NVML
  * does not list. */
-static void pick_job(struct check *c)
+static void pick_job(struct ng_gpu_check_result *c)
 {
 	ng_gpu_snapshot *s = c->snap;
 	bool keep[NG_GPU_MAX] = {0};
@@ -268,7 +268,7 @@ static void pick_job(struct check *c)
 		snprintf(c->why, sizeof c->why, "no GPUs to check: none of %s is on this node", c->gpus_from);
 }
 
-static ng_gpu_state *ghost_at(struct check *c, const char *bus)
+static ng_gpu_state *ghost_at(struct ng_gpu_check_result *c, const char *bus)
 {
 	for (size_t i = 0; i < c->snap->n_gpus; i++)
 		if (c->snap->gpu[i].presence != NG_GPU_LISTED && strcmp(c->snap->gpu[i].bus, bus) == 0)
@@ -287,7 +287,7 @@ static bool listed_uuid(const ng_gpu_snapshot *s, const char *uuid)
 /* A new UUID at a bus the store knows under another: the card was
  * replaced. Recorded (the old UUID is forgotten), and the new card's
  * history starts afresh, since rates and counts are kept by UUID. */
-static void find_replacements(struct check *c)
+static void find_replacements(struct ng_gpu_check_result *c)
 {
 	for (size_t k = 0; k < c->n_inv; k++) {
 		const ng_store_gpu *old = &c->inv[k];
@@ -306,7 +306,7 @@ static void find_replacements(struct check *c)
 	}
 }
 
-static bool replaced(const struct check *c, const char *uuid)
+static bool replaced(const struct ng_gpu_check_result *c, const char *uuid)
 {
 	for (size_t i = 0; i < c->n_replaced; i++)
 		if (strcmp(c->replaced[i], uuid) == 0)
@@ -317,7 +317,7 @@ static bool replaced(const struct check *c, const char *uuid)
 /* A GPU the store knows that NVML does not list (by UUID or at its bus):
  * missing, or unanswered when NVML did not answer. want_minor >= 0: only
  * the GPU of that minor (a job's ordinal). */
-static void add_store_ghosts(struct check *c, int want_minor)
+static void add_store_ghosts(struct ng_gpu_check_result *c, int want_minor)
 {
 	for (size_t k = 0; k < c->n_inv; k++) {
 		const ng_store_gpu *old = &c->inv[k];
@@ -340,7 +340,7 @@ static void add_store_ghosts(struct check *c, int want_minor)
 	}
 }
 
-void ng_check_account_gpus(struct check *c)
+void ng_check_account_gpus(struct ng_gpu_check_result *c)
 {
 	ng_gpu_snapshot *s = c->snap;
 	c->nvml_answered = !c->timed_out && s->nvml == NG_FIELD_OK && s->n_listed > 0;
