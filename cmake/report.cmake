@@ -8,14 +8,16 @@ target_sources(nodegate_core PRIVATE
   src/judge/false_reject.c)
 target_sources(nodegate_parse PRIVATE src/parse/sacct.c)
 target_sources(nodegate_store PRIVATE src/store/report_queries.c)
+# What the report shows (the flow layer's model), and how it is drawn (cli).
+target_sources(nodegate_flow PRIVATE
+  src/flow/report_model.c
+  src/flow/report_model_fr.c
+  src/flow/report_model_hours.c
+  src/flow/report_model_map.c)
 target_sources(nodegate PRIVATE
   src/cli/cmd_report.c
-  src/cli/report_data.c
-  src/cli/report_fr.c
-  src/cli/report_hours.c
   src/cli/report_html.c
   src/cli/report_json.c
-  src/cli/report_map.c
   src/cli/report_svg.c)
 
 # The synthetic fleet generator (bench/fleetgen.c) on the shared fleet model

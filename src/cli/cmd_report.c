@@ -171,7 +171,8 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_STORE;
 	r.o.store_where = ng_store_where(st);
 	ng_err err;
-	if (ng_report_load(st, cli, &r, &err) < 0) {
+	ng_ctx ctx = {.policy = cli->policy, .store = st, .store_spec = spec};
+	if (ng_report_load(st, &ctx, &r, &err) < 0) {
 		rc = ng_cli_store_error(e, &err);
 		ng_report_free(&r);
 		ng_store_close(st);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
+#include "flow/report_model.h"
 
 static uint64_t hash(const char *s)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
+#include "flow/report_model.h"
 #include "core/json.h"
 #include "core/policy_digest.h"
 #include "core/stats.h"
@@ -542,9 +542,9 @@ static int health_row(const ng_report_health *h, void *arg)
 
 /* ---- the whole load ----------------------------------------------------------------- */
 
-int ng_report_load(ng_store *st, const struct ng_cli *cli, struct ng_report *r, ng_err *err)
+int ng_report_load(ng_store *st, const ng_ctx *ctx, struct ng_report *r, ng_err *err)
 {
-	const ng_policy *pol = &cli->policy;
+	const ng_policy *pol = &ctx->policy;
 	r->since = r->o.now - r->o.days * 86400;
 	r->flag_fraction = pol->flag_fraction;
 	r->breaker_count = pol->breaker_count;

@@ -8,8 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/report.h"
+#include "flow/report_model.h"
 #include "collect/spawn.h"
+#include "core/read_file.h"
 #include "parse/sacct.h"
 
 #define SACCT_TIMEOUT_S 60.0

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
+#include "flow/report_model.h"
 #include "core/json.h"
 #include "store/report_queries.h"
 
