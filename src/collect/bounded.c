@@ -68,10 +68,11 @@ static bool reap(pid_t pid, double wait_s, int *status)
 	}
 }
 
-int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max_bytes,
-                   ng_bounded *b)
+/* Starts one child of its own process group running fn(wfd, arg); its
+ * pipe's read end in *rfd. -1 (b->error) when it could not be started. */
+static int start_child(ng_bounded_fn fn, const void *arg, pid_t *pid_out, int *rfd,
+                       ng_bounded *b)
 {
-	memset(b, 0, sizeof *b);
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		b->error = errno;
@@ -100,32 +101,34 @@ int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max_b
 	}
 	setpgid(pid, pid); /* both sides, so the group exists before either acts */
 	close(fds[1]);
+	*pid_out = pid;
+	*rfd = fds[0];
+	return 0;
+}
 
-	for (;;) {
-		double left = t_end - ng_monotonic_now();
-		if (left <= 0)
-			break;
-		struct pollfd p = {.fd = fds[0], .events = POLLIN};
-		int r = poll(&p, 1, (int)ceil(left * 1000));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		char chunk[65536];
-		ssize_t n = read(fds[0], chunk, sizeof chunk);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0) {
-			b->finished = true;
-			break;
-		}
-		if (b->out.len + (size_t)n > max_bytes) {
-			b->too_big = true;
-			break;
-		}
-		ng_strbuf_add(&b->out, chunk, (size_t)n);
+/* Reads what is there on child i's pipe; false when its pipe is done with. */
+static bool take(int fd, size_t max_bytes, ng_bounded *b)
+{
+	char chunk[65536];
+	ssize_t n = read(fd, chunk, sizeof chunk);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0) {
+		b->finished = true;
+		return false;
 	}
-	close(fds[0]);
+	if (b->out.len + (size_t)n > max_bytes) {
+		b->too_big = true;
+		return false;
+	}
+	ng_strbuf_add(&b->out, chunk, (size_t)n);
+	return true;
+}
+
+/* Makes sure the child is gone: reaped when it has ended in time, else
+ * killed with its group and waited for a moment. */
+static void end_child(pid_t pid, double t_end, ng_bounded *b)
+{
 	if (b->finished) {
 		double left = t_end - ng_monotonic_now();
 		b->reaped = reap(pid, left > 0 ? left : 0, &b->status);
@@ -137,5 +140,55 @@ int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max_b
 		if (!b->reaped)
 			b->stuck_pid = (int)pid;
 	}
-	return 0;
+}
+
+size_t ng_run_bounded_each(double t_end, size_t n, ng_bounded_fn fn, const void *const *args,
+                           size_t max_bytes, ng_bounded *b)
+{
+	pid_t pid[NG_BOUNDED_MAX];
+	struct pollfd p[NG_BOUNDED_MAX];
+	size_t started = 0, open_pipes = 0;
+	if (n > NG_BOUNDED_MAX)
+		n = NG_BOUNDED_MAX;
+	for (size_t i = 0; i < n; i++) {
+		memset(&b[i], 0, sizeof b[i]);
+		p[i] = (struct pollfd){.fd = -1, .events = POLLIN};
+		pid[i] = -1;
+		if (start_child(fn, args[i], &pid[i], &p[i].fd, &b[i]) == 0) {
+			started++;
+			open_pipes++;
+		}
+	}
+	while (open_pipes) {
+		double left = t_end - ng_monotonic_now();
+		if (left <= 0)
+			break;
+		int r = poll(p, (nfds_t)n, (int)ceil(left * 1000));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			if (!take(p[i].fd, max_bytes, &b[i])) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				open_pipes--;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+		if (pid[i] > 0)
+			end_child(pid[i], t_end, &b[i]);
+	}
+	return started;
+}
+
+int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max_bytes,
+                   ng_bounded *b)
+{
+	return ng_run_bounded_each(t_end, 1, fn, &arg, max_bytes, b) == 1 ? 0 : -1;
 }

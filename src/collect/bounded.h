@@ -40,4 +40,13 @@ int ng_write_all(int fd, const char *p, size_t n);
  * caller's to free (ng_strbuf_free) either way. */
 int ng_run_bounded(double t_end, ng_bounded_fn fn, const void *arg, size_t max, ng_bounded *b);
 
+#define NG_BOUNDED_MAX 64 /* children at once */
+
+/* The same for n children at once (at most NG_BOUNDED_MAX), fn(wfd,
+ * args[i]) in child i, all under the one deadline: a child that hangs
+ * holds none of the others. b[i] says how child i ended (b[i].error when
+ * it could not be started). Returns how many were started. */
+size_t ng_run_bounded_each(double t_end, size_t n, ng_bounded_fn fn, const void *const *args,
+                           size_t max, ng_bounded *b);
+
 #endif

@@ -597,6 +597,8 @@ static bool read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 		(void)read_uint(&r, &g->minor, n->minor, "nvmlDeviceGetMinorNumber");
 	if (!g->lost && !minor_wanted(o, &g->minor))
 		return false;
+	if (o && o->identity_only)
+		return true;
 	bool alive = !g->lost &&
 		read_ecc(&r, &g->ecc_volatile_uncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC) &&
 		read_ecc(&r, &g->ecc_aggregate_uncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC) &&

@@ -28,6 +28,10 @@ typedef struct {
 	 * must not hold the job's check. NULL: every GPU. */
 	const int *minors;
 	size_t n_minors;
+	/* Each GPU only as far as its identity and minor (UUID, bus, name),
+	 * every other field unread: the GPUs NVML lists, without the queries a
+	 * GPU in trouble hangs in. */
+	bool identity_only;
 } ng_nvml_opts;
 
 /* Fills *out. Returns 0 even when NVML failed (out->nvml says so); -1 only

@@ -56,16 +56,30 @@ static void bounded_trampoline(int wfd, const void *arg)
 	k->fn(wfd, k->c, k->arg);
 }
 
+size_t ng_check_run_bounded_each(struct ng_gpu_check_result *c, const char *what, child_fn fn,
+                                 const void *const *args, size_t n, size_t max, ng_bounded *b)
+{
+	struct bounded_call k[NG_BOUNDED_MAX];
+	const void *kp[NG_BOUNDED_MAX];
+	if (n > NG_BOUNDED_MAX)
+		n = NG_BOUNDED_MAX;
+	for (size_t i = 0; i < n; i++) {
+		k[i] = (struct bounded_call){fn, c, args[i]};
+		kp[i] = &k[i];
+	}
+	size_t started = ng_run_bounded_each(c->t_end, n, bounded_trampoline, kp, max, b);
+	for (size_t i = 0; i < n; i++)
+		if (b[i].stuck_pid > 0)
+			ng_check_note(c, "%s (process %d) did not end on SIGKILL: it is left to init (stuck in "
+			                 "the driver?)",
+			              what, b[i].stuck_pid);
+	return started;
+}
+
 int ng_check_run_bounded(struct ng_gpu_check_result *c, const char *what, child_fn fn,
                          const void *arg, size_t max, ng_bounded *b)
 {
-	struct bounded_call k = {fn, c, arg};
-	int rc = ng_run_bounded(c->t_end, bounded_trampoline, &k, max, b);
-	if (rc == 0 && b->stuck_pid > 0)
-		ng_check_note(c, "%s (process %d) did not end on SIGKILL: it is left to init (stuck in the "
-		                 "driver?)",
-		              what, b->stuck_pid);
-	return rc;
+	return ng_check_run_bounded_each(c, what, fn, &arg, 1, max, b) == 1 ? 0 : -1;
 }
 
 void ng_check_note(struct ng_gpu_check_result *c, const char *fmt, ...)
@@ -99,23 +113,16 @@ static double policy_deadline_s(const ng_policy *pol)
 
 /* ---- the snapshot --------------------------------------------------------------------- */
 
-struct nvml_arg {
-	const int *idx;
-	size_t n_idx;
-	const int *minors; /* read past their identity only these minors' GPUs */
-	size_t n_minors;
-};
-
 /* The child: NVML, and the snapshot as JSON on the pipe. */
-static void nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
+void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
-	const struct nvml_arg *a = arg;
+	const struct ng_check_nvml_arg *a = arg;
 	ng_gpu_snapshot *s = calloc(1, sizeof *s);
 	if (!s)
 		_exit(4);
 	ng_nvml_opts o = {.lib_path = c->library, .indexes = a->n_idx ? a->idx : NULL,
 	                  .n_indexes = a->n_idx, .minors = a->n_minors ? a->minors : NULL,
-	                  .n_minors = a->n_minors};
+	                  .n_minors = a->n_minors, .identity_only = a->identity_only};
 	ng_err err;
 	if (ng_nvml_snapshot(&o, s, &err) < 0) {
 		memset(s, 0, sizeof *s);
@@ -132,44 +139,62 @@ static void nvml_child(int wfd, const struct ng_gpu_check_result *c, const void 
 		_exit(5);
 }
 
+int ng_check_nvml_answer(const ng_bounded *b, ng_gpu_snapshot *into, char *why, size_t cap)
+{
+	if (b->too_big || b->out.oom) {
+		snprintf(why, cap, "the NVML query's answer was too large to read");
+	} else if (b->reaped && WIFSIGNALED(b->status)) {
+		snprintf(why, cap, "the NVML query ended on signal %d (%s)", WTERMSIG(b->status),
+		         strsignal(WTERMSIG(b->status)));
+	} else if (b->reaped && WIFEXITED(b->status) && WEXITSTATUS(b->status) != 0) {
+		snprintf(why, cap, "the NVML query failed (exit status %d)", WEXITSTATUS(b->status));
+	} else {
+		ng_err err;
+		cJSON *doc = b->out.s ? ng_json_parse(b->out.s, b->out.len, &err) : NULL;
+		if (!b->out.s)
+			ng_fail(&err, "nothing came back");
+		int rc = doc ? ng_gpu_snapshot_from_json(doc, into, &err) : -1;
+		cJSON_Delete(doc);
+		if (rc == 0)
+			return 0;
+		snprintf(why, cap, "the NVML query's answer could not be read: %.400s", err.msg);
+	}
+	return -1;
+}
+
 /* The snapshot of the node's GPUs (past their identity, only those of the
  * given minors, when any are given), read in a child
  * under the deadline. -1 with c->why (and c->timed_out) when there is none. */
 static int collect_nvml(struct ng_gpu_check_result *c, const int *minors, size_t n_minors)
 {
-	struct nvml_arg a = {NULL, 0, minors, n_minors};
+	struct ng_check_nvml_arg a = {.minors = minors, .n_minors = n_minors};
 	ng_bounded b;
 	int rc = -1;
 	/* A hung NVML must leave time for the evidence that does not need it:
 	 * the kernel's view and its Xids are read after, in what is kept back. */
 	double t_end = c->t_end, keep_back = c->deadline_s * 0.25;
-	c->t_end -= keep_back < NVML_KEEP_BACK_S ? keep_back : NVML_KEEP_BACK_S;
-	int started = ng_check_run_bounded(c, "the NVML query", nvml_child, &a, SNAPSHOT_MAX_BYTES, &b);
-	c->t_end = t_end;
+	double nvml_end = t_end - (keep_back < NVML_KEEP_BACK_S ? keep_back : NVML_KEEP_BACK_S);
+	/* The whole node at once, in half of NVML's time: when a query hangs,
+	 * the other half reads each GPU in a child of its own, so that one
+	 * GPU's hang is that GPU's (unresponsive), not the node's. */
+	double now = ng_check_now();
+	c->t_end = now + (nvml_end - now) / 2;
+	int started = ng_check_run_bounded(c, "the NVML query", ng_check_nvml_child, &a,
+	                                   SNAPSHOT_MAX_BYTES, &b);
+	c->t_end = nvml_end;
 	if (started < 0) {
 		snprintf(c->why, sizeof c->why, "could not start the NVML query: %s", strerror(b.error));
 	} else if (!b.finished && !b.too_big) {
-		c->timed_out = true;
-		snprintf(c->why, sizeof c->why, "NVML did not answer within %g s", c->deadline_s);
-	} else if (b.too_big || b.out.oom) {
-		snprintf(c->why, sizeof c->why, "the NVML query's answer was too large to read");
-	} else if (b.reaped && WIFSIGNALED(b.status)) {
-		snprintf(c->why, sizeof c->why, "the NVML query ended on signal %d (%s)",
-		         WTERMSIG(b.status), strsignal(WTERMSIG(b.status)));
-	} else if (b.reaped && WIFEXITED(b.status) && WEXITSTATUS(b.status) != 0) {
-		snprintf(c->why, sizeof c->why, "the NVML query failed (exit status %d)",
-		         WEXITSTATUS(b.status));
+		if (ng_check_nvml_each(c, minors, n_minors) == 0) {
+			rc = 0;
+		} else {
+			c->timed_out = true;
+			snprintf(c->why, sizeof c->why, "NVML did not answer within %g s", c->deadline_s);
+		}
 	} else {
-		ng_err err;
-		cJSON *doc = b.out.s ? ng_json_parse(b.out.s, b.out.len, &err) : NULL;
-		if (!b.out.s)
-			ng_fail(&err, "nothing came back");
-		rc = doc ? ng_gpu_snapshot_from_json(doc, c->snap, &err) : -1;
-		if (rc < 0)
-			snprintf(c->why, sizeof c->why,
-			         "the NVML query's answer could not be read: %.400s", err.msg);
-		cJSON_Delete(doc);
+		rc = ng_check_nvml_answer(&b, c->snap, c->why, sizeof c->why);
 	}
+	c->t_end = t_end;
 	ng_strbuf_free(&b.out);
 	return rc < 0 ? -1 : 0;
 }

@@ -98,6 +98,32 @@ void ng_check_note(struct ng_gpu_check_result *c, const char *fmt, ...) __attrib
 typedef void (*child_fn)(int wfd, const struct ng_gpu_check_result *c, const void *arg);
 int ng_check_run_bounded(struct ng_gpu_check_result *c, const char *what, child_fn fn, const void *arg,
                          size_t max, ng_bounded *b);
+/* The same for n children at once (collect/bounded.h's ng_run_bounded_each). */
+size_t ng_check_run_bounded_each(struct ng_gpu_check_result *c, const char *what, child_fn fn,
+                                 const void *const *args, size_t n, size_t max, ng_bounded *b);
+
+/* What the NVML child reads (gpu_check.c). */
+struct ng_check_nvml_arg {
+	const int *idx; /* only these NVML indexes */
+	size_t n_idx;
+	const int *minors; /* read past their identity only these minors' GPUs */
+	size_t n_minors;
+	bool identity_only; /* each GPU's identity and minor, nothing that may hang */
+};
+/* The child: NVML, and the snapshot as JSON on its pipe. */
+void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg);
+/* The snapshot an NVML child that finished sent, into *into; -1 with why
+ * when it failed, died or sent something unreadable. */
+int ng_check_nvml_answer(const ng_bounded *b, ng_gpu_snapshot *into, char *why, size_t cap);
+
+/* ---- gpu_check_each.c ---- */
+/* After the whole node's query hung: the GPUs listed (identity only), then
+ * each GPU in scope read in a child of its own, all under c->t_end. A GPU
+ * whose child does not answer is kept with every field failed (the rules
+ * call it unresponsive while its siblings answer). 0 with c->snap filled
+ * when NVML listed the GPUs and answered for at least one in scope (or
+ * none was in scope); -1, c->snap untouched, for a node-wide hang. */
+int ng_check_nvml_each(struct ng_gpu_check_result *c, const int *minors, size_t n_minors);
 
 /* ---- gpu_check_xid.c ---- */
 /* Reads the kernel log and attaches the Xids since the job began to the

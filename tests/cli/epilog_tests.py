@@ -214,8 +214,19 @@ def test_hang_deadline_from_policy():
     hung = {"schema": SCHEMA, "gpus": [{}, {"hang": "nvmlDeviceGetRemappedRows"}]}
     r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1"}, gpus=hung,
             policy='{"health": {"deadline_seconds": 1}}')
-    expect(r, "unknown", False, 0)
+    # One GPU's hang is that GPU's: its sibling is judged, it is unresponsive.
+    expect(r, "unresponsive", False, 0)
     check(r.seconds <= 2.0, f"{r.seconds:.2f} s for a 1 s deadline", r)
+    check([g["severity"] for g in r.json["gpus"]] == ["ok", "unresponsive"], "per-GPU severities", r)
+    check("did not answer for this GPU" in r.json["gpus"][1]["reasons"][0]["text"], "the reason", r)
+    check(r.json["timed_out"] is False, "not the node's hang", r)
+    # Every GPU hung: the node's hang, unknown.
+    both = {"schema": SCHEMA, "gpus": [{"hang": "nvmlDeviceGetRemappedRows"}] * 2}
+    r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0,1"}, gpus=both,
+            policy='{"health": {"deadline_seconds": 1}}')
+    expect(r, "unknown", False, 0)
+    check(r.json["timed_out"] is True and r.json["reason"] == "NVML did not answer within 1 s",
+          "the node's hang", r)
     # The hung GPU is not the job's: no wait at all.
     r = run(["epilog", "--json"], env={"SLURM_JOB_GPUS": "0"}, gpus=hung,
             policy='{"health": {"deadline_seconds": 1}}')
