@@ -56,6 +56,7 @@ extern const struct ng_cmd_entry ng_cmd_kube_entry;
 extern const struct ng_cmd_entry ng_cmd_npd_entry;
 extern const struct ng_cmd_entry ng_cmd_report_entry; /* cmd_report.c */
 extern const struct ng_cmd_entry ng_cmd_fabric_entry; /* cmd_fabric.c */
+extern const struct ng_cmd_entry ng_cmd_gpus_entry;   /* cmd_gpus.c */
 
 /* A verb made of subcommands ("baseline build", "audit verify"). */
 struct ng_subcmd {

@@ -46,6 +46,7 @@ static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_metrics_entry,
 	&ng_cmd_kube_entry,
 	&ng_cmd_npd_entry,
+	&ng_cmd_gpus_entry,
 	&ng_cmd_fabric_entry,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -224,3 +224,33 @@ int ng_store_put_gpu_check_run(ng_store *st, const char *node, const char *mode,
 	                 "INSERT INTO gpu_check_runs (node, mode, outcome, at, reason) VALUES (?, ?, ?, ?, ?)",
 	                 "tttit", node, mode, outcome, at, reason ? reason : "");
 }
+
+struct forget_gpu {
+	const char *node, *uuid, *actor, *detail;
+	int64_t at;
+};
+
+static int forget_gpu(ng_store *st, void *arg, ng_err *err)
+{
+	const struct forget_gpu *a = arg;
+	int64_t n = 0;
+	if (ng_q_int64(st, err, &n, "SELECT count(*) FROM gpu_inventory WHERE node = ? AND uuid = ?",
+	               "tt", a->node, a->uuid) < 0)
+		return -1;
+	if (n == 0)
+		return ng_fail_as(err, NG_ERR_USAGE, "node %s has no GPU %s in the inventory (it was "
+		                  "forgotten already?)", a->node, a->uuid);
+	if (ng_q_exec(st, err, "DELETE FROM gpu_inventory WHERE node = ? AND uuid = ?", "tt", a->node,
+	              a->uuid) < 0)
+		return -1;
+	char subject[400];
+	snprintf(subject, sizeof subject, "gpu:%s/%s", a->node, a->uuid);
+	return ng_store_audit(st, true, a->at, a->actor, "gpu.forget", subject, a->detail, err);
+}
+
+int ng_store_forget_gpu(ng_store *st, const char *node, const char *uuid, int64_t at,
+                        const char *actor, const char *detail, ng_err *err)
+{
+	struct forget_gpu a = {node, uuid, actor, detail, at};
+	return ng_store_tx(st, forget_gpu, &a, err);
+}

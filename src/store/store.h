@@ -396,6 +396,13 @@ int ng_store_last_gpu_check_runs(ng_store *st, const char *node, ng_store_gpu_ch
  * the UUIDs in gone (GPUs replaced at their bus: their history ends). */
 int ng_store_put_gpus(ng_store *st, const char *node, const ng_store_gpu *g, size_t n,
                       const char *const *gone, size_t n_gone, ng_err *err);
+/* Removes a GPU taken out of the node on purpose from its inventory (so the
+ * checks no longer call it missing), with an audit entry "gpu.forget"
+ * (subject "gpu:NODE/UUID", detail a JSON object: the row and the reason)
+ * in the same transaction. -1 with err (class NG_ERR_USAGE) when the node's
+ * inventory has no such GPU. */
+int ng_store_forget_gpu(ng_store *st, const char *node, const char *uuid, int64_t at,
+                        const char *actor, const char *detail, ng_err *err);
 
 /* The newest kernel-log time judged for each of a node's GPU buses, within
  * one boot: Xids at or before it were judged by an earlier check. */
