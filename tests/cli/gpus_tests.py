@@ -3,6 +3,8 @@
 checks keep, a GPU taken out on purpose (missing: a drain) forgotten with
 an audit entry so the next check passes, and the errors: no --reason, a GPU
 the node does not have, a bus naming two, a store that does not exist.
+On SQLite, or PostgreSQL (NODEGATE_TEST_BACKEND=postgres: a fresh database
+per test on the test server; exit 77 skips without one).
 Prints one line per test and ends with "N passed, N failed"."""
 import argparse
 import json
@@ -12,6 +14,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "store"))
+from admission_flow import pg_fresh  # noqa: E402
+
 NODEGATE = SYNTH = None
 SCHEMA = "nodegate/synthetic-gpus/1"
 TWO = {"schema": SCHEMA, "gpus": [{}, {}]}
@@ -19,9 +24,11 @@ ONE = {"schema": SCHEMA, "gpus": [{}]}
 
 
 class Env:
-    def __init__(self):
+    def __init__(self, name):
         self.tmp = tempfile.mkdtemp(prefix="ng-gpus-test-")
         self.db = os.path.join(self.tmp, "store.db")
+        if os.environ.get("NODEGATE_TEST_BACKEND") == "postgres":
+            self.db = pg_fresh(os.environ.get("NODEGATE_TEST_PG_URI_FILE"), "gpus_" + name)
         os.makedirs(os.path.join(self.tmp, "root"))
         self.env = {k: v for k, v in os.environ.items()
                     if not k.startswith("SLURM_") and not k.startswith("NODEGATE_")}
@@ -55,7 +62,7 @@ def check(cond, what, p=None):
 
 def seeded():
     """A node whose checks have seen two GPUs."""
-    e = Env()
+    e = Env(sys._getframe(1).f_code.co_name)
     e.gpus(TWO)
     rc, doc = e.health()
     check(rc == 0 and doc["severity"] == "ok", f"first health: {rc} {doc['severity']}")
