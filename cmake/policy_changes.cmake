@@ -4,3 +4,12 @@
 # its guard, and the policy history.
 target_sources(nodegate_core PRIVATE src/core/policy_json.c)
 target_sources(nodegate_store PRIVATE src/store/policies.c)
+target_sources(nodegate_flow PRIVATE
+  src/flow/redecide.c
+  src/flow/replay.c
+  src/flow/replay_model.c)
+target_sources(nodegate_flow PRIVATE
+  src/flow/shadow.c
+  src/flow/promote.c
+  src/flow/policy_history.c)
+target_sources(nodegate PRIVATE src/cli/cmd_policy_changes.c)
