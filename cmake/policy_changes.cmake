@@ -13,3 +13,5 @@ target_sources(nodegate_flow PRIVATE
   src/flow/promote.c
   src/flow/policy_history.c)
 target_sources(nodegate PRIVATE src/cli/cmd_policy_changes.c)
+target_sources(nodegate_land PRIVATE src/land/metrics_shadow.c)
+target_sources(nodegate PRIVATE src/cli/report_policy.c)

@@ -315,6 +315,7 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse(e, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	rc = 0;
 	const char *what = o.n_pos ? o.pos[0] : "show";
 	bool set = strcmp(what, "set") == 0, clear = strcmp(what, "clear") == 0;
 	if (!set && !clear && strcmp(what, "show") != 0)
