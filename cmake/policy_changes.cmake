@@ -15,3 +15,12 @@ target_sources(nodegate_flow PRIVATE
 target_sources(nodegate PRIVATE src/cli/cmd_policy_changes.c)
 target_sources(nodegate_land PRIVATE src/land/metrics_shadow.c)
 target_sources(nodegate PRIVATE src/cli/report_policy.c)
+
+# The replay's benchmark (bench/replay_bench.py, bench/README.md): not part of
+# the build; `cmake --build BUILD --target replay_bench` runs it (SQLite).
+add_custom_target(replay_bench
+  COMMAND ${NG_REPORT_BENCH_PYTHON} ${CMAKE_SOURCE_DIR}/bench/replay_bench.py
+          --nodegate $<TARGET_FILE:nodegate> --fleetgen $<TARGET_FILE:fleetgen>
+          --dir ${CMAKE_BINARY_DIR}/replay-bench
+  DEPENDS nodegate fleetgen
+  USES_TERMINAL)

@@ -165,7 +165,7 @@ static int one_decision(const ng_store_replay_decision *d, void *arg)
 		return ng_replay_model_unreplayed(m, d, own->why) < 0 ? ng_fail(w->err, "out of memory") : 0;
 	if (!grow(w, d->n_lines ? d->n_lines : 1))
 		return ng_fail(w->err, "out of memory");
-	size_t nf;
+	size_t nf = 0;
 	results_of(w, d, &nf);
 	size_t nc = d->n_lines - nf;
 	const ng_policy *cur = own->pol, *prop = w->o->proposed;
