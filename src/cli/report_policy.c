@@ -17,10 +17,11 @@ int ng_report_policy_load(ng_store *st, int64_t since, const char *replay_file, 
 	if (replay_file) {
 		char *text;
 		size_t len;
-		*replay = ng_load_json_file(replay_file, &text, &len, err);
+		ng_err lerr;
+		*replay = ng_load_json_file(replay_file, &text, &len, &lerr);
 		free(text);
 		if (!*replay)
-			return ng_fail_as(err, NG_ERR_INPUT, "--replay: %s", err->msg);
+			return ng_fail_as(err, NG_ERR_INPUT, "--replay: %s", lerr.msg);
 		const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(*replay, "schema"));
 		if (!schema || strcmp(schema, "nodegate/replay/1") != 0) {
 			cJSON_Delete(*replay);
@@ -29,8 +30,12 @@ int ng_report_policy_load(ng_store *st, int64_t since, const char *replay_file, 
 			                  "policy replay --json` (schema nodegate/replay/1)", replay_file);
 		}
 	}
-	if (ng_flow_shadow_summary(st, since, NULL, shadow, err) < 0)
-		return ng_fail_as(err, NG_ERR_STORE, "%s", err->msg);
+	ng_err serr;
+	if (ng_flow_shadow_summary(st, since, NULL, shadow, &serr) < 0) {
+		cJSON_Delete(*replay);
+		*replay = NULL;
+		return ng_fail_as(err, NG_ERR_STORE, "%s", serr.msg);
+	}
 	/* No shadow run and nothing it judged in the window: no section. */
 	if (!cJSON_IsString(cJSON_GetObjectItem(*shadow, "policy")) &&
 	    !cJSON_GetArraySize(cJSON_GetObjectItem(*shadow, "evaluated"))) {
