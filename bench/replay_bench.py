@@ -45,23 +45,28 @@ def main():
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--reuse", action="store_true",
+                    help="time the fleet already in --dir (from an earlier run) instead of a new one")
     a = ap.parse_args()
     if not shutil.which("sqlite3"):
         sys.exit("replay_bench: sqlite3 is needed for the reference")
     os.makedirs(a.dir, exist_ok=True)
     db = os.path.join(a.dir, "fleet.db")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(db + suffix):
-            os.unlink(db + suffix)
     policy = os.path.join(a.dir, "policy.json")
-    t = time.monotonic()
-    out = subprocess.run([a.fleetgen, "--store", db, "--nodes", str(a.nodes), "--classes",
-                          str(a.classes), "--days", str(a.days), "--seed", str(a.seed), "--now",
-                          str(NOW), "--policy-out", policy], capture_output=True, text=True)
-    gen = time.monotonic() - t
-    if out.returncode != 0:
-        sys.exit(f"replay_bench: fleetgen failed: {out.stderr[-800:]}")
-    print(out.stdout.strip())
+    gen = 0.0
+    if not (a.reuse and os.path.exists(db) and os.path.exists(policy)):
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.unlink(db + suffix)
+        t = time.monotonic()
+        out = subprocess.run([a.fleetgen, "--store", db, "--nodes", str(a.nodes), "--classes",
+                              str(a.classes), "--days", str(a.days), "--seed", str(a.seed),
+                              "--now", str(NOW), "--policy-out", policy],
+                             capture_output=True, text=True)
+        gen = time.monotonic() - t
+        if out.returncode != 0:
+            sys.exit(f"replay_bench: fleetgen failed: {out.stderr[-800:]}")
+        print(out.stdout.strip())
     stricter = os.path.join(a.dir, "stricter.json")
     with open(stricter, "w") as f:
         f.write(STRICTER)
@@ -82,7 +87,7 @@ def main():
            f" AND v.at = d.at AND v.run_id = d.run_id WHERE d.at >= {since}"
            " ORDER BY d.at, d.id, v.id;\n")
     t_rows = min(timed(["sqlite3", "-readonly", db], stdin=sql)[0] for _ in range(a.runs))
-    print(f"generation   {gen:8.1f} s")
+    print(f"generation   {gen:8.1f} s" + ("  (reused)" if not gen else ""))
     print(f"replay       {t_replay:8.2f} s  ({doc['decisions']:,} decisions, "
           f"{doc['changed_count']:,} changed, {doc['quarantines']['added']:,} quarantines added)")
     print(f"report json  {t_report:8.2f} s  (the report's own read of the month)")

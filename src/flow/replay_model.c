@@ -49,6 +49,9 @@ struct ng_replay_model {
 	size_t n_un;
 	int64_t n_unreplayed;
 	bool differs[NG_P_COUNT], floors_differ;
+	/* the own policies already compared with the proposed one */
+	const ng_policy *compared[16];
+	size_t n_compared;
 	struct marks members, quarantined;
 	cJSON *changed;
 	cJSON *doc;
@@ -168,6 +171,12 @@ int ng_replay_model_unreplayed(ng_replay_model *m, const ng_store_replay_decisio
  * judge again (flow/redecide.h): the flag fraction and the floors it does. */
 static void note_differences(ng_replay_model *m, const ng_policy *a, const ng_policy *b)
 {
+	/* Once per policy that decided: a month holds a few, and 290,000 runs. */
+	for (size_t i = 0; i < m->n_compared; i++)
+		if (m->compared[i] == a)
+			return;
+	if (m->n_compared < sizeof m->compared / sizeof m->compared[0])
+		m->compared[m->n_compared++] = a;
 	ng_strbuf x = {0}, y = {0};
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		/* health.*: the GPU checks' own account (gpu_checks()) */
