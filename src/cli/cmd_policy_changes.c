@@ -49,7 +49,7 @@ static int want_value(const struct ng_cmd_entry *e, int argc, char **argv, int *
                       const char **out)
 {
 	if (*i + 1 >= argc)
-		return ng_cmd_usage_error(e, "policy %s: %s needs a value", argv[0], argv[*i]);
+		return ng_cmd_usage_error(e, "%s: %s needs a value", argv[0], argv[*i]);
 	*out = argv[++*i];
 	return 0;
 }
@@ -75,36 +75,35 @@ static int parse(const struct ng_cmd_entry *e, int argc, char **argv, struct pop
 		         strcmp(a, "--guard-share") == 0) {
 			if (want_value(e, argc, argv, &i, &v) != 0)
 				return NG_EXIT_USAGE;
-			if (a[2] == 'p')
+			char *end;
+			if (strcmp(a, "--policy") == 0)
 				o->policy = v;
-			else if (a[2] == 'c')
+			else if (strcmp(a, "--class") == 0)
 				o->cls = v;
-			else if (a[2] == 's')
+			else if (strcmp(a, "--store") == 0)
 				o->store = v;
-			else if (a[2] == 'r')
+			else if (strcmp(a, "--reason") == 0)
 				o->reason = v;
-			else if (a[2] == 'i')
+			else if (strcmp(a, "--install") == 0)
 				o->install = v;
-			else if (a[2] == 'd') {
-				char *end;
+			else if (strcmp(a, "--days") == 0) {
 				errno = 0;
 				o->days = strtol(v, &end, 10);
-				if (*end || errno || o->days < 1 || o->days > 3650)
-					return ng_cmd_usage_error(e, "policy %s: --days %s: a whole number of days "
+				if (!*v || *end || errno || o->days < 1 || o->days > 3650)
+					return ng_cmd_usage_error(e, "%s: --days %s: a whole number of days "
 					                          "from 1 to 3650", argv[0], v);
 			} else {
-				char *end;
 				o->guard = strtod(v, &end);
-				if (*end || !(o->guard > 0 && o->guard <= 1))
-					return ng_cmd_usage_error(e, "policy %s: --guard-share %s: a share of a "
+				if (!*v || *end || !(o->guard > 0 && o->guard <= 1))
+					return ng_cmd_usage_error(e, "%s: --guard-share %s: a share of a "
 					                          "class, over 0 and at most 1", argv[0], v);
 			}
 		} else if (a[0] == '-' && a[1])
-			return ng_cmd_usage_error(e, "policy %s: unknown option %s", argv[0], a);
+			return ng_cmd_usage_error(e, "%s: unknown option %s", argv[0], a);
 		else if (o->n_pos < 2)
 			o->pos[o->n_pos++] = a;
 		else
-			return ng_cmd_usage_error(e, "policy %s: unexpected argument %s", argv[0], a);
+			return ng_cmd_usage_error(e, "%s: unexpected argument %s", argv[0], a);
 	}
 	if (o->help) {
 		ng_cmd_print_help(e, stdout);
@@ -119,7 +118,7 @@ static int load_proposed(const struct ng_cmd_entry *e, const char *sub, const ch
                          ng_policy *pol)
 {
 	if (!file)
-		return ng_cmd_usage_error(e, "policy %s: name the proposed policy (--policy FILE)", sub);
+		return ng_cmd_usage_error(e, "%s: name the proposed policy (--policy FILE)", sub);
 	ng_policy_default(pol);
 	ng_err err;
 	if (ng_cli_load_policy(pol, file, &err) < 0) {
@@ -214,7 +213,7 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (o.n_pos || o.reason || o.install || o.force)
-		return ng_cmd_usage_error(e, "policy replay takes --policy, --days, --class, --store "
+		return ng_cmd_usage_error(e, "replay takes --policy, --days, --class, --store "
 		                          "and --json");
 	ng_policy pol;
 	if ((rc = load_proposed(e, "replay", o.policy, &pol)) != 0)
@@ -247,7 +246,7 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (o.n_pos || o.policy || o.cls || o.reason || o.install || o.force)
-		return ng_cmd_usage_error(e, "policy history takes --store and --json");
+		return ng_cmd_usage_error(e, "history takes --store and --json");
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
@@ -319,16 +318,16 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	const char *what = o.n_pos ? o.pos[0] : "show";
 	bool set = strcmp(what, "set") == 0, clear = strcmp(what, "clear") == 0;
 	if (!set && !clear && strcmp(what, "show") != 0)
-		return ng_cmd_usage_error(e, "policy shadow: set FILE, clear or show, not %s", what);
+		return ng_cmd_usage_error(e, "shadow: set FILE, clear or show, not %s", what);
 	const char *file = set ? (o.n_pos > 1 ? o.pos[1] : o.policy) : NULL;
 	if ((!set && o.n_pos > 1) || o.install || o.force || o.cls)
-		return ng_cmd_usage_error(e, "policy shadow takes set FILE | clear | show, --reason, "
+		return ng_cmd_usage_error(e, "shadow takes set FILE | clear | show, --reason, "
 		                          "--days, --store and --json");
 	ng_policy pol;
 	if (set && (rc = load_proposed(e, "shadow set", file, &pol)) != 0)
 		return rc;
 	if ((set || clear) && (!o.reason || !*o.reason))
-		return ng_cmd_usage_error(e, "policy shadow %s: say why (--reason TEXT): the audit log "
+		return ng_cmd_usage_error(e, "shadow %s: say why (--reason TEXT): the audit log "
 		                          "keeps it", what);
 	ng_store *st = set ? ng_cli_open_store(cli, e, o.store) : ng_cli_open_existing_store(cli, e, o.store);
 	if (!st)
@@ -364,12 +363,12 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	const char *file = o.n_pos ? o.pos[0] : o.policy;
 	if (o.n_pos > 1 || o.cls || (o.n_pos && o.policy))
-		return ng_cmd_usage_error(e, "policy promote takes one FILE");
+		return ng_cmd_usage_error(e, "promote takes one FILE");
 	if (!o.reason || !*o.reason)
-		return ng_cmd_usage_error(e, "policy promote: say why (--reason TEXT): the audit log "
+		return ng_cmd_usage_error(e, "promote: say why (--reason TEXT): the audit log "
 		                          "keeps who promoted what, and why");
 	if (o.install && o.no_install)
-		return ng_cmd_usage_error(e, "policy promote: --install or --no-install, not both");
+		return ng_cmd_usage_error(e, "promote: --install or --no-install, not both");
 	ng_policy pol;
 	if ((rc = load_proposed(e, "promote", file, &pol)) != 0)
 		return rc;
