@@ -1108,6 +1108,8 @@ int main(int argc, char **argv)
 	free(g.class_event);
 	free(g.class_event_day);
 	free(g.class_event_regression);
+	free(g.policy_full[0]);
+	free(g.policy_full[1]);
 	ng_strbuf_free(&g.truth_events);
 	return 0;
 }

@@ -417,8 +417,10 @@ static void day_text(int64_t day, char out[16])
  * out (quarantined under the proposed policy, not under the current). */
 static void peak_days(ng_replay_model *m, cJSON *peak)
 {
-	qsort(m->members.v, m->members.n, sizeof *m->members.v, by_mark);
-	qsort(m->quarantined.v, m->quarantined.n, sizeof *m->quarantined.v, by_mark);
+	if (m->members.n)
+		qsort(m->members.v, m->members.n, sizeof *m->members.v, by_mark);
+	if (m->quarantined.n)
+		qsort(m->quarantined.v, m->quarantined.n, sizeof *m->quarantined.v, by_mark);
 	int64_t *nodes = calloc(m->n_cls ? m->n_cls : 1, sizeof *nodes);
 	if (!nodes)
 		return;

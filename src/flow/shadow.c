@@ -220,8 +220,10 @@ static int tally_row(const ng_store_shadow_outcome *o, void *arg)
 
 static void peak(struct tally *t, cJSON *peak_day)
 {
-	qsort(t->seen, t->n_seen, sizeof *t->seen, by_key);
-	qsort(t->out, t->n_out, sizeof *t->out, by_key);
+	if (t->n_seen)
+		qsort(t->seen, t->n_seen, sizeof *t->seen, by_key);
+	if (t->n_out)
+		qsort(t->out, t->n_out, sizeof *t->out, by_key);
 	for (size_t i = 0; i < t->n_seen;) {
 		const char *cls = t->seen[i].cls;
 		int64_t nodes = 0;
