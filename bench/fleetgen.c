@@ -47,10 +47,12 @@
 #include "core/atomic_file.h"
 #include "core/policy.h"
 #include "core/policy_digest.h"
+#include "core/policy_json.h"
 #include "core/sha256.h"
 #include "core/stats.h"
 #include "core/strbuf.h"
 #include "fleet_model.h"
+#include "store/policies.h"
 #include "store/store.h"
 
 #define DAY 86400
@@ -109,6 +111,7 @@ struct gen {
 	long breaker_count;
 	double breaker_share;
 	char policy_text[256]; /* policy B as a policy file */
+	char *policy_full[2];  /* A and B as the store keeps them (core/policy_json.h) */
 	/* Jobs */
 	FILE *sacct;
 	ng_atomic_file sacct_file;
@@ -344,7 +347,8 @@ static void flush(struct gen *g, const char *policy)
 	for (size_t k = 0; k < g->n_dec; k++)
 		g->dec[k] = (ng_store_decision){&g->states[k], g->lines + g->line_of[k], g->n_lines_of[k],
 		                                NULL};
-	ng_store_set_policy(g->st, policy);
+	ng_store_set_policy_text(g->st, policy,
+	                         g->policy_full[strcmp(policy, g->policy_a) == 0 ? 0 : 1]);
 	if (g->n_dec && ng_store_put_decisions(g->st, g->dec, g->n_dec, "fleetgen", &err) < 0)
 		die("storing decisions", &err);
 	g->n_decisions += g->n_dec;
@@ -404,7 +408,11 @@ static cJSON *evidence_of(size_t i, size_t day, const ng_store_verdict *v, size_
 	snprintf(run, sizeof run, "fleetgen-%zu-%zu", i, day);
 	cJSON_AddStringToObject(ev, "run", run);
 	cJSON *failed = cJSON_AddArrayToObject(ev, "failed");
+	bool confirmed = false;
 	for (size_t k = 0; k < n; k++) {
+		confirmed |= strcmp(v[k].stage, "confirm") == 0;
+		if (strcmp(v[k].status, "ok") == 0)
+			continue; /* the run's passing metrics are in its verdict lines */
 		cJSON *f = cJSON_CreateObject();
 		cJSON_AddStringToObject(f, "stage", v[k].stage);
 		cJSON_AddStringToObject(f, "domain", v[k].domain);
@@ -420,7 +428,7 @@ static cJSON *evidence_of(size_t i, size_t day, const ng_store_verdict *v, size_
 		cJSON_AddStringToObject(f, "status", v[k].status);
 		cJSON_AddItemToArray(failed, f);
 	}
-	cJSON_AddNumberToObject(ev, "runs", n > 1 ? 2 : 1);
+	cJSON_AddNumberToObject(ev, "runs", confirmed ? 2 : 1);
 	return ev;
 }
 
@@ -585,8 +593,9 @@ static void screen(struct gen *g, size_t i, size_t day, double fraction)
 		if (s[m] == ST_INTEGRITY && !integrity)
 			integrity_metric = m;
 		integrity |= s[m] == ST_INTEGRITY;
-		if (s[m] != ST_OK)
-			v[nv++] = line_of(g, &p, m, day, fraction, med[m], s[m], "first");
+		/* Every metric's line, as admission keeps them: a replay under a
+		 * stricter policy reads the values that passed. */
+		v[nv++] = line_of(g, &p, m, day, fraction, med[m], s[m], "first");
 	}
 	/* Confirm what was flagged, once: attempt 1 runs the long profile. */
 	bool confirmed = false;
@@ -1026,6 +1035,8 @@ int main(int argc, char **argv)
 			die("making the policy", &err);
 		cJSON_Delete(doc);
 		ng_policy_digest(&pol, digests[k]);
+		if (!(g.policy_full[k] = ng_policy_to_text(&pol)))
+			die("making the policy", NULL);
 	}
 	g.breaker_share = pol.breaker_share;
 	g.policy_change_day = g.o.days * 2 / 3;
@@ -1097,6 +1108,8 @@ int main(int argc, char **argv)
 	free(g.class_event);
 	free(g.class_event_day);
 	free(g.class_event_regression);
+	free(g.policy_full[0]);
+	free(g.policy_full[1]);
 	ng_strbuf_free(&g.truth_events);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli/admit.h"
+#include "flow/shadow.h"
 #include "core/record.h"
 #include "cli/admit_profile.h"
 #include "cli/store_cli.h"
@@ -460,6 +461,9 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 	}
 	if (ng_admit_land(st, cli, r, &err) < 0 || ng_admit_store_decision(st, r, &err) < 0)
 		goto store_failed;
+	if (ng_shadow_admission(st, &(ng_shadow_admit){r->node, r->class_key, r->run_id, r->now,
+	                        r->first, r->confirm, r->n_first, r->n_confirm, r->outcome}, &err) < 0)
+		ng_admit_note(r, "shadow policy: %s (the enforcing outcome stands)", err.msg);
 	if (o->land_slurm && ng_admit_land_slurm(st, cli, r, o->land_node, &err) < 0)
 		goto store_failed;
 	*exit_code = exit_for(r);

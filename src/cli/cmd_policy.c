@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/policy_changes.h"
 #include "core/policy_digest.h"
 #include "core/strbuf.h"
 
@@ -12,7 +13,12 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv);
 const struct ng_cmd_entry ng_cmd_policy_entry = {
 	.name = "policy",
 	.usage = "[--json]\n"
-	         "       nodegate policy check FILE [--json]",
+	         "       nodegate policy check FILE [--json]\n"
+	         "       nodegate policy replay --policy PROPOSED.json [--days N] [--class C] [--json]\n"
+	         "       nodegate policy shadow set FILE --reason TEXT | clear --reason TEXT | show\n"
+	         "       nodegate policy promote FILE --reason TEXT [--force] [--guard-share S]\n"
+	         "                              [--install PATH | --no-install] [--days N] [--json]\n"
+	         "       nodegate policy history [--json]",
 	.summary = "Print the effective policy and where each value came from.",
 	.help =
 	"Options:\n"
@@ -42,7 +48,26 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"with the nodegate the fleet runs before rolling a policy out: a GPU check\n"
 	"that meets a broken policy checks nothing (it never drains for it).\n"
 	"Exit status 0 valid (warnings, such as gate.required_diag [], on standard\n"
-	"error), 2 invalid or unreadable.\n",
+	"error), 2 invalid or unreadable.\n"
+	"\n"
+	"Trying a policy before it drains anyone (docs/policy-changes.md):\n"
+	"policy replay decides the store's admission runs of the last --days (30) again\n"
+	"under the proposed policy and, as the control, under the policy that decided\n"
+	"each (the store keeps each policy's text by its version): outcomes per class\n"
+	"under each, every decision that differs with its decisive metric and values,\n"
+	"quarantines added and removed and what later became of those nodes. It lands\n"
+	"nothing and writes nothing. Runs whose policy the store kept only as a digest\n"
+	"are listed as not replayed, with why; never counted as unchanged.\n"
+	"policy shadow set FILE runs FILE beside the enforcing policy on every admission\n"
+	"and GPU check: what it would have done is kept and counted (here, in `nodegate\n"
+	"metrics` and the report), never landed. clear ends it; show (the default) counts.\n"
+	"policy promote FILE makes FILE enforcing: written to --install PATH (default\n"
+	"$NODEGATE_POLICY, else /etc/nodegate/policy.json; --no-install records only),\n"
+	"with who, --reason and the replay's and shadow's figures in the audit log. A\n"
+	"policy whose replay or shadow run would quarantine or drain more than\n"
+	"--guard-share (0.05) of a class in one day is refused (exit 1, audited) unless\n"
+	"--force. policy history lists every policy version the store has seen: first\n"
+	"and last use, who promoted it, and its decisions of each kind.\n",
 	.exec = exec_policy,
 };
 
@@ -116,6 +141,9 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "check") == 0)
 		return policy_check(argc - 1, argv + 1);
+	int sub = argc > 1 ? ng_policy_changes(cli, argc - 1, argv + 1) : -1;
+	if (sub >= 0)
+		return sub;
 	bool json;
 	int rc = ng_cmd_json_option(&ng_cmd_policy_entry, argc, argv, &json);
 	if (rc >= 0)

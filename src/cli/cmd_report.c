@@ -10,6 +10,7 @@
 
 #include "cli/cmd.h"
 #include "cli/report.h"
+#include "cli/report_policy.h"
 #include "cli/store_cli.h"
 #include "core/atomic_file.h"
 
@@ -19,7 +20,8 @@ const struct ng_cmd_entry ng_cmd_report_entry = {
 	.name = "report",
 	.usage = "[--html FILE] [--json] [--days N] [--class C] [--top N] [--store S]\n"
 	         "       [--sacct FILE | --no-sacct] [--recent-days N] [--straggle-days N]"
-	         " [--grace-hours N]",
+	         " [--grace-hours N]\n"
+	         "       [--replay FILE]",
 	.summary = "The fleet report: nodes against peers, quarantines, GPU-hours lost, false rejects.",
 	.help =
 	"Reads the store (never writes it) and shows, for the last N days:\n"
@@ -61,6 +63,8 @@ const struct ng_cmd_entry ng_cmd_report_entry = {
 	"                         days (default 7)\n"
 	"      --straggle-days N  a finding this soon after an admission makes it a later\n"
 	"                         straggler (default 7)\n"
+	"      --replay FILE      add a section with a replay's result (`nodegate policy\n"
+	"                         replay --json` saved to FILE, docs/policy-changes.md)\n"
 	"      --grace-hours N    a finding this long after a failed job still blames its\n"
 	"                         node (default 24)\n"
 	"  -h, --help             this text\n"
@@ -71,7 +75,7 @@ const struct ng_cmd_entry ng_cmd_report_entry = {
 	.exec = exec_report,
 };
 
-enum { O_SACCT = 256, O_NO_SACCT, O_RECENT, O_STRAGGLE, O_GRACE };
+enum { O_SACCT = 256, O_NO_SACCT, O_RECENT, O_STRAGGLE, O_GRACE, O_REPLAY };
 
 static int number(const struct ng_cmd_entry *e, const char *opt, const char *v, long lo, long hi,
                   int64_t *out)
@@ -127,6 +131,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 		{"recent-days", required_argument, NULL, O_RECENT},
 		{"straggle-days", required_argument, NULL, O_STRAGGLE},
 		{"grace-hours", required_argument, NULL, O_GRACE},
+		{"replay", required_argument, NULL, O_REPLAY},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -134,7 +139,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	memset(&r, 0, sizeof r);
 	r.o = (struct ng_report_opts){.days = 30, .top = 20, .straggle_days = 7, .grace_hours = 24,
 	                              .recent_days = 7};
-	const char *html = NULL, *spec = NULL;
+	const char *html = NULL, *spec = NULL, *replay_file = NULL;
 	bool json = false;
 	int64_t top = 20;
 	int c, rc = -1;
@@ -151,6 +156,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 		case O_RECENT: rc = number(e, "--recent-days", optarg, 1, 366, &r.o.recent_days); break;
 		case O_STRAGGLE: rc = number(e, "--straggle-days", optarg, 1, 366, &r.o.straggle_days); break;
 		case O_GRACE: rc = number(e, "--grace-hours", optarg, 0, 24 * 366, &r.o.grace_hours); break;
+		case O_REPLAY: replay_file = optarg; break;
 		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		default: return ng_cmd_usage_error(e, "unrecognised option");
 		}
@@ -184,10 +190,19 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 		ng_store_close(st);
 		return NG_EXIT_USAGE;
 	}
+	/* The policy sections (report_policy.c): a replay's file, the shadow run. */
+	cJSON *replay, *shadow;
+	if (ng_report_policy_load(st, r.o.now - r.o.days * 86400, replay_file, &replay, &shadow,
+	                          &err) < 0) {
+		fprintf(stderr, "nodegate report: %s\n", err.msg);
+		ng_report_free(&r);
+		ng_store_close(st);
+		return err.code == NG_ERR_STORE ? NG_EXIT_STORE : NG_EXIT_USAGE;
+	}
 	rc = NG_EXIT_OK;
 	if (html) {
 		ng_strbuf page = {0};
-		if (ng_report_html(&r, &page) < 0) {
+		if (ng_report_html(&r, &page) < 0 || ng_report_policy_html(replay, shadow, &page) < 0) {
 			fprintf(stderr, "nodegate report: out of memory writing the page\n");
 			rc = NG_EXIT_NOT_ADMISSIBLE;
 		} else if (ng_write_file_atomic(html, page.s, page.len, &err) < 0) {
@@ -201,11 +216,14 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	}
 	if (json) {
 		cJSON *doc = ng_report_json(&r);
+		ng_report_policy_json(doc, replay, shadow);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (!html) {
 		summary(&r);
 	}
+	cJSON_Delete(replay);
+	cJSON_Delete(shadow);
 	ng_report_free(&r);
 	ng_store_close(st);
 	return rc;

@@ -11,6 +11,8 @@
 
 #include "cli/store_cli.h"
 #include "core/policy_digest.h"
+#include "core/policy_json.h"
+#include "store/policies.h"
 
 ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                             const char *spec)
@@ -24,7 +26,10 @@ ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
 	/* Decisions and cases written through it name the policy that made them. */
 	char digest[NG_POLICY_DIGEST_LEN];
 	ng_policy_digest(&cli->policy, digest);
-	ng_store_set_policy(st, digest);
+	/* ... and keep its text, so a replay can decide with it again. */
+	char *text = ng_policy_to_text(&cli->policy);
+	ng_store_set_policy_text(st, digest, text);
+	free(text);
 	return st;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flow/gpu_check_run.h"
+#include "flow/shadow.h"
 #include "collect/identity.h"
 #include "core/clock.h"
 #include "core/json.h"
@@ -361,6 +362,12 @@ static void store_child(int wfd, const struct ng_gpu_check_result *c, const void
 	if (rc == 0)
 		rc = ng_store_put_gpu_check_run(st, host, ng_check_mode_name(c->mode), c->outcome, now,
 		                                c->why, &err);
+	if (rc == 0 && c->snap &&
+	    ng_shadow_gpu_check(st, &(ng_shadow_gpu){host, ng_check_mode_name(c->mode), now, c->snap,
+	                                             c->history, c->n_history, c->drain}, &err) < 0) {
+		snprintf(msg, sizeof msg, "shadow policy: %.400s (nothing of it is landed)", err.msg);
+		ng_write_all(wfd, msg, strlen(msg));
+	}
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);

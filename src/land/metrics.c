@@ -507,6 +507,8 @@ int ng_metrics_render_scope(ng_store *st, int64_t now, ng_metrics_scope scope, c
 		rc = render_audit(out, st, err);
 	if (rc == 0)
 		rc = render_config_errors(out, st, now, err);
+	if (rc == 0)
+		rc = ng_metrics_render_shadow(st, out, err);
 	if (rc == 0) {
 		family(out, "nodegate_metrics_generated_timestamp_seconds",
 		       "When nodegate last wrote this file (unix seconds): alert when it is old.");

@@ -36,6 +36,9 @@ int ng_metrics_render_scope(ng_store *st, int64_t now, ng_metrics_scope scope, c
  * in the fleet scope, nodes by outcome. */
 int ng_metrics_render_gpus(ng_store *st, ng_metrics_scope scope, const char *node, ng_strbuf *out,
                            ng_err *err);
+/* metrics_shadow.c: the shadow policy's would-be drains and quarantines
+ * per rule and class (none when no policy runs in shadow). */
+int ng_metrics_render_shadow(ng_store *st, ng_strbuf *out, ng_err *err);
 /* nodegate_build_info{version="..."} 1 */
 void ng_metrics_build_info(ng_strbuf *out);
 

@@ -83,8 +83,9 @@ static int open_case(ng_store *st, void *arg, ng_err *err)
 		return -1;
 	ng_state_touch_id(st, "cases", c->id);
 	if (st->policy[0] &&
-	    ng_q_exec(st, err, "INSERT INTO case_policies (case_id, policy) VALUES (?, ?)", "it",
-	              c->id, st->policy) < 0)
+	    (ng_store_keep_policy(st, c->opened_at, err) < 0 ||
+	     ng_q_exec(st, err, "INSERT INTO case_policies (case_id, policy) VALUES (?, ?)", "it",
+	              c->id, st->policy) < 0))
 		return -1;
 	char subject[160];
 	snprintf(subject, sizeof subject, "node:%s", c->node);

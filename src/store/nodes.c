@@ -69,7 +69,8 @@ static int put_decision(ng_store *st, void *arg, ng_err *err)
 	ng_state_touch(st, "node_states", s->node);
 	/* The decision itself, kept beside the node's latest state: the report
 	 * counts admissions that later straggled per class and policy. */
-	if (ng_q_exec(st, err,
+	if (ng_store_keep_policy(st, s->updated_at, err) < 0 ||
+	    ng_q_exec(st, err,
 	              "INSERT INTO decisions (run_id, node, class, software, outcome, at, policy,"
 	              " node_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 	              "tttttitt", s->run_id, s->node, s->class_key, s->software, s->outcome,
@@ -193,6 +194,8 @@ static int put_batch(ng_store *st, void *arg, ng_err *err)
 		return -1;
 	}
 	int rc = ng_sql_prepare(st->db, verdict_sql, &q[0], err);
+	if (rc == 0 && b->n)
+		rc = ng_store_keep_policy(st, b->d[0].state->updated_at, err);
 	if (rc == 0)
 		rc = ng_sql_prepare(st->db, state_sql, &q[1], err);
 	if (rc == 0)

@@ -149,6 +149,21 @@ static const char *const migrations[] = {
 	"ALTER TABLE fleet_events ADD COLUMN metric TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE fleet_events ADD COLUMN clean_runs {INT} NOT NULL DEFAULT 0;"
 	"CREATE INDEX IF NOT EXISTS cases_by_metric ON cases (class, software, metric, opened_at);",
+	/* 10: each policy's text beside its digest (store/policies.h), so a
+	 * replay decides again with the policy that decided, who promoted it;
+	 * the policy running in shadow beside the enforcing one, and what it
+	 * would have done on each admission and GPU check. Decisions from
+	 * before name a digest with no text: a replay says so. */
+	"CREATE TABLE IF NOT EXISTS policies (digest TEXT PRIMARY KEY, body TEXT NOT NULL,"
+	" first_seen {INT} NOT NULL, promoted_by TEXT NOT NULL DEFAULT '',"
+	" promoted_at {INT} NOT NULL DEFAULT 0, promote_reason TEXT NOT NULL DEFAULT '');"
+	"CREATE TABLE IF NOT EXISTS shadow_policy (id {ID}, digest TEXT NOT NULL,"
+	" set_at {INT} NOT NULL, set_by TEXT NOT NULL, reason TEXT NOT NULL,"
+	" cleared_at {INT} NOT NULL DEFAULT 0);"
+	"CREATE TABLE IF NOT EXISTS shadow_outcomes (id {ID}, kind TEXT NOT NULL,"
+	" run_id TEXT NOT NULL, node TEXT NOT NULL, class TEXT NOT NULL, policy TEXT NOT NULL,"
+	" enforced TEXT NOT NULL, shadow TEXT NOT NULL, rule TEXT NOT NULL, at {INT} NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS shadow_outcomes_by_at ON shadow_outcomes (at);",
 };
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7

@@ -138,6 +138,7 @@ void ng_store_close(ng_store *st)
 	ng_sql_close(st->db);
 	ng_state_forget(st);
 	free(st->touched);
+	free(st->policy_text);
 	free(st);
 }
 

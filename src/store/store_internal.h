@@ -17,6 +17,7 @@ struct ng_store {
 	ng_sql *db;
 	char where[512];
 	char policy[32]; /* ng_store_set_policy: kept with decisions and cases */
+	char *policy_text; /* ng_store_set_policy_text: kept under the digest (policies.c) */
 	/* audit_state.c: rows written since the last audit entry */
 	struct ng_touched *touched;
 	size_t n_touched, cap_touched;
@@ -120,5 +121,8 @@ int ng_anchor_read(ng_store *st, int64_t *seq, char hash[65], char *why, size_t 
 
 /* schema.c: creates or migrates the schema, refusing foreign and newer ones. */
 int ng_store_schema_ensure(ng_store *st, ng_err *err);
+/* policies.c: inside a write transaction, keeps the text of the policy
+ * decisions are written under, once per digest. */
+int ng_store_keep_policy(ng_store *st, int64_t at, ng_err *err);
 
 #endif

@@ -1,0 +1,12 @@
+# Trying a policy before it drains anyone (docs/policy-changes.md): replay,
+# shadow, promotion and history on a month of fleet from bench/fleetgen and on
+# epilog runs against the synthetic NVML library, on both store backends.
+ng_add_store_test(policy_changes ${NODEGATE_PYTHON}
+  ${CMAKE_CURRENT_SOURCE_DIR}/cli/policy_changes_tests.py --nodegate $<TARGET_FILE:nodegate>
+  --fleetgen $<TARGET_FILE:fleetgen> --synth $<TARGET_FILE:nodegate-nvml-synth>)
+set_tests_properties(policy_changes_sqlite policy_changes_postgres PROPERTIES TIMEOUT 600)
+
+# The policy's text as the store keeps it: read back, the same version.
+add_executable(test_policy_json unit/test_policy_json.c)
+target_link_libraries(test_policy_json PRIVATE nodegate_core PkgConfig::CMOCKA)
+add_test(NAME unit_policy_json COMMAND test_policy_json)
