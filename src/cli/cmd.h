@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/policy.h"
 #include "core/record.h"
+#include "cli/options.h"
 
 /* Exit statuses every verb shares. */
 enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2, NG_EXIT_STORE = 3 };
@@ -25,7 +26,9 @@ struct ng_cmd_entry {
 	const char *name;
 	const char *usage;   /* arguments after the verb */
 	const char *summary; /* one line for `nodegate --help` */
-	const char *help;    /* the rest of `nodegate VERB --help` */
+	const char *help;    /* the rest of `nodegate VERB --help`, before its options */
+	const struct ng_opt *opts; /* the verb's options (cli/options.h): parsing and --help */
+	const char *help_tail;     /* after the Options section: examples, exit status */
 	int (*exec)(struct ng_cli *cli, int argc, char **argv);
 };
 

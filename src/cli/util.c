@@ -48,7 +48,14 @@ int ng_cmd_dispatch(const struct ng_cmd_entry *e, const struct ng_subcmd *subs, 
 
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 {
-	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary, e->help);
+	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary,
+	        e->help ? e->help : "");
+	if (!e->opts)
+		return;
+	fprintf(out, "%sOptions:\n", e->help && *e->help ? "\n" : "");
+	ng_opt_print_help(e->opts, out);
+	if (e->help_tail)
+		fprintf(out, "\n%s", e->help_tail);
 }
 
 int ng_self_path(char *self, size_t cap, char *dir, size_t dcap)
