@@ -51,20 +51,19 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 	const struct ng_cmd_entry *e = &ng_cmd_override_entry;
 	const char *spec = NULL, *reason = NULL, *expires = NULL, *by = NULL;
 	bool json = false;
-	struct ng_opt_parser p;
-	ng_opt_begin(&p, e, argc, argv);
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
 	int c;
-	while ((c = ng_opt_next(&p)) != NG_OPT_END) {
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case NG_OPT_EXIT: return p.status;
-		case 'r': reason = p.arg; break;
-		case 'e': expires = p.arg; break;
-		case 'b': by = p.arg; break;
-		case 's': spec = p.arg; break;
+		case NG_OPT_EXIT: return op.status;
+		case 'r': reason = op.arg; break;
+		case 'e': expires = op.arg; break;
+		case 'b': by = op.arg; break;
+		case 's': spec = op.arg; break;
 		case 'j': json = true; break;
 		}
 	}
-	int optind = p.next;
 	if (argc - optind != 1)
 		return ng_cmd_usage_error(e, "name one NODE");
 	ng_store_override o = {0};

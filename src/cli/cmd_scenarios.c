@@ -20,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +43,20 @@ extern char **environ;
 
 static int scenarios_main(struct ng_cli *cli, int argc, char **argv);
 
+enum { O_DIR = 256, O_LIBRARY, O_ONLY };
+
+static const struct ng_opt scenarios_opts[] = {
+	{"dir", O_DIR, "DIR", "the scenario files (default: ../share/nodegate/scenarios\n"
+	 "from the binary when installed, else the source tree's)"},
+	{"library", O_LIBRARY, "PATH", "the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
+	 "beside the nodegate binary, else in ../lib/nodegate/)"},
+	{"only", O_ONLY, "NAME", "run one scenario"},
+	{"verbose", 'v', NULL, "print each run's output under its row"},
+	NG_OPT_JSON("the rows as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_scenarios_entry = {
 	.name = "scenarios",
 	.usage = "[--dir DIR] [--library PATH] [--only NAME] [--verbose] [--json]",
@@ -58,18 +71,9 @@ const struct ng_cmd_entry ng_cmd_scenarios_entry = {
 	"\n"
 	"A row that differs from its scenario's expectation is marked and makes the\n"
 	"exit status 1. No GPU, driver or Slurm is needed; nothing of this machine's\n"
-	"policy, kernel log or store is used.\n"
-	"\n"
-	"Options:\n"
-	"      --dir DIR       the scenario files (default: ../share/nodegate/scenarios\n"
-	"                      from the binary when installed, else the source tree's)\n"
-	"      --library PATH  the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
-	"                      beside the nodegate binary, else in ../lib/nodegate/)\n"
-	"      --only NAME     run one scenario\n"
-	"  -v, --verbose       print each run's output under its row\n"
-	"  -j, --json          the rows as JSON\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"policy, kernel log or store is used.\n",
+	.opts = scenarios_opts,
+	.help_tail =
 	"Exit status: 0 every row as expected; 1 some row is not; 2 a usage error, or a\n"
 	"scenario file or the library could not be used.\n",
 	.exec = scenarios_main,
@@ -682,28 +686,19 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	const struct ng_cmd_entry *e = &ng_cmd_scenarios_entry;
-	enum { O_DIR = 256, O_LIBRARY, O_ONLY };
-	static const struct option longopts[] = {
-		{"dir", required_argument, NULL, O_DIR},
-		{"library", required_argument, NULL, O_LIBRARY},
-		{"only", required_argument, NULL, O_ONLY},
-		{"verbose", no_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const char *dir = NULL, *library = NULL, *only = NULL;
 	bool json = false, verbose = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "vjh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_scenarios_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 'v': verbose = true; break;
 		case 'j': json = true; break;
-		case O_DIR: dir = optarg; break;
-		case O_LIBRARY: library = optarg; break;
-		case O_ONLY: only = optarg; break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case O_DIR: dir = op.arg; break;
+		case O_LIBRARY: library = op.arg; break;
+		case O_ONLY: only = op.arg; break;
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (optind < argc)
