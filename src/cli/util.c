@@ -4,7 +4,6 @@
 #include "land/hook.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -209,22 +208,19 @@ void ng_json_add_number(cJSON *obj, const char *key, double v)
 
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	*json = false;
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
+	op.in_order = true;
 	int c;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': *json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
-		}
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
+		if (c == 'j')
+			*json = true;
 	}
-	if (optind < argc)
-		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+	if (op.next < argc)
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[op.next]);
 	return -1;
 }
 
