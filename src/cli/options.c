@@ -125,7 +125,7 @@ static int label(const struct ng_opt *o, bool any_short, char *out, size_t cap)
 }
 
 /* The widest label that sets the column; a longer one has its text after it. */
-#define NG_OPT_LABEL_MAX 28
+#define NG_OPT_LABEL_MAX 26
 
 void ng_opt_print_help(const struct ng_opt *opts, FILE *out)
 {
@@ -150,10 +150,13 @@ void ng_opt_print_help(const struct ng_opt *opts, FILE *out)
 		int w = label(o, any_short, buf, sizeof buf);
 		fputs(buf, out);
 		const char *h = o->help ? o->help : "";
-		int pad = w + 2 <= col ? col - w : 2;
+		/* A label too long for the column has its text under it. */
+		bool below = w + 2 > col;
+		if (below)
+			fputc('\n', out);
 		for (bool first = true; first || *h; first = false) {
 			size_t len = strcspn(h, "\n");
-			fprintf(out, "%*s%.*s\n", first ? pad : col, "", (int)len, h);
+			fprintf(out, "%*s%.*s\n", first && !below ? col - w : col, "", (int)len, h);
 			h += len;
 			if (*h == '\n')
 				h++;
