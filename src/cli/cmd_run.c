@@ -142,7 +142,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 		case 'j': a->json = true; break;
 		case 'o': a->out_path = op.arg; break;
 		case O_NO_PROBE: a->h.probe = false; break;
-		case NG_OPT_EXIT: return op.status;
+		case NG_OPT_EXIT: return op.status == NG_EXIT_OK ? -1 : op.status; /* -1: help given */
 		}
 	}
 	return 0;
