@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "core/record.h"
 #include "judge/gate.h"
 
@@ -85,7 +86,7 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 	cJSON *doc = ng_load_json_file(path, &text, &len, &err);
 	if (!doc) {
 		fprintf(stderr, "nodegate gate: %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	ng_json_source src = {text, len, doc};
 	int rc = NG_EXIT_OK;
@@ -147,7 +148,7 @@ static int exec_gate(struct ng_cli *cli, int argc, char **argv)
 	cJSON *bdoc = ng_load_json_file(baseline_path, &btext, &blen, &err);
 	if (!bdoc) {
 		fprintf(stderr, "nodegate gate: baseline %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
 		fprintf(stderr, "nodegate gate: baseline %s: %s\n", baseline_path, err.msg);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/parse_readers.h"
 #include "parse/parse.h"
 
@@ -126,7 +127,7 @@ static int exec_parse(struct ng_cli *cli, int argc, char **argv)
 	char *text = ng_read_file(argv[optind + 1], &len, &err);
 	if (!text) {
 		fprintf(stderr, "nodegate parse: %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	if (reader) {
 		cJSON *doc = NULL;

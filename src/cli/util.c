@@ -91,7 +91,7 @@ char *ng_read_file(const char *path, size_t *len, ng_err *err)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f) {
-		ng_fail(err, "cannot open %s: %s", path, strerror(errno));
+		ng_fail_as(err, NG_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	size_t cap = 4096, n = 0;
@@ -114,7 +114,7 @@ char *ng_read_file(const char *path, size_t *len, ng_err *err)
 		fclose(f);
 	if (!buf || failed) {
 		free(buf);
-		ng_fail(err, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
+		ng_fail_as(err, NG_ERR_INPUT, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
 		return NULL;
 	}
 	buf[n] = '\0';
@@ -131,9 +131,9 @@ cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err
 	cJSON *doc = ng_json_parse(*text, *len, &perr);
 	ng_strbuf dup = {0};
 	if (!doc) {
-		ng_fail(err, "%s: %s", path, perr.msg);
+		ng_fail_as(err, NG_ERR_INPUT, "%s: %s", path, perr.msg);
 	} else if (ng_json_find_duplicate(doc, &dup)) {
-		ng_fail(err, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
+		ng_fail_as(err, NG_ERR_INPUT, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
 		        path, dup.s ? dup.s : "");
 		cJSON_Delete(doc);
 		doc = NULL;

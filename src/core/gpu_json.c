@@ -613,7 +613,7 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 {
 	struct reader r = {.err = err, .path = ""};
 	if (!out)
-		return ng_fail(err, "GPU snapshot: nowhere to put it");
+		return ng_fail_as(err, NG_ERR_INPUT, "GPU snapshot: nowhere to put it");
 	memset(out, 0, sizeof *out);
 	if (!doc)
 		return refuse(&r, "no document");
