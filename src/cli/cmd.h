@@ -85,6 +85,9 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
  * installed tree works wherever it is copied. out gets the first that
  * exists; 0 found, -1 neither (out: the install path, for messages). */
 int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
+/* Removes every variable whose name starts with prefix ("SLURM_") from this
+ * process's environment, for the runs it starts. */
+void ng_cli_unset_prefix(const char *prefix);
 /* Reads a whole file ("-" is standard input), NUL-terminated. */
 char *ng_read_file(const char *path, size_t *len, ng_err *err);
 /* Reads and parses a JSON file; *text keeps the source for literal checks.

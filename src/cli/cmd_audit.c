@@ -72,12 +72,10 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_audit_entry, argc, argv);
+	op.only = allowed;
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		if (c == NG_OPT_EXIT)
 			return op.status;
-		if (!strchr(allowed, c))
-			return ng_cmd_usage_error(e, "audit %s takes no %s", argv[0],
-			                          c == 'n' ? "--limit" : "--subject");
 		switch (c) {
 		case 'n': {
 			char *end;

@@ -75,20 +75,15 @@ struct opts {
  * --software). Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
 	memset(o, 0, sizeof *o);
 	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_baseline_entry, argc, argv);
+	op.only = allowed;
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		if (c == NG_OPT_EXIT)
 			return op.status;
-		if (!strchr(allowed, c)) {
-			const struct ng_opt *opt = ng_opt_find(baseline_opts, c);
-			const char *name = opt ? opt->name : "?";
-			return ng_cmd_usage_error(e, "baseline %s takes no --%s", argv[0], name);
-		}
 		switch (c) {
 		case 'c': o->class_key = op.arg; break;
 		case OPT_SOFTWARE: o->software = op.arg; break;

@@ -54,17 +54,15 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
 	memset(o, 0, sizeof *o);
 	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_fleet_entry, argc, argv);
+	op.only = allowed;
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		if (c == NG_OPT_EXIT)
 			return op.status;
-		if (!strchr(allowed, c))
-			return ng_cmd_usage_error(e, "fleet %s takes no -%c option", argv[0], c);
 		switch (c) {
 		case 'a': o->all = true; break;
 		case 'b': o->by = op.arg; break;

@@ -89,20 +89,16 @@ static void free_cases(ng_store_case *cs, size_t n)
 static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, bool *all,
                       bool *json)
 {
-	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
 	*spec = NULL;
 	*all = *json = false;
 	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_quarantine_entry, argc, argv);
+	op.only = allow_all ? "asj" : "sj";
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'a':
-			if (!allow_all)
-				return ng_cmd_usage_error(e, "quarantine %s takes no --all", argv[0]);
-			*all = true;
-			break;
+		case 'a': *all = true; break;
 		case 's': *spec = op.arg; break;
 		case 'j': *json = true; break;
 		case NG_OPT_EXIT: return op.status;

@@ -39,7 +39,6 @@
 #define SCENARIOS_MAX 256
 #define NAME_MAX_LEN 31
 
-extern char **environ;
 
 static int scenarios_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -372,27 +371,6 @@ static int write_text(const char *path, const char *text, ng_err *err)
 	return ng_write_file_atomic(path, text, strlen(text), err);
 }
 
-/* Every SLURM_* variable out of the environment the runs inherit. */
-static void clear_slurm_env(void)
-{
-	for (;;) {
-		char name[256] = "";
-		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, "SLURM_", 6) == 0) {
-				const char *eq = strchr(*e, '=');
-				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
-				if (l < sizeof name) {
-					memcpy(name, *e, l);
-					name[l] = '\0';
-					break;
-				}
-			}
-		if (!name[0])
-			return;
-		unsetenv(name);
-	}
-}
-
 struct paths {
 	char dir[PATH_MAX - 64]; /* room for the file names below */
 	char gpus[PATH_MAX], kmsg[PATH_MAX], policy[PATH_MAX], absent[PATH_MAX], root[PATH_MAX];
@@ -547,7 +525,7 @@ static void run_one(const struct scenario *s, const char *self, const char *libr
 		snprintf(row->problem, sizeof row->problem, "%s", err.msg);
 		return;
 	}
-	clear_slurm_env();
+	ng_cli_unset_prefix("SLURM_"); /* nothing of the machine it runs on */
 	const cJSON *m;
 	cJSON_ArrayForEach(m, s->env)
 		setenv(m->string, m->valuestring, 1);

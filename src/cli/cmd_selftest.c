@@ -38,7 +38,6 @@
 #define CLASS "selftest"
 #define SOFTWARE "sw-selftest"
 
-extern char **environ;
 
 static int selftest_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -144,32 +143,11 @@ static void remove_dir(const char *dir)
 
 /* ---- the environment every run gets --------------------------------------------------- */
 
-static void clear_prefix(const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	for (;;) {
-		char name[256] = "";
-		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, prefix, pl) == 0) {
-				const char *eq = strchr(*e, '=');
-				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
-				if (l < sizeof name) {
-					memcpy(name, *e, l);
-					name[l] = '\0';
-					break;
-				}
-			}
-		if (!name[0])
-			return;
-		unsetenv(name);
-	}
-}
-
 static void base_env(const struct ctx *c)
 {
 	char scontrol[PATH_MAX];
-	clear_prefix("SLURM_");
-	clear_prefix("NODEGATE_");
+	ng_cli_unset_prefix("SLURM_");
+	ng_cli_unset_prefix("NODEGATE_");
 	snprintf(scontrol, sizeof scontrol, "%s/no-scontrol", c->dir);
 	setenv("NODEGATE_SCONTROL", scontrol, 1);
 	setenv("NODEGATE_KMSG", c->kmsg, 1);

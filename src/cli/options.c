@@ -108,6 +108,12 @@ int ng_opt_next(struct ng_opt_parser *p)
 		snprintf(fmt, sizeof fmt, "unknown option %%s (see nodegate %s --help)", p->e->name);
 		return mistake(p, fmt, name);
 	}
+	if (p->only && is_letter(c) && !strchr(p->only, c)) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "%s %s takes no --%s", p->e->name, p->argv[0],
+		         ng_opt_find(p->opts, c)->name);
+		return mistake(p, "%s", msg);
+	}
 	p->arg = optarg;
 	return c;
 }

@@ -79,6 +79,10 @@ struct ng_opt_parser {
 	 * GPU checks report it as a configuration error: cli/config_error.h);
 	 * else it is printed with the usage and NG_OPT_EXIT returned. */
 	bool keep_errors;
+	/* A subcommand that takes only some of its verb's options: their letters
+	 * (--help always); another one is refused as "VERB SUB takes no --X",
+	 * SUB being argv[0]. NULL takes them all. */
+	const char *only;
 	const char *arg; /* the value of the option just returned, or NULL */
 	int next;        /* after NG_OPT_END: the index of the first operand */
 	int status;      /* after NG_OPT_EXIT: what the verb returns */
