@@ -21,6 +21,8 @@
  * (nvmlInit then returns NVML_ERROR_UNKNOWN). Not thread-safe: nodegate
  * calls NVML from one thread. */
 #include <cjson/cJSON.h>
+
+#include "core/json_path.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -188,60 +190,31 @@ static unsigned init_count;
 
 struct reader {
 	const char *file;
-	char path[256]; /* where in the document, "gpus[2].pcie.width" */
-	char msg[768];
+	struct ng_json_path jp; /* where in the document, "gpus[2].pcie.width"; the refusal */
 };
 
 static bool bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool bad(struct reader *r, const char *fmt, ...)
 {
-	char what[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	ng_json_path_vrefuse(&r->jp, fmt, ap);
 	va_end(ap);
-	if (r->path[0])
-		snprintf(r->msg, sizeof r->msg, "%s: %s", r->path, what);
-	else
-		snprintf(r->msg, sizeof r->msg, "%s", what);
 	return false;
 }
 
 /* Appends ".key" or "[i]" to the path; returns the old length to restore. */
 static size_t path_push(struct reader *r, const char *key, int index)
 {
-	size_t old = strlen(r->path);
-	if (key)
-		snprintf(r->path + old, sizeof r->path - old, "%s%s", old ? "." : "", key);
-	else
-		snprintf(r->path + old, sizeof r->path - old, "[%d]", index);
-	return old;
+	return key ? ng_json_path_key(&r->jp, key) : ng_json_path_index(&r->jp, (size_t)index);
 }
 
-static void path_pop(struct reader *r, size_t old) { r->path[old] = '\0'; }
+static void path_pop(struct reader *r, size_t old) { ng_json_path_pop(&r->jp, old); }
 
 /* Every member of obj is one of allowed[], and none appears twice. */
 static bool check_keys(struct reader *r, const cJSON *obj, const char *const *allowed, size_t n)
 {
-	if (!cJSON_IsObject(obj))
-		return bad(r, "expected an object");
-	for (const cJSON *m = obj->child; m; m = m->next) {
-		bool known = false;
-		for (size_t i = 0; i < n && !known; i++)
-			known = strcmp(m->string, allowed[i]) == 0;
-		if (!known) {
-			char list[256] = "";
-			for (size_t i = 0; i < n; i++) {
-				size_t l = strlen(list);
-				snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", allowed[i]);
-			}
-			return bad(r, "unknown key \"%s\" (known: %s)", m->string, list);
-		}
-		for (const cJSON *p = obj->child; p != m; p = p->next)
-			if (strcmp(p->string, m->string) == 0)
-				return bad(r, "key \"%s\" appears twice", m->string);
-	}
-	return true;
+	return ng_json_path_check_members(&r->jp, obj, allowed, n, true) == 0;
 }
 
 static bool get_whole(struct reader *r, const cJSON *obj, const char *key, double max, double *out)
@@ -587,7 +560,7 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	};
 	if (!check_keys(r, o, keys, N(keys)))
 		return false;
-	size_t base = strlen(r->path);
+	size_t base = strlen(r->jp.path);
 	if (!get_string(r, o, "uuid", g->uuid, sizeof g->uuid) ||
 	    !get_string(r, o, "name", g->name, sizeof g->name))
 		return false;
@@ -607,7 +580,7 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	if (!read_object(r, o, "ecc", &ecc, ecc_keys, N(ecc_keys)))
 		return false;
 	if (ecc) {
-		size_t at_ecc = strlen(r->path);
+		size_t at_ecc = strlen(r->jp.path);
 		for (int c = 0; c < 2; c++) {
 			const cJSON *k;
 			if (!read_object(r, ecc, ecc_keys[c], &k, ecc_kinds, N(ecc_kinds)))
@@ -793,12 +766,12 @@ static bool read_scenario(struct reader *r, const cJSON *doc, struct scenario *s
 	for (unsigned i = 0; i < s->n_gpus; i++)
 		for (unsigned j = 0; j < i; j++) {
 			if (strcmp(s->gpu[i].uuid, s->gpu[j].uuid) == 0) {
-				snprintf(r->path, sizeof r->path, "gpus[%u].uuid", i);
+				snprintf(r->jp.path, sizeof r->jp.path, "gpus[%u].uuid", i);
 				return bad(r, "\"%s\" is also the uuid of gpus[%u]", s->gpu[i].uuid, j);
 			}
 			if (s->gpu[i].domain == s->gpu[j].domain && s->gpu[i].bus == s->gpu[j].bus &&
 			    s->gpu[i].device == s->gpu[j].device) {
-				snprintf(r->path, sizeof r->path, "gpus[%u].pci_bus_id", i);
+				snprintf(r->jp.path, sizeof r->jp.path, "gpus[%u].pci_bus_id", i);
 				return bad(r, "%08X:%02X:%02X.0 is also the address of gpus[%u]", s->gpu[i].domain,
 				           s->gpu[i].bus, s->gpu[i].device, j);
 			}
@@ -922,7 +895,7 @@ static struct scenario *scenario_load(void)
 	free(text);
 	return s;
 fail:
-	fprintf(stderr, "nodegate-nvml-synth: %s: %s\n", file, r.msg);
+	fprintf(stderr, "nodegate-nvml-synth: %s: %s\n", file, r.jp.msg);
 	cJSON_Delete(doc);
 	free(text);
 	scenario_free(s);
