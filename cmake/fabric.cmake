@@ -3,13 +3,8 @@
 # the port reader (collect), `nodegate fabric pair|gang|ports` (cli), and
 # the stand-in fleet (srun, all_reduce_perf, ib_write_bw in one program)
 # the tests and `nodegate selftest` run it on.
-target_sources(nodegate_core PRIVATE src/judge/fabric.c)
-target_sources(nodegate_parse PRIVATE src/parse/nccl_transport.c src/parse/ib_counters.c)
-target_sources(nodegate_collect PRIVATE src/collect/ib_ports.c)
-target_sources(nodegate_store PRIVATE src/store/fabric_peers.c)
-target_sources(nodegate PRIVATE
- src/cli/cmd_fabric.c
- src/cli/fabric_opts.c src/cli/fabric_run.c src/cli/fabric_gang.c src/cli/fabric_pair.c src/cli/selftest_fabric.c)
+# Their sources are in the lists of their folders (src/<folder>/sources.cmake);
+# the targets of this part alone are below.
 
 # Built beside nodegate, like the synthetic GPU libraries, so that selftest
 # finds it; it answers as whichever tool its name (a symlink) says.

@@ -2,24 +2,8 @@
 # the NVML sampler (collect), the sibling and series rules (judge, pure),
 # `nodegate probe gpu-compute|gpu-memory|gpu-copy` (cli), and the synthetic
 # backend the tests drive them with. docs/gpu-probes.md.
-target_sources(nodegate_core PRIVATE
-  src/judge/gpu_siblings.c
-  src/judge/gpu_series.c
-)
-target_sources(nodegate_collect PRIVATE
-  src/collect/gpu_backend_load.c
-  src/collect/gpu_nvml_sampler.c
-  src/collect/probe_gpu_common.c
-  src/collect/probe_gpu_compute.c
-  src/collect/probe_gpu_memory.c
-  src/collect/probe_gpu_copy.c
-)
-target_sources(nodegate PRIVATE
-  src/cli/probe_gpu_common.c
-  src/cli/probe_gpu_compute.c
-  src/cli/probe_gpu_memory.c
-  src/cli/probe_gpu_copy.c
-)
+# Their sources are in the lists of their folders (src/<folder>/sources.cmake);
+# the targets of this part alone are below.
 
 # Synthetic GPUs for the probes: the backend table answered from the
 # scenario file $NODEGATE_SYNTH_GPUS (docs/synthetic-gpus.md, "probe"), with

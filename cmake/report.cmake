@@ -2,23 +2,8 @@
 # counts with (GPU-hours attribution, false rejects), the sacct parser, the
 # store's reads for it, the policy digest decisions are kept with, and the
 # synthetic fleet generator its tests and benchmark run on.
-target_sources(nodegate_core PRIVATE
-  src/core/policy_digest.c
-  src/judge/gpu_hours.c
-  src/judge/false_reject.c)
-target_sources(nodegate_parse PRIVATE src/parse/sacct.c)
-target_sources(nodegate_store PRIVATE src/store/report_queries.c)
-# What the report shows (the flow layer's model), and how it is drawn (cli).
-target_sources(nodegate_flow PRIVATE
-  src/flow/report_model.c
-  src/flow/report_model_fr.c
-  src/flow/report_model_hours.c
-  src/flow/report_model_map.c)
-target_sources(nodegate PRIVATE
-  src/cli/cmd_report.c
-  src/cli/report_html.c
-  src/cli/report_json.c
-  src/cli/report_svg.c)
+# Their sources are in the lists of their folders (src/<folder>/sources.cmake);
+# the targets of this part alone are below.
 
 # The synthetic fleet generator (bench/fleetgen.c) on the shared fleet model
 # (cmake/fleet.cmake's nodegate_fleet_model, resolved when generating): a

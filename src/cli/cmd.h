@@ -10,6 +10,7 @@
 #include "core/policy.h"
 #include "core/read_file.h"
 #include "core/record.h"
+#include "cli/options.h"
 
 /* Exit statuses every verb shares. */
 enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2, NG_EXIT_STORE = 3 };
@@ -26,7 +27,9 @@ struct ng_cmd_entry {
 	const char *name;
 	const char *usage;   /* arguments after the verb */
 	const char *summary; /* one line for `nodegate --help` */
-	const char *help;    /* the rest of `nodegate VERB --help` */
+	const char *help;    /* the rest of `nodegate VERB --help`, before its options */
+	const struct ng_opt *opts; /* the verb's options (cli/options.h): parsing and --help */
+	const char *help_tail;     /* after the Options section: examples, exit status */
 	int (*exec)(struct ng_cli *cli, int argc, char **argv);
 };
 
@@ -85,6 +88,9 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
  * exists; 0 found, -1 neither (out: the install path, for messages). */
 int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
 /* ng_read_file: core/read_file.h */
+/* Removes every variable whose name starts with prefix ("SLURM_") from this
+ * process's environment, for the runs it starts. */
+void ng_cli_unset_prefix(const char *prefix);
 /* Reads and parses a JSON file; *text keeps the source for literal checks.
  * A key given twice in one object is refused, naming it. */
 cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);

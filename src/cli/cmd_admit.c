@@ -8,7 +8,6 @@
  * date, hold (nothing measured: fix the harness), or quarantine with a case
  * that names its evidence and its release condition. Everything it measured
  * and decided is in the store before it says so. */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,39 @@
 #include "core/json.h"
 
 static int admit_main(struct ng_cli *cli, int argc, char **argv);
+
+enum { O_STORAGE = 256, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW,
+       O_LAND, O_NODE };
+
+static const struct ng_opt admit_opts[] = {
+	NG_OPT_STORE,
+	{"quick", 'Q', NULL, "the short profile (seconds per probe)"},
+	{"storage-path", O_STORAGE, "DIR", "where the storage probe makes its test file: the path\n"
+	 "the training job will use (default /var/tmp)"},
+	{"skip", O_SKIP, "DOMAIN", "leave out compute, memory or storage"},
+	{"fabric", O_FABRIC, "TOOL", "measure fabric too: run COMMAND (after --) through the\n"
+	 "harness and read it as TOOL (nccl-tests, perftest,\n"
+	 "nvbandwidth), as `nodegate run` does; a flagged fabric\n"
+	 "result re-runs it for the confirmation"},
+	{"fabric-diag", O_FDIAG, "FILE", "the DCGM diagnostics the gate requires of fabric records\n"
+	 "(gate.required_diag): the --out of `nodegate run dcgmi`"},
+	{"fabric-timeout", O_FTIME, "S", "seconds before the fabric command is killed (default 600)"},
+	{"raw-dir", O_RAW, "DIR", "keep the fabric tool's raw output there (default: raw/\n"
+	 "beside a SQLite store); its sha256 is in every record"},
+	{"from", O_FROM, "FILE", "judge these records (from `probe`, `run`, `parse`)\n"
+	 "instead of measuring; all must be of one node"},
+	{"confirm-from", O_CONFIRM, "F", "with --from: the confirmation's records; without it a\n"
+	 "flagged run ends `suspect` and names what to re-run"},
+	{"land", O_LAND, "slurm|none", "slurm: drain a quarantined node through scontrol\n"
+	 "(State=DRAIN, \"ng:quarantine DOMAIN METRIC case N: ...\"; never\n"
+	 "over an operator's drain; audited as land.drain);\n"
+	 "default none. NODEGATE_SCONTROL names scontrol"},
+	{"node", O_NODE, "NAME", "the Slurm node name (default: the scheduler name the\n"
+	 "records or the store give for the node, never its id)"},
+	NG_OPT_JSON("print the decision as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_admit_entry = {
 	.name = "admit",
@@ -50,36 +82,9 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"Baselines are per (class, software identity, metric), from accepted runs of\n"
 	"idle nodes; a class with fewer than admission.min_baseline_nodes nodes is\n"
 	"establishing one, and only the floor can fail it. Floors come from the\n"
-	"policy's \"floors\" section.\n"
-	"\n"
-	"Options:\n"
-	"      --store S          the store (also the global --store, NODEGATE_STORE)\n"
-	"  -Q, --quick            the short profile (seconds per probe)\n"
-	"      --storage-path DIR where the storage probe makes its test file: the path\n"
-	"                         the training job will use (default /var/tmp)\n"
-	"      --skip DOMAIN      leave out compute, memory or storage\n"
-	"      --fabric TOOL      measure fabric too: run COMMAND (after --) through the\n"
-	"                         harness and read it as TOOL (nccl-tests, perftest,\n"
-	"                         nvbandwidth), as `nodegate run` does; a flagged fabric\n"
-	"                         result re-runs it for the confirmation\n"
-	"      --fabric-diag FILE the DCGM diagnostics the gate requires of fabric records\n"
-	"                         (gate.required_diag): the --out of `nodegate run dcgmi`\n"
-	"      --fabric-timeout S seconds before the fabric command is killed (default 600)\n"
-	"      --raw-dir DIR      keep the fabric tool's raw output there (default: raw/\n"
-	"                         beside a SQLite store); its sha256 is in every record\n"
-	"      --from FILE        judge these records (from `probe`, `run`, `parse`)\n"
-	"                         instead of measuring; all must be of one node\n"
-	"      --confirm-from F   with --from: the confirmation's records; without it a\n"
-	"                         flagged run ends `suspect` and names what to re-run\n"
-	"      --land slurm|none  slurm: drain a quarantined node through scontrol\n"
-	"                         (State=DRAIN, \"ng:quarantine DOMAIN METRIC case N: ...\"; never\n"
-	"                         over an operator's drain; audited as land.drain);\n"
-	"                         default none. NODEGATE_SCONTROL names scontrol\n"
-	"      --node NAME        the Slurm node name (default: the scheduler name the\n"
-	"                         records or the store give for the node, never its id)\n"
-	"  -j, --json             print the decision as JSON\n"
-	"  -h, --help             this text\n"
-	"\n"
+	"policy's \"floors\" section.\n",
+	.opts = admit_opts,
+	.help_tail =
 	"Exit status: 0 admitted or admitted-warn; 1 held, suspect or quarantined;\n"
 	"2 usage or input error; 3 the store could not be read or written.\n",
 	.exec = admit_main,
@@ -125,78 +130,60 @@ static int add_file(const char ***list, size_t *n, const char *path)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_STORE = 256, O_STORAGE, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW,
-	       O_LAND, O_NODE };
-	static const struct option longopts[] = {
-		{"store", required_argument, NULL, O_STORE},
-		{"quick", no_argument, NULL, 'Q'},
-		{"storage-path", required_argument, NULL, O_STORAGE},
-		{"skip", required_argument, NULL, O_SKIP},
-		{"from", required_argument, NULL, O_FROM},
-		{"confirm-from", required_argument, NULL, O_CONFIRM},
-		{"fabric", required_argument, NULL, O_FABRIC},
-		{"fabric-diag", required_argument, NULL, O_FDIAG},
-		{"fabric-timeout", required_argument, NULL, O_FTIME},
-		{"raw-dir", required_argument, NULL, O_RAW},
-		{"land", required_argument, NULL, O_LAND},
-		{"node", required_argument, NULL, O_NODE},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_admit_entry;
 	o->profile.storage_dir = "/var/tmp";
 	int c;
-	while ((c = getopt_long(argc, argv, "Qjh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_admit_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 'Q': o->profile.quick = true; break;
 		case 'j': o->json = true; break;
-		case O_STORE: o->store = optarg; break;
-		case O_STORAGE: o->profile.storage_dir = optarg; break;
+		case 's': o->store = op.arg; break;
+		case O_STORAGE: o->profile.storage_dir = op.arg; break;
 		case O_SKIP:
-			if (strcmp(optarg, "compute") == 0)
+			if (strcmp(op.arg, "compute") == 0)
 				o->profile.skip_compute = true;
-			else if (strcmp(optarg, "memory") == 0)
+			else if (strcmp(op.arg, "memory") == 0)
 				o->profile.skip_memory = true;
-			else if (strcmp(optarg, "storage") == 0)
+			else if (strcmp(op.arg, "storage") == 0)
 				o->profile.skip_storage = true;
 			else
 				return ng_cmd_usage_error(e, "--skip takes compute, memory or storage, not \"%s\"",
-				                          optarg);
+				                          op.arg);
 			break;
 		case O_FABRIC:
-			o->profile.fabric_parser = ng_parser_find(optarg);
-			if (!o->profile.fabric_parser || strcmp(optarg, "dcgmi") == 0)
+			o->profile.fabric_parser = ng_parser_find(op.arg);
+			if (!o->profile.fabric_parser || strcmp(op.arg, "dcgmi") == 0)
 				return ng_cmd_usage_error(e, "--fabric takes nccl-tests, perftest or nvbandwidth, "
 				                             "not \"%s\" (DCGM results go in --fabric-diag)",
-				                          optarg);
+				                          op.arg);
 			break;
-		case O_FDIAG: o->profile.fabric_diag = optarg; break;
-		case O_RAW: o->profile.raw_dir = optarg; break;
+		case O_FDIAG: o->profile.fabric_diag = op.arg; break;
+		case O_RAW: o->profile.raw_dir = op.arg; break;
 		case O_LAND:
-			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "none") != 0)
+			if (strcmp(op.arg, "slurm") != 0 && strcmp(op.arg, "none") != 0)
 				return ng_cmd_usage_error(e, "--land takes slurm or none");
-			o->land_slurm = strcmp(optarg, "slurm") == 0;
+			o->land_slurm = strcmp(op.arg, "slurm") == 0;
 			break;
-		case O_NODE: o->land_node = optarg; break;
+		case O_NODE: o->land_node = op.arg; break;
 		case O_FTIME: {
 			char *end;
-			double t = strtod(optarg, &end);
-			if (end == optarg || *end || !(t > 0) || t > 86400)
+			double t = strtod(op.arg, &end);
+			if (end == op.arg || *end || !(t > 0) || t > 86400)
 				return ng_cmd_usage_error(e, "--fabric-timeout takes seconds, more than 0");
 			o->profile.fabric_timeout_s = t;
 			break;
 		}
 		case O_FROM:
 		case O_CONFIRM:
-			if (c == O_FROM ? add_file(&o->from, &o->n_from, optarg)
-			                : add_file(&o->confirm_from, &o->n_confirm_from, optarg)) {
+			if (c == O_FROM ? add_file(&o->from, &o->n_from, op.arg)
+			                : add_file(&o->confirm_from, &o->n_confirm_from, op.arg)) {
 				fprintf(stderr, "nodegate admit: out of memory\n");
 				return NG_EXIT_USAGE;
 			}
 			break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	/* getopt stops at "--": what follows is the fabric command. */

@@ -1,6 +1,5 @@
 /* nodegate audit: the store's hash-chained audit log, verified and shown. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,15 @@
 #define DETAIL_WIDTH 100
 
 static int exec_audit(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt audit_opts[] = {
+	{"limit", 'n', "N", "at most N entries (show)"},
+	{"subject", 'S', "S", "only entries about S (show)"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("JSON instead of text"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_audit_entry = {
 	.name = "audit",
@@ -40,15 +48,9 @@ const struct ng_cmd_entry ng_cmd_audit_entry = {
 	"           one subject: node:NAME (its id or scheduler name), case:ID, baseline:ID, class:KEY, fleet-event:ID\n"
 	"\n"
 	"Neither creates a store: a SQLite path with no file is an error, never an\n"
-	"empty log reported as verified.\n"
-	"\n"
-	"Options:\n"
-	"  -n, --limit N       at most N entries (show)\n"
-	"  -S, --subject S     only entries about S (show)\n"
-	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json          JSON instead of text\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"empty log reported as verified.\n",
+	.opts = audit_opts,
+	.help_tail =
 	"Exit status: 0 verified (or shown); 1 verify found a break or a changed row;\n"
 	"2 usage error;\n"
 	"3 the store could not be opened or read.\n",
@@ -63,41 +65,29 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"limit", required_argument, NULL, 'n'},
-		{"subject", required_argument, NULL, 'S'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
 	memset(o, 0, sizeof *o);
 	o->limit = DEFAULT_LIMIT;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "n:S:s:jh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_cmd_print_help(e, stdout);
-			return NG_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return ng_cmd_usage_error(e, "unrecognised option");
-		if (!strchr(allowed, c))
-			return ng_cmd_usage_error(e, "audit %s takes no %s", argv[0],
-			                          c == 'n' ? "--limit" : "--subject");
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_audit_entry, argc, argv);
+	op.only = allowed;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
 		switch (c) {
 		case 'n': {
 			char *end;
 			errno = 0;
-			long long v = strtoll(optarg, &end, 10);
-			if (!*optarg || *end || errno || v < 0)
+			long long v = strtoll(op.arg, &end, 10);
+			if (!*op.arg || *end || errno || v < 0)
 				return ng_cmd_usage_error(e, "--limit takes a count (0 for every entry)");
 			o->limit = v;
 			break;
 		}
-		case 'S': o->subject = optarg; break;
-		case 's': o->spec = optarg; break;
+		case 'S': o->subject = op.arg; break;
+		case 's': o->spec = op.arg; break;
 		case 'j': o->json = true; break;
 		}
 	}

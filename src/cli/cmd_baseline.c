@@ -1,6 +1,5 @@
 /* nodegate baseline: build, show, pin and expire class baselines in the store. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,6 +10,21 @@
 #include "cli/store_cli.h"
 
 static int exec_baseline(struct ng_cli *cli, int argc, char **argv);
+
+enum { OPT_SOFTWARE = 'S' };
+
+static const struct ng_opt baseline_opts[] = {
+	{"class", 'c', "C", "one class (the class key the records carry)"},
+	{"software", OPT_SOFTWARE, "S", "one software identity (build)"},
+	{"metric", 'm', "M", "one metric"},
+	{"all", 'a', NULL, "show expired and superseded baselines too"},
+	{"name", 'n', "NAME", "the pin's name (pin), up to 63 characters"},
+	{"reason", 'r', "TEXT", "why the class's baselines no longer hold (expire)"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("JSON instead of a table"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_baseline_entry = {
 	.name = "baseline",
@@ -41,19 +55,9 @@ const struct ng_cmd_entry ng_cmd_baseline_entry = {
 	"  expire   after a planned software or firmware change: expires the class's\n"
 	"           baselines (of one metric with --metric) and, for the whole class,\n"
 	"           retires every sample taken before now, so the next baselines are\n"
-	"           built only from runs of the new configuration. --reason is required.\n"
-	"\n"
-	"Options:\n"
-	"  -c, --class C      one class (the class key the records carry)\n"
-	"      --software S   one software identity (build)\n"
-	"  -m, --metric M     one metric\n"
-	"  -a, --all          show expired and superseded baselines too\n"
-	"  -n, --name NAME    the pin's name (pin), up to 63 characters\n"
-	"  -r, --reason TEXT  why the class's baselines no longer hold (expire)\n"
-	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json         JSON instead of a table\n"
-	"  -h, --help         this text\n"
-	"\n"
+	"           built only from runs of the new configuration. --reason is required.\n",
+	.opts = baseline_opts,
+	.help_tail =
 	"Exit status: 0 done (build: at least one baseline built, or nothing to build);\n"
 	"1 build: every key was refused (establishing), or pin/expire was refused;\n"
 	"2 usage error; 3 the store could not be opened, read or written.\n",
@@ -71,45 +75,23 @@ struct opts {
  * --software). Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	enum { OPT_SOFTWARE = 'S' };
-	static const struct option longopts[] = {
-		{"class", required_argument, NULL, 'c'},
-		{"software", required_argument, NULL, OPT_SOFTWARE},
-		{"metric", required_argument, NULL, 'm'},
-		{"all", no_argument, NULL, 'a'},
-		{"name", required_argument, NULL, 'n'},
-		{"reason", required_argument, NULL, 'r'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
 	memset(o, 0, sizeof *o);
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "c:m:an:r:s:jh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_cmd_print_help(e, stdout);
-			return NG_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return ng_cmd_usage_error(e, "unrecognised option");
-		if (!strchr(allowed, c)) {
-			const char *name = "?";
-			for (const struct option *l = longopts; l->name; l++)
-				if (l->val == c)
-					name = l->name;
-			return ng_cmd_usage_error(e, "baseline %s takes no --%s", argv[0], name);
-		}
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_baseline_entry, argc, argv);
+	op.only = allowed;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
 		switch (c) {
-		case 'c': o->class_key = optarg; break;
-		case OPT_SOFTWARE: o->software = optarg; break;
-		case 'm': o->metric = optarg; break;
+		case 'c': o->class_key = op.arg; break;
+		case OPT_SOFTWARE: o->software = op.arg; break;
+		case 'm': o->metric = op.arg; break;
 		case 'a': o->all = true; break;
-		case 'n': o->name = optarg; break;
-		case 'r': o->reason = optarg; break;
-		case 's': o->spec = optarg; break;
+		case 'n': o->name = op.arg; break;
+		case 'r': o->reason = op.arg; break;
+		case 's': o->spec = op.arg; break;
 		case 'j': o->json = true; break;
 		}
 	}

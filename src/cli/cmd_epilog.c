@@ -21,11 +21,9 @@ const struct ng_cmd_entry ng_cmd_epilog_entry = {
 	"unknown) and\n"
 	"the reasons. Only degraded or fatal drains. NVML missing, failing, hanging or\n"
 	"answering nonsense is never a drain: the run says n/a (nothing checked) or\n"
-	"unknown (NVML did not answer in time, or a GPU could not be read).\n"
-	"\n"
-	"Options:\n"
-	"      --gpus LIST         the GPUs to check instead of SLURM_JOB_GPUS\n" NG_CHECK_COMMON_HELP
-	"\n"
+	"unknown (NVML did not answer in time, or a GPU could not be read).\n",
+	.opts = ng_check_job_opts,
+	.help_tail =
 	"Exit status: 1 degraded or fatal (Slurm drains the node); 0 everything else,\n"
 	"including nothing to check, every monitoring failure and every configuration\n"
 	"error: a broken policy, an unknown option or a bad value (by hand too) is one\n"

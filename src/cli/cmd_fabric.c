@@ -1,5 +1,4 @@
 /* nodegate fabric: the node-to-node path (docs/fabric.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,38 +28,9 @@ const struct ng_cmd_entry ng_cmd_fabric_entry = {
 	"Every test runs through the launcher with NCCL_DEBUG=INFO; a run whose channels\n"
 	"did not go over NET/IB (socket fallback), or used an HCA not in --hcas, or no GDR\n"
 	"under --gdr, is incomparable: it measured another path. Error counters that rose\n"
-	"during a test are named. A node no measured test passed is held, never passed.\n"
-	"\n"
-	"Options:\n"
-	"      --expect-busbw GBPS  the class's all-reduce busbw for this topology; slow below\n"
-	"                           admission.flag_fraction of it (one rail alone: its share).\n"
-	"                           Without it, the store's current baseline of\n"
-	"                           nccl.all_reduce.busbw for CLASS/Nnode/Rrail (R: the HCAs of\n"
-	"                           --hcas; CLASS/Nnode without --hcas), per group size\n"
-	"      --expect-rail GBPS   floor per HCA for the rail split (else the sibling rails)\n"
-	"      --hcas LIST          the class's HCAs, e.g. mlx5_0,mlx5_1 (pair: also the rails)\n"
-	"      --gdr                the class expects GPUDirect RDMA\n"
-	"      --launcher TEMPLATE  default \"srun --nodelist={nodes} --nodes={n}\n"
-	"                           --ntasks-per-node=1 --exclusive\"; split on spaces, no shell\n"
-	"      --nccl CMD           default \"all_reduce_perf -b 1G -e 1G -g 8 -n 20 -N 3\"\n"
-	"      --perftest PROG      default ib_write_bw; --perftest-seconds S (-D, default 5)\n"
-	"      --timeout S          per test (default 120): past it, the test measured nothing\n"
-	"      --peers A,B          reference peers (pair); known-good nodes for a lone suspect (gang)\n"
-	"      --per-rail           gang: bisect again with each HCA of --hcas alone (NCCL_IB_HCA),\n"
-	"                           against its share of --expect-busbw: a slow rail stands out\n"
-	"      --out FILE           pair, run on the candidate: its all-reduce record (with the\n"
-	"                           peer not blamed), stamped with this node's identity, for\n"
-	"                           `nodegate admit --from FIRST --confirm-from FILE`\n"
-	"      --diag FILE          with --out: the DCGM diagnostics the gate requires (the\n"
-	"                           --out of `nodegate run dcgmi`)\n"
-	"      --no-counters        do not read port counters on the nodes\n"
-	"      --remote-nodegate P  nodegate as the nodes run it (default: this binary's path)\n"
-	"      --raw-dir DIR        keep raw outputs there (default: a fresh directory under\n"
-	"                           $TMPDIR, kept and named in the output as raw_dir)\n"
-	"      --class KEY          the class of the topology keys (default \"fabric\"); each\n"
-	"                           all-reduce record has class CLASS/Nnode/Rrail\n"
-	"  -j, --json               the result as JSON\n"
-	"\n"
+	"during a test are named. A node no measured test passed is held, never passed.\n",
+	.opts = ng_fabric_opts,
+	.help_tail =
 	"With a store (--store or NODEGATE_STORE) every test's record lands there with its\n"
 	"nodes, the variable it changed, its transport and the counters that rose.\n"
 	"Exit status: 0 every node passed; 1 a node slow, held or with risen counters;\n"
@@ -71,21 +41,19 @@ const struct ng_cmd_entry ng_cmd_fabric_entry = {
 static int ports_main(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
-	static const struct option longopts[] = {
-		{"root", required_argument, NULL, 'r'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const char *root = getenv("NODEGATE_FABRIC_ROOT");
 	bool json = false;
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_fabric_entry, argc, argv);
 	int opt;
-	while ((opt = getopt_long(argc, argv, "r:jh", longopts, NULL)) != -1) {
+	while ((opt = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (opt) {
-		case 'r': root = optarg; break;
+		case NG_OPT_EXIT: return op.status;
+		case 'r': root = op.arg; break;
 		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_fabric_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_fabric_entry, "unknown option (see --help)");
+		default:
+			return ng_cmd_usage_error(&ng_cmd_fabric_entry, "--%s is for `fabric pair` and "
+			                          "`fabric gang`", ng_opt_find(ng_fabric_opts, opt)->name);
 		}
 	}
 	ng_err err;

@@ -1,6 +1,5 @@
 /* nodegate fleet: fleet-regression events (the circuit breaker), listed and cleared. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,16 @@
 #include "cli/store_cli.h"
 
 static int exec_fleet(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt fleet_opts[] = {
+	{"all", 'a', NULL, "list cleared events too"},
+	{"by", 'b', "NAME", "who clears it, up to 63 characters"},
+	{"reason", 'r', "TEXT", "what was found or done, up to 255 characters"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("JSON instead of a table"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	.name = "fleet",
@@ -30,16 +39,9 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	"\n"
 	"  list    open events (--all: cleared ones too): class, software, metric, when,\n"
 	"          nodes\n"
-	"  clear   closes event ID; --by and --reason are required and kept\n"
-	"\n"
-	"Options:\n"
-	"  -a, --all          list cleared events too\n"
-	"  -b, --by NAME      who clears it, up to 63 characters\n"
-	"  -r, --reason TEXT  what was found or done, up to 255 characters\n"
-	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json         JSON instead of a table\n"
-	"  -h, --help         this text\n"
-	"\n"
+	"  clear   closes event ID; --by and --reason are required and kept\n",
+	.opts = fleet_opts,
+	.help_tail =
 	"Exit status: 0 done; 1 clear: no such open event; 2 usage error; 3 the store\n"
 	"could not be opened, read or written.\n",
 	.exec = exec_fleet,
@@ -52,33 +54,20 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"all", no_argument, NULL, 'a'},
-		{"by", required_argument, NULL, 'b'},
-		{"reason", required_argument, NULL, 'r'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
 	memset(o, 0, sizeof *o);
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "ab:r:s:jh", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_cmd_print_help(e, stdout);
-			return NG_EXIT_OK;
-		}
-		if (c == '?' || c == ':')
-			return ng_cmd_usage_error(e, "unrecognised option");
-		if (!strchr(allowed, c))
-			return ng_cmd_usage_error(e, "fleet %s takes no -%c option", argv[0], c);
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_fleet_entry, argc, argv);
+	op.only = allowed;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
 		switch (c) {
 		case 'a': o->all = true; break;
-		case 'b': o->by = optarg; break;
-		case 'r': o->reason = optarg; break;
-		case 's': o->spec = optarg; break;
+		case 'b': o->by = op.arg; break;
+		case 'r': o->reason = op.arg; break;
+		case 's': o->spec = op.arg; break;
 		case 'j': o->json = true; break;
 		}
 	}

@@ -1,7 +1,6 @@
 /* nodegate floors: workload floors derived from a pinned baseline, for an
  * operator to review and commit to the policy file. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,15 @@
 #include "cli/store_cli.h"
 
 static int exec_floors(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt floors_opts[] = {
+	{"fraction", 'f', "F", "the share of the pinned median the workload needs, 0 < F <= 1"},
+	{"software", 'w', "SW", "only baselines of this software identity"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("the policy document, and what each floor came from, as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_floors_entry = {
 	.name = "floors",
@@ -22,15 +30,9 @@ const struct ng_cmd_entry ng_cmd_floors_entry = {
 	"newest pinned one of each metric, `nodegate baseline pin`): F x its median, in\n"
 	"the metric's unit. It prints a policy \"floors\" section to review and commit\n"
 	"(what each floor came from goes to stderr); it changes nothing. A floor you set by hand from the workload's own need is\n"
-	"better than one derived from what the class happened to measure.\n"
-	"\n"
-	"Options:\n"
-	"  -f, --fraction F    the share of the pinned median the workload needs, 0 < F <= 1\n"
-	"  -w, --software SW   only baselines of this software identity\n"
-	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json          the policy document, and what each floor came from, as JSON\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"better than one derived from what the class happened to measure.\n",
+	.opts = floors_opts,
+	.help_tail =
 	"Example:\n"
 	"  nodegate floors suggest 8xH100-SXM/8rail --fraction 0.75 > floors.json\n"
 	"\n"
@@ -41,27 +43,20 @@ const struct ng_cmd_entry ng_cmd_floors_entry = {
 
 static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"fraction", required_argument, NULL, 'f'},
-		{"software", required_argument, NULL, 'w'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_floors_entry;
 	const char *spec = NULL, *fraction = NULL, *software = NULL;
 	bool json = false;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:w:s:jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_floors_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'f': fraction = optarg; break;
-		case 'w': software = optarg; break;
-		case 's': spec = optarg; break;
+		case 'f': fraction = op.arg; break;
+		case 'w': software = op.arg; break;
+		case 's': spec = op.arg; break;
 		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (argc - optind != 1)

@@ -1,37 +1,43 @@
 /* nodegate gate: one or more records against a baseline, or a batch of cases
  * as JSON Lines on standard input (cmd_gate_batch.c). */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "core/record.h"
 #include "judge/gate.h"
 
 static int exec_gate(struct ng_cli *cli, int argc, char **argv);
+
+enum { O_BATCH = NG_OPT_LONG };
+
+static const struct ng_opt gate_opts[] = {
+	{"baseline", 'b', "FILE", "the baseline for the records' class: {\"class\", \"median\", \"cv\"}"},
+	{"cohort-drops", 'c', "LIST", "fractional drops the rest of the cohort saw in the same\n"
+	 "change, comma separated (0.12 = 12% slower than baseline)"},
+	{"explain", 'e', NULL, "show the arithmetic behind each verdict"},
+	NG_OPT_JSON("one JSON object per record instead of text"),
+	{"batch", O_BATCH, NULL, "read cases as JSON Lines on standard input, one per line:\n"
+	 "  {\"record\": {...}, \"baseline\": {...}, \"cohort_drops\": [...],\n"
+	 "   \"history\": [raw verdicts], \"blocked\": bool,\n"
+	 "   \"clear_after\": n, \"escalate_after\": n}\n"
+	 "and write one JSON line per input line, in order:\n"
+	 "  {\"verdict\": \"...\"} (+ \"effective\", \"blocked\" with history\n"
+	 "  or blocked), or {\"error\": \"line N: ...\"}"},
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_gate_entry = {
 	.name = "gate",
 	.usage = "--baseline B.json [--cohort-drops D1,D2,...] [--explain] [--json] RECORD.json...\n"
 	         "       nodegate gate --batch < CASES.jsonl",
 	.summary = "Judge qualification runs against a baseline (fail-closed).",
-	.help =
-	"Options:\n"
-	"  -b, --baseline FILE     the baseline for the records' class: {\"class\", \"median\", \"cv\"}\n"
-	"  -c, --cohort-drops LIST fractional drops the rest of the cohort saw in the same\n"
-	"                          change, comma separated (0.12 = 12%% slower than baseline)\n"
-	"  -e, --explain           show the arithmetic behind each verdict\n"
-	"  -j, --json              one JSON object per record instead of text\n"
-	"      --batch             read cases as JSON Lines on standard input, one per line:\n"
-	"                            {\"record\": {...}, \"baseline\": {...}, \"cohort_drops\": [...],\n"
-	"                             \"history\": [raw verdicts], \"blocked\": bool,\n"
-	"                             \"clear_after\": n, \"escalate_after\": n}\n"
-	"                          and write one JSON line per input line, in order:\n"
-	"                            {\"verdict\": \"...\"} (+ \"effective\", \"blocked\" with history\n"
-	"                            or blocked), or {\"error\": \"line N: ...\"}\n"
-	"  -h, --help              this text\n"
-	"\n"
+	.help = "",
+	.opts = gate_opts,
+	.help_tail =
 	"A record is one measurement run: {\"class\", \"samples\": [...], \"wrong\": N|null,\n"
 	"\"diag\": {\"pcie\": \"pass\", ...}}, or an array of records (as --out of\n"
 	"`nodegate run` and `nodegate probe` writes). RECORD \"-\" reads standard input.\n"
@@ -80,7 +86,7 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 	cJSON *doc = ng_load_json_file(path, &text, &len, &err);
 	if (!doc) {
 		fprintf(stderr, "nodegate gate: %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	ng_json_source src = {text, len, doc};
 	int rc = NG_EXIT_OK;
@@ -106,27 +112,20 @@ static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, b
 
 static int exec_gate(struct ng_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"baseline", required_argument, NULL, 'b'},
-		{"cohort-drops", required_argument, NULL, 'c'},
-		{"explain", no_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"batch", no_argument, NULL, 'B'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const char *baseline_path = NULL, *cohort_arg = NULL;
 	bool explain = false, json = false, batch = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "+b:c:ejh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_gate_entry, argc, argv);
+	op.in_order = true;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'b': baseline_path = optarg; break;
-		case 'c': cohort_arg = optarg; break;
+		case 'b': baseline_path = op.arg; break;
+		case 'c': cohort_arg = op.arg; break;
 		case 'e': explain = true; break;
 		case 'j': json = true; break;
-		case 'B': batch = true; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_gate_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_gate_entry, "unrecognised option");
+		case O_BATCH: batch = true; break;
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (batch) {
@@ -149,7 +148,7 @@ static int exec_gate(struct ng_cli *cli, int argc, char **argv)
 	cJSON *bdoc = ng_load_json_file(baseline_path, &btext, &blen, &err);
 	if (!bdoc) {
 		fprintf(stderr, "nodegate gate: baseline %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
 		fprintf(stderr, "nodegate gate: baseline %s: %s\n", baseline_path, err.msg);

@@ -1,6 +1,5 @@
 /* nodegate gpus: the GPUs the store knows each node by, between checks, and
  * forgetting one taken out on purpose (flow/gpu_forget.h). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,14 @@
 #include "flow/gpu_forget.h"
 
 static int exec_gpus(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt gpus_opts[] = {
+	{"reason", 'r', "TEXT", "forget: why (a ticket, an RMA), 1 to 255 characters; required"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("the result as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_gpus_entry = {
 	.name = "gpus",
@@ -31,12 +38,9 @@ const struct ng_cmd_entry ng_cmd_gpus_entry = {
 	"                         check starts from the GPUs the node has. A GPU that\n"
 	"                         comes back is recorded afresh\n"
 	"\n"
-	"Options:\n"
-	"  -r, --reason TEXT   forget: why (a ticket, an RMA), 1 to 255 characters; required\n"
-	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json          the result as JSON\n"
-	"  -h, --help          this text\n"
-	"\n"
+	,
+	.opts = gpus_opts,
+	.help_tail =
 	"Example:\n"
 	"  nodegate gpus forget gpu-node-013 0000:3b:00 --reason \"RMA-2231: GPU 3 pulled\"\n"
 	"\n"
@@ -49,30 +53,25 @@ const struct ng_cmd_entry ng_cmd_gpus_entry = {
 struct opts {
 	const char *spec, *reason;
 	bool json;
+	int next; /* the first operand */
 };
 
 /* -1 to go on, else the exit status. */
 static int parse_opts(const struct ng_cmd_entry *e, int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"reason", required_argument, NULL, 'r'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	memset(o, 0, sizeof *o);
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
 	int c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "r:s:jh", longopts, NULL)) != -1) {
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'r': o->reason = optarg; break;
-		case 's': o->spec = optarg; break;
+		case NG_OPT_EXIT: return op.status;
+		case 'r': o->reason = op.arg; break;
+		case 's': o->spec = op.arg; break;
 		case 'j': o->json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
 		}
 	}
+	o->next = op.next;
 	return -1;
 }
 
@@ -104,7 +103,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(e, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (argc - optind > 1)
+	if (argc - o.next > 1)
 		return ng_cmd_usage_error(e, "gpus list takes at most one NODE");
 	if (o.reason)
 		return ng_cmd_usage_error(e, "--reason is for gpus forget");
@@ -112,7 +111,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_store_node_ref ref = {0};
-	if (optind < argc && (rc = node_of(st, e, argv[optind], &ref)) != 0) {
+	if (o.next < argc && (rc = node_of(st, e, argv[o.next], &ref)) != 0) {
 		ng_store_close(st);
 		return rc;
 	}
@@ -155,7 +154,7 @@ static int cmd_forget(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(e, argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	if (argc - optind != 2)
+	if (argc - o.next != 2)
 		return ng_cmd_usage_error(e, "gpus forget takes NODE and the GPU's UUID or PCI bus");
 	if (!o.reason)
 		return ng_cmd_usage_error(e, "gpus forget needs --reason: why the GPU was taken out");
@@ -165,14 +164,14 @@ static int cmd_forget(struct ng_cli *cli, int argc, char **argv)
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_store_node_ref ref;
-	if ((rc = node_of(st, e, argv[optind], &ref)) != 0) {
+	if ((rc = node_of(st, e, argv[o.next], &ref)) != 0) {
 		ng_store_close(st);
 		return rc;
 	}
 	ng_ctx ctx = {.policy = cli->policy, .store = st, .store_spec = o.spec, .actor = ng_actor()};
 	ng_gpu_forgotten f;
 	ng_err err = {0};
-	rc = ng_gpu_forget(&ctx, ref.id, argv[optind + 1], o.reason, &f, &err);
+	rc = ng_gpu_forget(&ctx, ref.id, argv[o.next + 1], o.reason, &f, &err);
 	ng_store_close(st);
 	if (rc < 0)
 		return err.code == NG_ERR_USAGE ? ng_cmd_usage_error(e, "%s", err.msg)

@@ -29,11 +29,9 @@ const struct ng_cmd_entry ng_cmd_health_entry = {
 	"\n"
 	"--from-nvidia-smi FILE judges a saved `nvidia-smi -q` the same way (its\n"
 	"[N/A] and \"Not Supported\" fields are not read as zero); kernel Xids are\n"
-	"attached only from a --kmsg FILE given with it.\n"
-	"\n"
-	"Options:\n"
-	"      --from-nvidia-smi F judge this saved `nvidia-smi -q` instead of NVML\n" NG_CHECK_COMMON_HELP
-	"\n"
+	"attached only from a --kmsg FILE given with it.\n",
+	.opts = ng_check_health_opts,
+	.help_tail =
 	"One health check of the node runs at a time: a run that finds another alive\n"
 	"(the lock $NODEGATE_STATE_DIR/health.lock, default the store's directory:\n"
 	"/var/lib/nodegate as root) says so and exits 0 at once, checking nothing.\n"

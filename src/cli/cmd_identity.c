@@ -1,5 +1,4 @@
 /* nodegate identity: what this node is, and the class key it gets. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +9,24 @@
 
 static int exec_identity(struct ng_cli *cli, int argc, char **argv);
 
+static const struct ng_opt identity_opts[] = {
+	NG_OPT_JSON("{\"profile\": ..., \"class\": ..., \"software\": ...,\n"
+	 "\"template\": ...}"),
+	{"template", 't', "T", "derive the class with T instead of the policy's\n"
+	 "identity.class_template"},
+	{"root", 'r', "DIR", "read /proc, /sys and /etc under DIR (a copy of another\n"
+	 "node's files) instead of this node's"},
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_identity_entry = {
 	.name = "identity",
 	.usage = "[--json] [--template T] [--root DIR]",
 	.summary = "Print this node's profile and its class key.",
-	.help =
-	"Options:\n"
-	"  -j, --json         {\"profile\": ..., \"class\": ..., \"software\": ...,\n"
-	"                     \"template\": ...}\n"
-	"  -t, --template T   derive the class with T instead of the policy's\n"
-	"                     identity.class_template\n"
-	"  -r, --root DIR     read /proc, /sys and /etc under DIR (a copy of another\n"
-	"                     node's files) instead of this node's\n"
-	"  -h, --help         this text\n"
-	"\n"
+	.help = "",
+	.opts = identity_opts,
+	.help_tail =
 	"The profile is what every probe record carries: a stable node id and where it\n"
 	"came from, CPU, memory, NUMA layout, GPUs, InfiniBand ports, NICs, drives,\n"
 	"firmware, kernel, container and tool versions. Anything that could not be read\n"
@@ -132,24 +135,19 @@ static void print_text(const cJSON *prof, const char *cls, const char *sw, const
 
 static int exec_identity(struct ng_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"template", required_argument, NULL, 't'},
-		{"root", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	bool json = false;
 	const char *tmpl = cli->policy.class_template;
 	ng_identity_opts o = {.root = NULL};
 	int c;
-	while ((c = getopt_long(argc, argv, "+jt:r:h", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_identity_entry, argc, argv);
+	op.in_order = true;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
 		case 'j': json = true; break;
-		case 't': tmpl = optarg; break;
-		case 'r': o.root = optarg; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_identity_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_identity_entry, "unrecognised option");
+		case 't': tmpl = op.arg; break;
+		case 'r': o.root = op.arg; break;
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (optind < argc)

@@ -1,5 +1,4 @@
 /* nodegate ingest: records from files into the store, one transaction per file. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +11,31 @@
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv);
 
+enum { OPT_NOT_IDLE = 256 };
+
+static const struct ng_opt ingest_opts[] = {
+	NG_OPT_STORE,
+	{"accepted", 'a', NULL, "the runs admitted their nodes: baselines are built from\n"
+	 "accepted runs of idle nodes only"},
+	{"not-idle", OPT_NOT_IDLE, NULL, "the nodes were running other work when measured: such runs\n"
+	 "never make a baseline, accepted or not"},
+	{"run-id", 'r', "ID", "the run or import batch the records belong to (default: a\n"
+	 "fresh id, one per invocation)"},
+	{"at", 't', "TIME", "when the records were taken: 2026-11-30, 2026-11-30T05:00Z,\n"
+	 "@UNIXSECONDS (default: now; never in the future)"},
+	NG_OPT_JSON("{\"stored\": [{\"file\", \"records\", \"run_id\", \"ids\"}],\n"
+	 " \"failed\": [{\"file\", \"error\"}]}"),
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_ingest_entry = {
 	.name = "ingest",
 	.usage = "[--store S] [--accepted] [--not-idle] [--run-id ID] [--at TIME] [--json] FILE...",
 	.summary = "Store measurement records, e.g. a fleet's history to build baselines from.",
-	.help =
-	"Options:\n"
-	"  -s, --store S      the store to write (else the global --store, $NODEGATE_STORE,\n"
-	"                     or the default path: docs/store.md)\n"
-	"  -a, --accepted     the runs admitted their nodes: baselines are built from\n"
-	"                     accepted runs of idle nodes only\n"
-	"      --not-idle     the nodes were running other work when measured: such runs\n"
-	"                     never make a baseline, accepted or not\n"
-	"  -r, --run-id ID    the run or import batch the records belong to (default: a\n"
-	"                     fresh id, one per invocation)\n"
-	"  -t, --at TIME      when the records were taken: 2026-11-30, 2026-11-30T05:00Z,\n"
-	"                     @UNIXSECONDS (default: now; never in the future)\n"
-	"  -j, --json         {\"stored\": [{\"file\", \"records\", \"run_id\", \"ids\"}],\n"
-	"                      \"failed\": [{\"file\", \"error\"}]}\n"
-	"  -h, --help         this text\n"
-	"\n"
+	.help = "",
+	.opts = ingest_opts,
+	.help_tail =
 	"A FILE holds a JSON array of records, one record object, or JSON Lines (one\n"
 	"record per line); \"-\" reads standard input. Each record needs its node,\n"
 	"class, metric and domain (a registered metric implies its domain and unit).\n"
@@ -186,31 +190,21 @@ static cJSON *read_records(const char *path, const char *name, size_t **lines, n
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 {
-	enum { OPT_NOT_IDLE = 256 };
-	static const struct option longopts[] = {
-		{"store", required_argument, NULL, 's'},
-		{"accepted", no_argument, NULL, 'a'},
-		{"not-idle", no_argument, NULL, OPT_NOT_IDLE},
-		{"run-id", required_argument, NULL, 'r'},
-		{"at", required_argument, NULL, 't'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_ingest_entry;
 	const char *spec = NULL, *run_arg = NULL, *at_arg = NULL;
 	bool accepted = false, idle = true, json = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "s:ar:t:jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_ingest_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 's': spec = optarg; break;
+		case 's': spec = op.arg; break;
 		case 'a': accepted = true; break;
 		case OPT_NOT_IDLE: idle = false; break;
-		case 'r': run_arg = optarg; break;
-		case 't': at_arg = optarg; break;
+		case 'r': run_arg = op.arg; break;
+		case 't': at_arg = op.arg; break;
 		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (optind == argc)

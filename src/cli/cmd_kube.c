@@ -1,6 +1,5 @@
 /* nodegate kube: a node cordoned, tainted and labelled in Kubernetes, or
  * released (src/land/kube.c, docs/kubernetes.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +7,13 @@
 #include "land/kube.h"
 
 static int exec_kube(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt kube_opts[] = {
+	{"reason", 'r', "R", "why (cordon only; required)"},
+	{"dry-run", 'n', NULL, "print the commands, run none"},
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_kube_entry = {
 	.name = "kube",
@@ -28,13 +34,9 @@ const struct ng_cmd_entry ng_cmd_kube_entry = {
 	"letter or digit) and the value used is printed. NODE must be a Kubernetes node\n"
 	"name (lowercase letters, digits, '-' and '.'). Each kubectl command runs with\n"
 	"an argv, no shell, and a 30 s timeout; every step is tried even when one fails.\n"
-	"$NODEGATE_KUBECTL names the kubectl binary (default: kubectl on PATH).\n"
-	"\n"
-	"Options:\n"
-	"  -r, --reason R   why (cordon only; required)\n"
-	"  -n, --dry-run    print the commands, run none\n"
-	"  -h, --help       this text\n"
-	"\n"
+	"$NODEGATE_KUBECTL names the kubectl binary (default: kubectl on PATH).\n",
+	.opts = kube_opts,
+	.help_tail =
 	"Exit status: 0 every step done; 1 a kubectl command failed, timed out or could\n"
 	"not be started; 2 usage error.\n",
 	.exec = exec_kube,
@@ -43,12 +45,6 @@ const struct ng_cmd_entry ng_cmd_kube_entry = {
 static int exec_kube(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
-	static const struct option longopts[] = {
-		{"reason", required_argument, NULL, 'r'},
-		{"dry-run", no_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_kube_entry;
 	const char *reason = NULL;
 	ng_kube_opts o = {.out = stdout};
@@ -69,12 +65,13 @@ static int exec_kube(struct ng_cli *cli, int argc, char **argv)
 	if (!cordon && strcmp(sub, "release") != 0)
 		return ng_cmd_usage_error(e, "unknown subcommand \"%s\": say cordon or release", sub);
 	optind = 0;
-	while ((c = getopt_long(argc - 1, argv + 1, "r:nh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_kube_entry, argc - 1, argv + 1);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		case 'r': reason = optarg; break;
+		case 'r': reason = op.arg; break;
 		case 'n': o.dry_run = true; break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	int first = optind + 1;

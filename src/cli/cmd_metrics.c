@@ -1,6 +1,5 @@
 /* nodegate metrics: the store as Prometheus metrics, for node_exporter's
  * textfile collector (src/land/metrics.c, docs/metrics.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,18 @@
 #include "land/metrics.h"
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv);
+
+enum { O_SCOPE = 256, O_NODE };
+
+static const struct ng_opt metrics_opts[] = {
+	{"textfile", 't', "DIR", "write DIR/nodegate.prom (DIR must exist)"},
+	{"scope", O_SCOPE, "S", "all (default): everything; node: this node's GPUs and GPU\n"
+	 "checks; fleet: everything but the per-GPU series"},
+	{"node", O_NODE, "NAME", "the node for --scope node (default: the host name)"},
+	NG_OPT_STORE,
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	.name = "metrics",
@@ -31,16 +42,9 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	"Each GPU's last epilog, prolog and health severity and signals carry\n"
 	"dcgm-exporter's labels (gpu, UUID, pci_bus_id, Hostname). With one store\n"
 	"shared by the fleet, run --scope node on every node and --scope fleet on one\n"
-	"host: never all from every host, or each series is exported once per node.\n"
-	"\n"
-	"Options:\n"
-	"  -t, --textfile DIR  write DIR/nodegate.prom (DIR must exist)\n"
-	"      --scope S       all (default): everything; node: this node's GPUs and GPU\n"
-	"                      checks; fleet: everything but the per-GPU series\n"
-	"      --node NAME     the node for --scope node (default: the host name)\n"
-	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"host: never all from every host, or each series is exported once per node.\n",
+	.opts = metrics_opts,
+	.help_tail =
 	"Exit status: 0 written; 2 usage error (or DIR is not a directory); 3 the store\n"
 	"could not be opened or read, or the file could not be written (the old file, if\n"
 	"any, is left whole).\n",
@@ -49,36 +53,28 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 {
-	enum { O_SCOPE = 256, O_NODE };
-	static const struct option longopts[] = {
-		{"scope", required_argument, NULL, O_SCOPE},
-		{"node", required_argument, NULL, O_NODE},
-		{"textfile", required_argument, NULL, 't'},
-		{"store", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_metrics_entry;
 	const char *dir = NULL, *spec = NULL, *node = NULL;
 	ng_metrics_scope scope = NG_METRICS_ALL;
 	int c;
-	while ((c = getopt_long(argc, argv, "t:s:h", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_metrics_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		case 't': dir = optarg; break;
-		case 's': spec = optarg; break;
-		case O_NODE: node = optarg; break;
+		case 't': dir = op.arg; break;
+		case 's': spec = op.arg; break;
+		case O_NODE: node = op.arg; break;
 		case O_SCOPE:
-			if (strcmp(optarg, "all") == 0)
+			if (strcmp(op.arg, "all") == 0)
 				scope = NG_METRICS_ALL;
-			else if (strcmp(optarg, "node") == 0)
+			else if (strcmp(op.arg, "node") == 0)
 				scope = NG_METRICS_NODE;
-			else if (strcmp(optarg, "fleet") == 0)
+			else if (strcmp(op.arg, "fleet") == 0)
 				scope = NG_METRICS_FLEET;
 			else
 				return ng_cmd_usage_error(e, "--scope takes all, node or fleet");
 			break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (optind < argc)

@@ -27,6 +27,23 @@ enum { NPD_OK = 0, NPD_PROBLEM = 1, NPD_UNKNOWN = 2 };
 
 static int exec_npd(struct ng_cli *cli, int argc, char **argv);
 
+enum { NPD_O_STATE = NG_CHECK_O_ROOT + 1, NPD_O_NO_STATE };
+
+/* health's options that make sense for a plugin, and its own. */
+static const struct ng_opt npd_opts[] = {
+	{"deadline", NG_CHECK_O_DEADLINE, "S", "the whole check ends within S seconds (default 10)"},
+	{"kmsg", NG_CHECK_O_KMSG, "FILE", "read kernel Xids from FILE instead of /dev/kmsg"},
+	{"no-kmsg", NG_CHECK_O_NO_KMSG, NULL, "do not read kernel Xids"},
+	{"since", NG_CHECK_O_SINCE, "S", "only Xids from the last S seconds"},
+	{"library", NG_CHECK_O_LIBRARY, "PATH", "the NVML library (also NODEGATE_NVML_LIBRARY)"},
+	{"root", NG_CHECK_O_ROOT, "DIR", "the kernel's view of the GPUs under DIR (also NODEGATE_ROOT)"},
+	{"state", NPD_O_STATE, "FILE", "keep the last problem in FILE (default " NPD_STATE_DEFAULT ";\n"
+	                               "with a stand-in NVML library, none unless given)"},
+	{"no-state", NPD_O_NO_STATE, NULL, "keep nothing between invocations"},
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_npd_entry = {
 	.name = "npd",
 	.usage = "[--deadline S] [--kmsg FILE | --no-kmsg] [--since S] [--library PATH] [--state FILE | --no-state]",
@@ -42,19 +59,8 @@ const struct ng_cmd_entry ng_cmd_npd_entry = {
 	"under 80 characters. It keeps no record, drains nothing and runs no\n"
 	"--on-verdict program: NPD reports the condition, Kubernetes acts on it.\n"
 	"A configuration error (a broken policy, an unknown option) is 2, unknown,\n"
-	"never 1, with one \"CONFIGURATION ERROR\" line on standard error.\n"
-	"\n"
-	"Options (as for health):\n"
-	"      --deadline S        the whole check ends within S seconds (default 10)\n"
-	"      --kmsg FILE         read kernel Xids from FILE instead of /dev/kmsg\n"
-	"      --no-kmsg           do not read kernel Xids\n"
-	"      --since S           only Xids from the last S seconds\n"
-	"      --library PATH      the NVML library (also NODEGATE_NVML_LIBRARY)\n"
-	"      --root DIR          the kernel's view of the GPUs under DIR (also NODEGATE_ROOT)\n"
-	"      --state FILE        keep the last problem in FILE (default " NPD_STATE_DEFAULT ";\n"
-	"                          with a stand-in NVML library, none unless given)\n"
-	"      --no-state          keep nothing between invocations\n"
-	"  -h, --help              this text\n",
+	"never 1, with one \"CONFIGURATION ERROR\" line on standard error.\n",
+	.opts = npd_opts,
 	.exec = exec_npd,
 };
 
@@ -184,32 +190,37 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 	if (!rest)
 		return answer(NPD_UNKNOWN, "nodegate: GPU health unknown: out of memory");
 	int n_rest = 0;
-	for (int i = 0; i < argc; i++) {
-		if (i > 0 && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)) {
+	rest[n_rest++] = argv[0];
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_npd_entry, argc, argv);
+	op.keep_errors = true;
+	int c;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT) {
 			free(rest);
-			ng_cmd_print_help(&ng_cmd_npd_entry, stdout);
-			return NG_EXIT_OK;
+			return op.status;
 		}
-		/* health's own options that make no sense for a plugin */
-		if (i > 0 && (strncmp(argv[i], "--store", 7) == 0 || strcmp(argv[i], "--from-nvidia-smi") == 0 ||
-		              strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)) {
+		if (c == NG_OPT_ERROR) {
 			free(rest);
 			ng_config_guard g;
 			ng_config_guard_for_check(cli, "npd", true, NULL, false, &g);
-			return ng_config_error(&g, NG_CONFIG_OPTION, "%s is not an npd option", argv[i]);
+			return ng_config_error(&g, NG_CONFIG_OPTION, "%s", op.why);
 		}
-		if (i > 0 && strcmp(argv[i], "--state") == 0 && i + 1 < argc) {
-			state = argv[++i];
-			continue;
-		}
-		if (i > 0 && strcmp(argv[i], "--no-state") == 0) {
+		if (c == NPD_O_STATE) {
+			state = op.arg;
+		} else if (c == NPD_O_NO_STATE) {
 			no_state = true;
-			continue;
+		} else {
+			/* the health check's own: handed on to it as given */
+			if (c == NG_CHECK_O_LIBRARY)
+				library = op.arg;
+			rest[n_rest++] = argv[op.next - (op.arg && argv[op.next - 1] == op.arg ? 2 : 1)];
+			if (op.arg && argv[op.next - 1] == op.arg)
+				rest[n_rest++] = argv[op.next - 1];
 		}
-		if (i > 0 && strcmp(argv[i], "--library") == 0 && i + 1 < argc)
-			library = argv[i + 1];
-		rest[n_rest++] = argv[i];
 	}
+	for (int i = op.next; i < argc; i++)
+		rest[n_rest++] = argv[i];
 	const char *path = state_path(state, no_state, library);
 	char kept[256];
 	state_read(path, kept, sizeof kept);

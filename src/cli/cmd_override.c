@@ -1,5 +1,4 @@
 /* nodegate override: a named, expiring exception for one node. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,17 @@
 
 static int exec_override(struct ng_cli *cli, int argc, char **argv);
 
+static const struct ng_opt opts[] = {
+	{"reason", 'r', "TEXT", "why (a ticket, an incident, a planned test), up to 255 characters"},
+	{"expires", 'e', "WHEN", "when it ends: 2026-12-01, 2026-12-01T18:00:00Z, @UNIXSECONDS,\n"
+	                         "or a duration from now: 36h, 7d, 2w (UTC)"},
+	{"by", 'b', "NAME", "who takes responsibility for it, up to 63 characters"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("the override as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_override_entry = {
 	.name = "override",
 	.usage = "NODE --reason TEXT --expires WHEN --by NAME [--store S] [--json]",
@@ -24,17 +34,9 @@ const struct ng_cmd_entry ng_cmd_override_entry = {
 	"result is still reported, and its runs do not feed the class's baselines);\n"
 	"after WHEN it is as if there had been none. Nothing renews it. All three\n"
 	"options are required, and WHEN must be in the future and at most 90 days\n"
-	"ahead: a longer exception is a policy change, not an override.\n"
-	"\n"
-	"Options:\n"
-	"  -r, --reason TEXT   why (a ticket, an incident, a planned test), up to 255 characters\n"
-	"  -e, --expires WHEN  when it ends: 2026-12-01, 2026-12-01T18:00:00Z, @UNIXSECONDS,\n"
-	"                      or a duration from now: 36h, 7d, 2w (UTC)\n"
-	"  -b, --by NAME       who takes responsibility for it, up to 63 characters\n"
-	"  -s, --store S       the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json          the override as JSON\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"ahead: a longer exception is a policy change, not an override.\n",
+	.opts = opts,
+	.help_tail =
 	"Example:\n"
 	"  nodegate override gpu-node-013 --reason \"INC-4411: vendor on site, run\n"
 	"      burn-in\" --expires 36h --by alice\n"
@@ -46,28 +48,20 @@ const struct ng_cmd_entry ng_cmd_override_entry = {
 
 static int exec_override(struct ng_cli *cli, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"reason", required_argument, NULL, 'r'},
-		{"expires", required_argument, NULL, 'e'},
-		{"by", required_argument, NULL, 'b'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_override_entry;
 	const char *spec = NULL, *reason = NULL, *expires = NULL, *by = NULL;
 	bool json = false;
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
 	int c;
-	while ((c = getopt_long(argc, argv, "r:e:b:s:jh", longopts, NULL)) != -1) {
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'r': reason = optarg; break;
-		case 'e': expires = optarg; break;
-		case 'b': by = optarg; break;
-		case 's': spec = optarg; break;
+		case NG_OPT_EXIT: return op.status;
+		case 'r': reason = op.arg; break;
+		case 'e': expires = op.arg; break;
+		case 'b': by = op.arg; break;
+		case 's': spec = op.arg; break;
 		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
 		}
 	}
 	if (argc - optind != 1)

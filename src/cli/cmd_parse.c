@@ -1,15 +1,25 @@
 /* nodegate parse: what a tool printed, as nodegate records. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/parse_readers.h"
 #include "parse/parse.h"
 
 static int exec_parse(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt parse_opts[] = {
+	NG_OPT_JSON("JSON (the default)"),
+	{"table", 't', NULL, "a readable view instead of JSON"},
+	{"exit-status", 'x', "N", "how the tool exited, when known (dcgmi's exit codes\n"
+	 "205, 226, 217, 204, 203 carry meaning)"},
+	{"signal", 's', "N", "the tool was killed by signal N"},
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_parse_entry = {
 	.name = "parse",
@@ -21,16 +31,9 @@ const struct ng_cmd_entry ng_cmd_parse_entry = {
 	"the GPU snapshot epilog and health judge), xid (kernel log text: its Xid\n"
 	"lines) or sacct (sacct --parsable2 job accounting). FILE \"-\" reads\n"
 	"standard input. Launcher prefixes (srun -l, mpirun --tag-output, kubectl\n"
-	"--prefix, ts and journald timestamps) are read through (docs/parsers.md).\n"
-	"\n"
-	"Options:\n"
-	"  -j, --json           JSON (the default)\n"
-	"  -t, --table          a readable view instead of JSON\n"
-	"  -x, --exit-status N  how the tool exited, when known (dcgmi's exit codes\n"
-	"                       205, 226, 217, 204, 203 carry meaning)\n"
-	"  -s, --signal N       the tool was killed by signal N\n"
-	"  -h, --help           this text\n"
-	"\n"
+	"--prefix, ts and journald timestamps) are read through (docs/parsers.md).\n",
+	.opts = parse_opts,
+	.help_tail =
 	"Anything the parser could not read becomes a record with no samples and a\n"
 	"\"reason\", never a number. Exit status: 0 when every record holds a\n"
 	"measurement (nvidia-smi: a dump that reached NVML; xid: always; sacct:\n"
@@ -83,32 +86,26 @@ static int print_records(cJSON *records, bool table)
 static int exec_parse(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"table", no_argument, NULL, 't'},
-		{"exit-status", required_argument, NULL, 'x'},
-		{"signal", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	bool table = false, json = false;
 	ng_run_status st = NG_RUN_STATUS_UNKNOWN;
 	int c;
-	while ((c = getopt_long(argc, argv, "+jtx:s:h", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_parse_entry, argc, argv);
+	op.in_order = true;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 't': table = true; break;
 		case 'x':
-			if (!parse_int(optarg, 0, 255, &st.exit_status))
+			if (!parse_int(op.arg, 0, 255, &st.exit_status))
 				return ng_cmd_usage_error(&ng_cmd_parse_entry, "--exit-status takes 0 to 255");
 			break;
 		case 's':
-			if (!parse_int(optarg, 1, 64, &st.signal))
+			if (!parse_int(op.arg, 1, 64, &st.signal))
 				return ng_cmd_usage_error(&ng_cmd_parse_entry, "--signal takes 1 to 64");
 			st.exit_status = -1;
 			break;
-		case 'h': ng_cmd_print_help(&ng_cmd_parse_entry, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(&ng_cmd_parse_entry, "unrecognised option");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (json && table)
@@ -130,7 +127,7 @@ static int exec_parse(struct ng_cli *cli, int argc, char **argv)
 	char *text = ng_read_file(argv[optind + 1], &len, &err);
 	if (!text) {
 		fprintf(stderr, "nodegate parse: %s\n", err.msg);
-		return NG_EXIT_USAGE;
+		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
 	if (reader) {
 		cJSON *doc = NULL;

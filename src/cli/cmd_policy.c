@@ -10,6 +10,12 @@
 
 static int exec_policy(struct ng_cli *cli, int argc, char **argv);
 
+static const struct ng_opt policy_opts[] = {
+	NG_OPT_JSON("a JSON object instead of a table"),
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_policy_entry = {
 	.name = "policy",
 	.usage = "[--json]\n"
@@ -20,11 +26,9 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	         "                              [--install PATH | --no-install] [--days N] [--json]\n"
 	         "       nodegate policy history [--json]",
 	.summary = "Print the effective policy and where each value came from.",
-	.help =
-	"Options:\n"
-	"  -j, --json   a JSON object instead of a table\n"
-	"  -h, --help   this text\n"
-	"\n"
+	.help = "",
+	.opts = policy_opts,
+	.help_tail =
 	"Values come from the built-in defaults (the fabric-gate runbook's), overridden\n"
 	"by a policy file: --policy FILE, else $NODEGATE_POLICY, else\n"
 	"/etc/nodegate/policy.json when it exists. A policy file looks like:\n"
@@ -80,19 +84,19 @@ static int policy_check(int argc, char **argv)
 	const struct ng_cmd_entry *e = &ng_cmd_policy_entry;
 	const char *file = NULL;
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0)
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
+	int c;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
+		if (c == 'j')
 			json = true;
-		else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			ng_cmd_print_help(e, stdout);
-			return NG_EXIT_OK;
-		} else if (argv[i][0] == '-' && argv[i][1])
-			return ng_cmd_usage_error(e, "policy check: unknown option %s", argv[i]);
-		else if (file)
-			return ng_cmd_usage_error(e, "policy check takes one FILE");
-		else
-			file = argv[i];
 	}
+	if (argc - op.next > 1)
+		return ng_cmd_usage_error(e, "policy check takes one FILE");
+	if (op.next < argc)
+		file = argv[op.next];
 	if (!file)
 		return ng_cmd_usage_error(e, "policy check: name the policy FILE to check");
 	ng_policy pol;

@@ -40,6 +40,6 @@ static int exec_probe(struct ng_cli *cli, int argc, char **argv)
 	}
 	for (const struct ng_probe_kind *const *k = kinds; *k; k++)
 		if (strcmp((*k)->name, argv[1]) == 0)
-			return (*k)->main(cli, *k, argc - 1, argv + 1);
+			return ng_probe_main(cli, *k, argc - 1, argv + 1);
 	return ng_cmd_usage_error(&ng_cmd_probe_entry, "unknown probe kind \"%s\"", argv[1]);
 }

@@ -12,11 +12,9 @@ const struct ng_cmd_entry ng_cmd_prolog_entry = {
 	"(SLURM_JOB_GPUS or --gpus). A non-zero Prolog makes Slurm drain the node and\n"
 	"requeue the job, so only degraded or fatal exits 1; nothing to check, NVML\n"
 	"missing, failing or hanging exit 0. Kernel Xids from the last hour are\n"
-	"attached unless --since says otherwise.\n"
-	"\n"
-	"Options:\n"
-	"      --gpus LIST         the GPUs to check instead of SLURM_JOB_GPUS\n" NG_CHECK_COMMON_HELP
-	"\n"
+	"attached unless --since says otherwise.\n",
+	.opts = ng_check_job_opts,
+	.help_tail =
 	"Exit status: 1 degraded or fatal (Slurm drains the node and requeues the job);\n"
 	"0 everything else, a configuration error (broken policy, unknown option)\n"
 	"included: one \"CONFIGURATION ERROR\" line on standard error instead.\n"

@@ -1,6 +1,5 @@
 /* nodegate quarantine: the quarantine cases in the store, and their evidence. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,14 @@
 #include "cli/store_cli.h"
 
 static int exec_quarantine(struct ng_cli *cli, int argc, char **argv);
+
+static const struct ng_opt quarantine_opts[] = {
+	{"all", 'a', NULL, "list closed cases too"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("JSON instead of a table"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	.name = "quarantine",
@@ -26,14 +33,9 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	"\n"
 	"  list   open cases (--all: closed ones too), newest first\n"
 	"  show   one case, whole: by NODE its open case, else its newest one; a\n"
-	"         number that names no node is a case ID\n"
-	"\n"
-	"Options:\n"
-	"  -a, --all       list closed cases too\n"
-	"  -s, --store S   the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json      JSON instead of a table\n"
-	"  -h, --help      this text\n"
-	"\n"
+	"         number that names no node is a case ID\n",
+	.opts = quarantine_opts,
+	.help_tail =
 	"Exit status: 0 done; 1 show: no such case; 2 usage error; 3 the store could not\n"
 	"be opened or read.\n",
 	.exec = exec_quarantine,
@@ -87,29 +89,19 @@ static void free_cases(ng_store_case *cs, size_t n)
 static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, bool *all,
                       bool *json)
 {
-	static const struct option longopts[] = {
-		{"all", no_argument, NULL, 'a'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
 	*spec = NULL;
 	*all = *json = false;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "as:jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_quarantine_entry, argc, argv);
+	op.only = allow_all ? "asj" : "sj";
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'a':
-			if (!allow_all)
-				return ng_cmd_usage_error(e, "quarantine %s takes no --all", argv[0]);
-			*all = true;
-			break;
-		case 's': *spec = optarg; break;
+		case 'a': *all = true; break;
+		case 's': *spec = op.arg; break;
 		case 'j': *json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	return -1;

@@ -1,6 +1,5 @@
 /* nodegate release: closes a node's quarantine case once its release
  * condition holds, or by an administrator's named decision. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,24 @@
 #include "land/slurm.h"
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv);
+
+enum { OPT_MANUAL = 256, OPT_LAND, OPT_NODE };
+
+static const struct ng_opt release_opts[] = {
+	{"manual", OPT_MANUAL, NULL, "release without the passing runs (needs --by and --reason)"},
+	{"by", 'b', "NAME", "who releases (default: the invoking user, $SUDO_USER first)"},
+	{"reason", 'r', "TEXT", "why, kept with the case"},
+	{"land", OPT_LAND, "slurm|none", "slurm: once the case is closed, resume the node through\n"
+	 "scontrol, only if nodegate drained it for this case (its\n"
+	 "reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
+	 "operator's drain or another check's is left alone. Audited\n"
+	 "as land.resume. Default none"},
+	{"node", OPT_NODE, "NAME", "the Slurm node name, when not the case's scheduler name"},
+	NG_OPT_STORE,
+	NG_OPT_JSON("the closed case as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_release_entry = {
 	.name = "release",
@@ -29,22 +46,9 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"--manual is the administrator-led release, e.g. after a longer diagnostic or a\n"
 	"repair (a replaced GPU, a reseated cable): it needs --by and --reason, and the\n"
 	"case and the audit log keep both. Prefer re-running the failed test: a manual\n"
-	"release admits a node nothing has measured since it failed.\n"
-	"\n"
-	"Options:\n"
-	"      --manual       release without the passing runs (needs --by and --reason)\n"
-	"  -b, --by NAME      who releases (default: the invoking user, $SUDO_USER first)\n"
-	"  -r, --reason TEXT  why, kept with the case\n"
-	"      --land slurm|none  slurm: once the case is closed, resume the node through\n"
-	"                     scontrol, only if nodegate drained it for this case (its\n"
-	"                     reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
-	"                     operator's drain or another check's is left alone. Audited\n"
-	"                     as land.resume. Default none\n"
-	"      --node NAME    the Slurm node name, when not the case's scheduler name\n"
-	"  -s, --store S      the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"  -j, --json         the closed case as JSON\n"
-	"  -h, --help         this text\n"
-	"\n"
+	"release admits a node nothing has measured since it failed.\n",
+	.opts = release_opts,
+	.help_tail =
 	"Exit status: 0 released; 1 not released (no open case, or the condition does not\n"
 	"hold yet); 2 usage error; 3 the store could not be opened, read or written.\n",
 	.exec = exec_release,
@@ -92,38 +96,27 @@ static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv)
 {
-	enum { OPT_MANUAL = 256, OPT_LAND, OPT_NODE };
-	static const struct option longopts[] = {
-		{"manual", no_argument, NULL, OPT_MANUAL},
-		{"land", required_argument, NULL, OPT_LAND},
-		{"node", required_argument, NULL, OPT_NODE},
-		{"by", required_argument, NULL, 'b'},
-		{"reason", required_argument, NULL, 'r'},
-		{"store", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
 	const char *spec = NULL, *by = NULL, *reason = NULL;
 	bool manual = false, json = false, land_slurm = false;
 	const char *land_node = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "b:r:s:jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_release_entry, argc, argv);
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
 		case OPT_MANUAL: manual = true; break;
 		case OPT_LAND:
-			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "none") != 0)
+			if (strcmp(op.arg, "slurm") != 0 && strcmp(op.arg, "none") != 0)
 				return ng_cmd_usage_error(e, "--land takes slurm or none");
-			land_slurm = strcmp(optarg, "slurm") == 0;
+			land_slurm = strcmp(op.arg, "slurm") == 0;
 			break;
-		case OPT_NODE: land_node = optarg; break;
-		case 'b': by = optarg; break;
-		case 'r': reason = optarg; break;
-		case 's': spec = optarg; break;
+		case OPT_NODE: land_node = op.arg; break;
+		case 'b': by = op.arg; break;
+		case 'r': reason = op.arg; break;
+		case 's': spec = op.arg; break;
 		case 'j': json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (argc - optind != 1)

@@ -1,7 +1,6 @@
 /* nodegate report: the fleet as a page an operator can look at: where each
  * node sits among its peers, what was quarantined and why, when the fleet
  * moved together, GPU-hours lost and to what, and the gate's own mistakes. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +14,32 @@
 #include "core/atomic_file.h"
 
 static int exec_report(struct ng_cli *cli, int argc, char **argv);
+
+enum { O_SACCT = 256, O_NO_SACCT, O_RECENT, O_STRAGGLE, O_GRACE, O_REPLAY };
+
+static const struct ng_opt report_opts[] = {
+	{"html", 'o', "FILE", "write the HTML page to FILE"},
+	NG_OPT_JSON("print the report as JSON"),
+	{"days", 'd', "N", "the window, 1 to 366 days (default 30)"},
+	{"class", 'c', "C", "only class C"},
+	{"top", 't', "N", "nodes in the GPU-hours table (default 20)"},
+	NG_OPT_STORE,
+	{"sacct", O_SACCT, "FILE", "job accounting saved from `sacct --allusers --allocations\n"
+	 "--parsable2 --noheader --format=JobID,NodeList,AllocTRES,\n"
+	 "Start,End,State,ExitCode` run with TZ=UTC ('-': stdin)"},
+	{"no-sacct", O_NO_SACCT, NULL, "no job accounting: no GPU-hours, findings only\n"
+	 "(default: run sacct when it is installed, 60 s at most)"},
+	{"recent-days", O_RECENT, "N", "a node's plotted value is its median over this many\n"
+	 "days (default 7)"},
+	{"straggle-days", O_STRAGGLE, "N", "a finding this soon after an admission makes it a later\n"
+	 "straggler (default 7)"},
+	{"replay", O_REPLAY, "FILE", "add a section with a replay's result (`nodegate policy\n"
+	                                 "replay --json` saved to FILE, docs/policy-changes.md)"},
+	{"grace-hours", O_GRACE, "N", "a finding this long after a failed job still blames its\n"
+	 "node (default 24)"},
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_report_entry = {
 	.name = "report",
@@ -45,37 +70,15 @@ const struct ng_cmd_entry ng_cmd_report_entry = {
 	"\n"
 	"With --html the page is one self-contained file (inline SVG and CSS, no\n"
 	"script, nothing fetched), written atomically. With --json the same content\n"
-	"goes to standard output as JSON. With neither, a short summary is printed.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --html FILE        write the HTML page to FILE\n"
-	"  -j, --json             print the report as JSON\n"
-	"  -d, --days N           the window, 1 to 366 days (default 30)\n"
-	"  -c, --class C          only class C\n"
-	"  -t, --top N            nodes in the GPU-hours table (default 20)\n"
-	"  -s, --store S          the store (else the global --store, $NODEGATE_STORE, default)\n"
-	"      --sacct FILE       job accounting saved from `sacct --allusers --allocations\n"
-	"                         --parsable2 --noheader --format=JobID,NodeList,AllocTRES,\n"
-	"                         Start,End,State,ExitCode` run with TZ=UTC ('-': stdin)\n"
-	"      --no-sacct         no job accounting: no GPU-hours, findings only\n"
-	"                         (default: run sacct when it is installed, 60 s at most)\n"
-	"      --recent-days N    a node's plotted value is its median over this many\n"
-	"                         days (default 7)\n"
-	"      --straggle-days N  a finding this soon after an admission makes it a later\n"
-	"                         straggler (default 7)\n"
-	"      --replay FILE      add a section with a replay's result (`nodegate policy\n"
-	"                         replay --json` saved to FILE, docs/policy-changes.md)\n"
-	"      --grace-hours N    a finding this long after a failed job still blames its\n"
-	"                         node (default 24)\n"
-	"  -h, --help             this text\n"
-	"\n"
+	"goes to standard output as JSON. With neither, a short summary is printed.\n",
+	.opts = report_opts,
+	.help_tail =
 	"$NODEGATE_NOW replaces the clock. Exit status: 0 done; 1 the HTML file could\n"
 	"not be written; 2 usage error or an unreadable --sacct file; 3 the store\n"
 	"could not be opened or read.\n",
 	.exec = exec_report,
 };
 
-enum { O_SACCT = 256, O_NO_SACCT, O_RECENT, O_STRAGGLE, O_GRACE, O_REPLAY };
 
 static int number(const struct ng_cmd_entry *e, const char *opt, const char *v, long lo, long hi,
                   int64_t *out)
@@ -119,22 +122,6 @@ static void summary(const struct ng_report *r)
 static int exec_report(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_report_entry;
-	static const struct option longopts[] = {
-		{"html", required_argument, NULL, 'o'},
-		{"json", no_argument, NULL, 'j'},
-		{"days", required_argument, NULL, 'd'},
-		{"class", required_argument, NULL, 'c'},
-		{"top", required_argument, NULL, 't'},
-		{"store", required_argument, NULL, 's'},
-		{"sacct", required_argument, NULL, O_SACCT},
-		{"no-sacct", no_argument, NULL, O_NO_SACCT},
-		{"recent-days", required_argument, NULL, O_RECENT},
-		{"straggle-days", required_argument, NULL, O_STRAGGLE},
-		{"grace-hours", required_argument, NULL, O_GRACE},
-		{"replay", required_argument, NULL, O_REPLAY},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	struct ng_report r;
 	memset(&r, 0, sizeof r);
 	r.o = (struct ng_report_opts){.days = 30, .top = 20, .straggle_days = 7, .grace_hours = 24,
@@ -143,22 +130,23 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	bool json = false;
 	int64_t top = 20;
 	int c, rc = -1;
-	while (rc < 0 && (c = getopt_long(argc, argv, "o:jd:c:t:s:h", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_report_entry, argc, argv);
+	while (rc < 0 && (c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'o': html = optarg; break;
+		case 'o': html = op.arg; break;
 		case 'j': json = true; break;
-		case 'd': rc = number(e, "--days", optarg, 1, 366, &r.o.days); break;
-		case 'c': r.o.class_key = optarg; break;
-		case 't': rc = number(e, "--top", optarg, 1, 100000, &top); break;
-		case 's': spec = optarg; break;
-		case O_SACCT: r.o.sacct_file = optarg; break;
+		case 'd': rc = number(e, "--days", op.arg, 1, 366, &r.o.days); break;
+		case 'c': r.o.class_key = op.arg; break;
+		case 't': rc = number(e, "--top", op.arg, 1, 100000, &top); break;
+		case 's': spec = op.arg; break;
+		case O_SACCT: r.o.sacct_file = op.arg; break;
 		case O_NO_SACCT: r.o.no_sacct = true; break;
-		case O_RECENT: rc = number(e, "--recent-days", optarg, 1, 366, &r.o.recent_days); break;
-		case O_STRAGGLE: rc = number(e, "--straggle-days", optarg, 1, 366, &r.o.straggle_days); break;
-		case O_GRACE: rc = number(e, "--grace-hours", optarg, 0, 24 * 366, &r.o.grace_hours); break;
-		case O_REPLAY: replay_file = optarg; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
+		case O_RECENT: rc = number(e, "--recent-days", op.arg, 1, 366, &r.o.recent_days); break;
+		case O_STRAGGLE: rc = number(e, "--straggle-days", op.arg, 1, 366, &r.o.straggle_days); break;
+		case O_GRACE: rc = number(e, "--grace-hours", op.arg, 0, 24 * 366, &r.o.grace_hours); break;
+		case O_REPLAY: replay_file = op.arg; break;
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (rc >= 0)

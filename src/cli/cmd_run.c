@@ -1,7 +1,6 @@
 /* nodegate run: run a measurement tool through the harness, read its output
  * into records, and optionally judge them with the gate. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,27 @@
 
 static int exec_run(struct ng_cli *cli, int argc, char **argv);
 
+enum { O_NO_PROBE = NG_OPT_LONG };
+
+static const struct ng_opt run_opts[] = {
+	{"repeat", 'n', "N", "run N times; each metric's samples are merged (default 1)"},
+	{"timeout", 't', "S", "seconds per run before the run is killed (default 600)"},
+	{"raw-dir", 'r', "DIR", "keep each run's raw stdout/stderr there (sha256 is always kept)"},
+	{"class", 'C', "CLASS", "the topology class to record (must match the baseline's)"},
+	{"node", 'N', "NAME", "the node identity to record (default: its stable id,\n"
+	 "with its scheduler name as node_name: docs/naming.md)"},
+	{"diag", 'd', "FILE", "records holding a \"diag\" map (e.g. the --out of\n"
+	 "`nodegate run dcgmi`), copied into records that have none"},
+	{"baseline", 'b', "FILE", "judge the records with the gate against this baseline"},
+	{"cohort-drops", 'c', "L", "the cohort's drops, as for `nodegate gate`"},
+	{"explain", 'e', NULL, "show the gate's arithmetic"},
+	NG_OPT_JSON("print {\"records\": [...], \"verdicts\": [...]} as JSON"),
+	{"out", 'o', "FILE", "also write the records there (atomically)"},
+	{"no-probe", O_NO_PROBE, NULL, "do not check options against the help text"},
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_run_entry = {
 	.name = "run",
 	.usage = "TOOL [--repeat N] [--timeout S] [--raw-dir DIR] [--class CLASS] [--node NAME]\n"
@@ -29,25 +49,9 @@ const struct ng_cmd_entry ng_cmd_run_entry = {
 	"dcgmi SUBCOMMAND -h) and refuses to pass an option it does not list: an\n"
 	"nccl-tests build that does not know -I prints usage and exits 0 having\n"
 	"measured nothing. A missing binary, a timeout or a crash is a record with no\n"
-	"samples that says so, never a pass.\n"
-	"\n"
-	"Options:\n"
-	"  -n, --repeat N        run N times; each metric's samples are merged (default 1)\n"
-	"  -t, --timeout S       seconds per run before the run is killed (default 600)\n"
-	"  -r, --raw-dir DIR     keep each run's raw stdout/stderr there (sha256 is always kept)\n"
-	"  -C, --class CLASS     the topology class to record (must match the baseline's)\n"
-	"  -N, --node NAME       the node identity to record (default: its stable id,\n"
-	"                        with its scheduler name as node_name: docs/naming.md)\n"
-	"  -d, --diag FILE       records holding a \"diag\" map (e.g. the --out of\n"
-	"                        `nodegate run dcgmi`), copied into records that have none\n"
-	"  -b, --baseline FILE   judge the records with the gate against this baseline\n"
-	"  -c, --cohort-drops L  the cohort's drops, as for `nodegate gate`\n"
-	"  -e, --explain         show the gate's arithmetic\n"
-	"  -j, --json            print {\"records\": [...], \"verdicts\": [...]} as JSON\n"
-	"  -o, --out FILE        also write the records there (atomically)\n"
-	"      --no-probe        do not check options against the help text\n"
-	"  -h, --help            this text\n"
-	"\n"
+	"samples that says so, never a pass.\n",
+	.opts = run_opts,
+	.help_tail =
 	"Exit status: with --baseline, 0 when every judged record is admissible and\n"
 	"1 when any is not; without, 0 when every record holds a measurement and 1\n"
 	"when any holds none; 2 on usage errors.\n",
@@ -111,48 +115,34 @@ int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err)
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
-	static const struct option longopts[] = {
-		{"repeat", required_argument, NULL, 'n'},
-		{"timeout", required_argument, NULL, 't'},
-		{"raw-dir", required_argument, NULL, 'r'},
-		{"class", required_argument, NULL, 'C'},
-		{"node", required_argument, NULL, 'N'},
-		{"diag", required_argument, NULL, 'd'},
-		{"baseline", required_argument, NULL, 'b'},
-		{"cohort-drops", required_argument, NULL, 'c'},
-		{"explain", no_argument, NULL, 'e'},
-		{"json", no_argument, NULL, 'j'},
-		{"out", required_argument, NULL, 'o'},
-		{"no-probe", no_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	double v;
 	int c;
 	/* "+": stop at the first non-option, so COMMAND's own options stay its own. */
-	while ((c = getopt_long(argc, argv, "+n:t:r:C:N:d:b:c:ejo:h", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_run_entry, argc, argv);
+	op.in_order = true;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
 		case 'n':
-			if (!parse_positive(optarg, 100000, &v) || v != floor(v))
+			if (!parse_positive(op.arg, 100000, &v) || v != floor(v))
 				return ng_cmd_usage_error(&ng_cmd_run_entry, "--repeat takes a whole number, 1 to 100000");
 			a->h.repeat = (unsigned)v;
 			break;
 		case 't':
-			if (!parse_positive(optarg, 86400 * 7, &a->h.timeout_s))
+			if (!parse_positive(op.arg, 86400 * 7, &a->h.timeout_s))
 				return ng_cmd_usage_error(&ng_cmd_run_entry, "--timeout takes seconds, more than 0");
 			break;
-		case 'r': a->h.raw_dir = optarg; break;
-		case 'C': a->h.cls = optarg; break;
-		case 'N': a->h.node = optarg; break;
-		case 'd': a->diag_path = optarg; break;
-		case 'b': a->baseline_path = optarg; break;
-		case 'c': a->cohort = optarg; break;
+		case 'r': a->h.raw_dir = op.arg; break;
+		case 'C': a->h.cls = op.arg; break;
+		case 'N': a->h.node = op.arg; break;
+		case 'd': a->diag_path = op.arg; break;
+		case 'b': a->baseline_path = op.arg; break;
+		case 'c': a->cohort = op.arg; break;
 		case 'e': a->explain = true; break;
 		case 'j': a->json = true; break;
-		case 'o': a->out_path = optarg; break;
-		case 'P': a->h.probe = false; break;
-		case 'h': ng_cmd_print_help(&ng_cmd_run_entry, stdout); return -1;
-		default: return ng_cmd_usage_error(&ng_cmd_run_entry, "unrecognised option");
+		case 'o': a->out_path = op.arg; break;
+		case O_NO_PROBE: a->h.probe = false; break;
+		case NG_OPT_EXIT: return op.status == NG_EXIT_OK ? -1 : op.status; /* -1: help given */
 		}
 	}
 	return 0;

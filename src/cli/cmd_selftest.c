@@ -15,7 +15,6 @@
  * a file that does not exist, so nothing here can reach Slurm. */
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +38,23 @@
 #define CLASS "selftest"
 #define SOFTWARE "sw-selftest"
 
-extern char **environ;
 
 static int selftest_main(struct ng_cli *cli, int argc, char **argv);
+
+enum { O_LIBRARY = 256, O_KEEP, O_BREAK };
+
+static const struct ng_opt selftest_opts[] = {
+	{"library", O_LIBRARY, "PATH", "the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
+	 "beside the nodegate binary, else in ../lib/nodegate/)"},
+	{"break", O_BREAK, "LINK", "break one link on purpose, to see the selftest catch it:\n"
+	 "nvml (the GPU cases get a library that does not exist:\n"
+	 "the faults no longer drain) or store (the admission\n"
+	 "cases get a store that cannot be written)"},
+	{"keep", O_KEEP, NULL, "keep the temporary directory (its path is printed)"},
+	NG_OPT_JSON("the rows as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
 
 const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	.name = "selftest",
@@ -72,19 +85,9 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"what the landing would do (verdict, drain flag, drain reason) with the table;\n"
 	"no scontrol is run (NODEGATE_SCONTROL names a file that does not exist).\n"
 	"Everything happens in a fresh temporary directory with its own store and\n"
-	"policy; this machine's store, policy, kernel log, GPUs and Slurm are not used.\n"
-	"\n"
-	"Options:\n"
-	"      --library PATH  the synthetic NVML library (default: " SYNTH_LIBRARY "\n"
-	"                      beside the nodegate binary, else in ../lib/nodegate/)\n"
-	"      --break LINK    break one link on purpose, to see the selftest catch it:\n"
-	"                      nvml (the GPU cases get a library that does not exist:\n"
-	"                      the faults no longer drain) or store (the admission\n"
-	"                      cases get a store that cannot be written)\n"
-	"      --keep          keep the temporary directory (its path is printed)\n"
-	"  -j, --json          the rows as JSON\n"
-	"  -h, --help          this text\n"
-	"\n"
+	"policy; this machine's store, policy, kernel log, GPUs and Slurm are not used.\n",
+	.opts = selftest_opts,
+	.help_tail =
 	"Exit status: 0 every row as expected; 1 some row is not (each says why);\n"
 	"2 a usage error, or the temporary directory or library could not be used.\n",
 	.exec = selftest_main,
@@ -140,32 +143,11 @@ static void remove_dir(const char *dir)
 
 /* ---- the environment every run gets --------------------------------------------------- */
 
-static void clear_prefix(const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	for (;;) {
-		char name[256] = "";
-		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, prefix, pl) == 0) {
-				const char *eq = strchr(*e, '=');
-				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
-				if (l < sizeof name) {
-					memcpy(name, *e, l);
-					name[l] = '\0';
-					break;
-				}
-			}
-		if (!name[0])
-			return;
-		unsetenv(name);
-	}
-}
-
 static void base_env(const struct ctx *c)
 {
 	char scontrol[PATH_MAX];
-	clear_prefix("SLURM_");
-	clear_prefix("NODEGATE_");
+	ng_cli_unset_prefix("SLURM_");
+	ng_cli_unset_prefix("NODEGATE_");
 	snprintf(scontrol, sizeof scontrol, "%s/no-scontrol", c->dir);
 	setenv("NODEGATE_SCONTROL", scontrol, 1);
 	setenv("NODEGATE_KMSG", c->kmsg, 1);
@@ -524,32 +506,24 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 {
 	(void)cli;
 	const struct ng_cmd_entry *e = &ng_cmd_selftest_entry;
-	enum { O_LIBRARY = 256, O_KEEP, O_BREAK };
-	static const struct option longopts[] = {
-		{"library", required_argument, NULL, O_LIBRARY},
-		{"keep", no_argument, NULL, O_KEEP},
-		{"break", required_argument, NULL, O_BREAK},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const char *library = NULL, *brk = NULL;
 	bool keep = false;
 	static struct ctx c; /* large; one per process */
 	memset(&c, 0, sizeof c);
 	int opt;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &ng_cmd_selftest_entry, argc, argv);
+	while ((opt = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (opt) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 'j': c.json = true; break;
-		case O_LIBRARY: library = optarg; break;
+		case O_LIBRARY: library = op.arg; break;
 		case O_KEEP: keep = true; break;
 		case O_BREAK:
-			if (strcmp(optarg, "nvml") != 0 && strcmp(optarg, "store") != 0)
-				return ng_cmd_usage_error(e, "--break is nvml or store, not \"%s\"", optarg);
-			brk = optarg;
+			if (strcmp(op.arg, "nvml") != 0 && strcmp(op.arg, "store") != 0)
+				return ng_cmd_usage_error(e, "--break is nvml or store, not \"%s\"", op.arg);
+			brk = op.arg;
 			break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case NG_OPT_EXIT: return op.status;
 		}
 	}
 	if (optind < argc)

@@ -6,15 +6,19 @@
 
 static int exec_verdicts(struct ng_cli *cli, int argc, char **argv);
 
+static const struct ng_opt verdicts_opts[] = {
+	NG_OPT_JSON("a JSON array instead of text"),
+	NG_OPT_HELP,
+	{0},
+};
+
 const struct ng_cmd_entry ng_cmd_verdicts_entry = {
 	.name = "verdicts",
 	.usage = "[--json]",
 	.summary = "List every gate verdict, what it means and where it lands.",
-	.help =
-	"Options:\n"
-	"  -j, --json   a JSON array instead of text\n"
-	"  -h, --help   this text\n"
-	"\n"
+	.help = "",
+	.opts = verdicts_opts,
+	.help_tail =
 	"Only pass and warn are admissible. \"hard\" verdicts are not statements about\n"
 	"performance; hysteresis never rewrites them.\n",
 	.exec = exec_verdicts,

@@ -55,6 +55,9 @@ struct fabric_opts {
 
 /* Reads the options every fabric verb shares (one getopt loop). Returns -1 to
  * go on with argv[optind..] the node arguments, else an exit status. */
+/* The options of `nodegate fabric` (fabric_opts.c): one table for its --help
+ * and every subcommand. */
+extern const struct ng_opt ng_fabric_opts[];
 int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc, char **argv,
                       struct fabric_opts *o, const char **peers);
 

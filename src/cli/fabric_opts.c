@@ -1,7 +1,6 @@
 /* The options every fabric verb shares, and what a test is judged against:
  * --expect-busbw, or the store's baseline of the test's topology (fabric.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,33 +35,48 @@ static bool positive(const char *s, double *out)
 	return true;
 }
 
+enum { O_LAUNCHER = NG_OPT_LONG, O_NCCL, O_PERFTEST, O_SECONDS, O_TIMEOUT, O_EXPECT, O_RAIL,
+       O_HCAS, O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS, O_OUT, O_PER_RAIL, O_DIAG };
+
+const struct ng_opt ng_fabric_opts[] = {
+	{"expect-busbw", O_EXPECT, "GBPS", "the class's all-reduce busbw for this topology; slow below\n"
+	 "admission.flag_fraction of it (one rail alone: its share).\n"
+	 "Without it, the store's current baseline of\n"
+	 "nccl.all_reduce.busbw for CLASS/Nnode/Rrail (R: the HCAs of\n"
+	 "--hcas; CLASS/Nnode without --hcas), per group size"},
+	{"expect-rail", O_RAIL, "GBPS", "floor per HCA for the rail split (else the sibling rails)"},
+	{"hcas", O_HCAS, "LIST", "the class's HCAs, e.g. mlx5_0,mlx5_1 (pair: also the rails)"},
+	{"gdr", O_GDR, NULL, "the class expects GPUDirect RDMA"},
+	{"launcher", O_LAUNCHER, "TEMPLATE", "default \"srun --nodelist={nodes} --nodes={n}\n"
+	 "--ntasks-per-node=1 --exclusive\"; split on spaces, no shell"},
+	{"nccl", O_NCCL, "CMD", "default \"all_reduce_perf -b 1G -e 1G -g 8 -n 20 -N 3\""},
+	{"perftest", O_PERFTEST, "PROG", "default ib_write_bw"},
+	{"perftest-seconds", O_SECONDS, "S", "perftest's run time (its -D, default 5)"},
+	{"timeout", O_TIMEOUT, "S", "per test (default 120): past it, the test measured nothing"},
+	{"peers", O_PEERS, "A,B", "reference peers (pair); known-good nodes for a lone suspect (gang)"},
+	{"per-rail", O_PER_RAIL, NULL, "gang: bisect again with each HCA of --hcas alone (NCCL_IB_HCA),\n"
+	 "against its share of --expect-busbw: a slow rail stands out"},
+	{"out", O_OUT, "FILE", "pair, run on the candidate: its all-reduce record (with the\n"
+	 "peer not blamed), stamped with this node's identity, for\n"
+	 "`nodegate admit --from FIRST --confirm-from FILE`"},
+	{"diag", O_DIAG, "FILE", "with --out: the DCGM diagnostics the gate requires (the\n"
+	 "--out of `nodegate run dcgmi`)"},
+	{"no-counters", O_NOCOUNT, NULL, "do not read port counters on the nodes"},
+	{"remote-nodegate", O_REMOTE, "P", "nodegate as the nodes run it (default: this binary's path)"},
+	{"raw-dir", O_RAW, "DIR", "keep raw outputs there (default: a fresh directory under\n"
+	 "$TMPDIR, kept and named in the output as raw_dir)"},
+	{"class", O_CLASS, "KEY", "the class of the topology keys (default \"fabric\"); each\n"
+	 "all-reduce record has class CLASS/Nnode/Rrail"},
+	{"root", 'r', "DIR", "ports: read the HCAs under DIR instead of / (also\n"
+	 "$NODEGATE_FABRIC_ROOT)"},
+	NG_OPT_JSON("the result as JSON"),
+	NG_OPT_HELP,
+	{0},
+};
+
 int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc, char **argv,
                       struct fabric_opts *o, const char **peers)
 {
-	enum { O_LAUNCHER = 256, O_NCCL, O_PERFTEST, O_SECONDS, O_TIMEOUT, O_EXPECT, O_RAIL, O_HCAS,
-	       O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS, O_OUT, O_PER_RAIL, O_DIAG };
-	static const struct option longopts[] = {
-		{"launcher", required_argument, NULL, O_LAUNCHER},
-		{"nccl", required_argument, NULL, O_NCCL},
-		{"perftest", required_argument, NULL, O_PERFTEST},
-		{"perftest-seconds", required_argument, NULL, O_SECONDS},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"expect-busbw", required_argument, NULL, O_EXPECT},
-		{"expect-rail", required_argument, NULL, O_RAIL},
-		{"hcas", required_argument, NULL, O_HCAS},
-		{"gdr", no_argument, NULL, O_GDR},
-		{"no-counters", no_argument, NULL, O_NOCOUNT},
-		{"remote-nodegate", required_argument, NULL, O_REMOTE},
-		{"raw-dir", required_argument, NULL, O_RAW},
-		{"peers", required_argument, NULL, O_PEERS},
-		{"class", required_argument, NULL, O_CLASS},
-		{"out", required_argument, NULL, O_OUT},
-		{"per-rail", no_argument, NULL, O_PER_RAIL},
-		{"diag", required_argument, NULL, O_DIAG},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	memset(o, 0, sizeof *o);
 	snprintf(o->spec_buf, sizeof o->spec_buf, "%s", DEFAULT_LAUNCHER);
 	snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", DEFAULT_NCCL);
@@ -80,44 +94,46 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 	else
 		o->remote_nodegate = "nodegate";
 	int opt;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
+	while ((opt = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (opt) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
+		case NG_OPT_EXIT: return op.status;
 		case 'j': o->json = true; break;
-		case O_LAUNCHER: snprintf(o->spec_buf, sizeof o->spec_buf, "%s", optarg); break;
-		case O_NCCL: snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", optarg); break;
-		case O_PERFTEST: o->perftest = optarg; break;
+		case O_LAUNCHER: snprintf(o->spec_buf, sizeof o->spec_buf, "%s", op.arg); break;
+		case O_NCCL: snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", op.arg); break;
+		case O_PERFTEST: o->perftest = op.arg; break;
 		case O_SECONDS:
-			if (!positive(optarg, &o->perftest_seconds))
-				return ng_cmd_usage_error(e, "--perftest-seconds wants a positive number, not \"%s\"", optarg);
+			if (!positive(op.arg, &o->perftest_seconds))
+				return ng_cmd_usage_error(e, "--perftest-seconds wants a positive number, not \"%s\"", op.arg);
 			break;
 		case O_TIMEOUT:
-			if (!positive(optarg, &o->timeout_s))
-				return ng_cmd_usage_error(e, "--timeout wants positive seconds, not \"%s\"", optarg);
+			if (!positive(op.arg, &o->timeout_s))
+				return ng_cmd_usage_error(e, "--timeout wants positive seconds, not \"%s\"", op.arg);
 			break;
 		case O_EXPECT:
-			if (!positive(optarg, &o->expect_busbw))
-				return ng_cmd_usage_error(e, "--expect-busbw wants GB/s, not \"%s\"", optarg);
+			if (!positive(op.arg, &o->expect_busbw))
+				return ng_cmd_usage_error(e, "--expect-busbw wants GB/s, not \"%s\"", op.arg);
 			break;
 		case O_RAIL:
-			if (!positive(optarg, &o->expect_rail))
-				return ng_cmd_usage_error(e, "--expect-rail wants Gb/s, not \"%s\"", optarg);
+			if (!positive(op.arg, &o->expect_rail))
+				return ng_cmd_usage_error(e, "--expect-rail wants Gb/s, not \"%s\"", op.arg);
 			break;
-		case O_HCAS: snprintf(o->hca_buf, sizeof o->hca_buf, "%s", optarg); break;
+		case O_HCAS: snprintf(o->hca_buf, sizeof o->hca_buf, "%s", op.arg); break;
 		case O_GDR: o->need_gdr = true; break;
 		case O_NOCOUNT: o->counters = false; break;
-		case O_REMOTE: o->remote_nodegate = optarg; break;
-		case O_RAW: snprintf(o->raw_dir, sizeof o->raw_dir, "%s", optarg); break;
-		case O_CLASS: o->class_key = optarg; break;
-		case O_OUT: o->out_path = optarg; break;
+		case O_REMOTE: o->remote_nodegate = op.arg; break;
+		case O_RAW: snprintf(o->raw_dir, sizeof o->raw_dir, "%s", op.arg); break;
+		case O_CLASS: o->class_key = op.arg; break;
+		case O_OUT: o->out_path = op.arg; break;
 		case O_PER_RAIL: o->per_rail = true; break;
-		case O_DIAG: o->diag_path = optarg; break;
+		case O_DIAG: o->diag_path = op.arg; break;
 		case O_PEERS:
 			if (!peers)
 				return ng_cmd_usage_error(e, "--peers is for `fabric pair`");
-			*peers = optarg;
+			*peers = op.arg;
 			break;
-		default: return ng_cmd_usage_error(e, "unknown option (see --help)");
+		case 'r': return ng_cmd_usage_error(e, "--root is for `fabric ports`");
 		}
 	}
 	o->n_launcher = split_spaces(o->spec_buf, o->launcher, FABRIC_MAX_TOKENS);

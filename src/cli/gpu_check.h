@@ -16,32 +16,14 @@ int ng_gpu_check_main(struct ng_cli *cli, const struct ng_cmd_entry *e, ng_check
  * (cli/gpu_check_print.c). */
 void ng_gpu_check_print_text(const ng_gpu_check_result *c);
 
-/* The options the three verbs share, for their --help. */
-#define NG_CHECK_COMMON_HELP                                                                    \
-	"      --deadline S        the whole run ends within S seconds; NVML that has not\n"       \
-	"                          answered by then is unknown (default: policy\n"                 \
-	"                          health.deadline_seconds, 10)\n"                                  \
-	"      --kmsg FILE         read kernel Xids from FILE (a saved /dev/kmsg, dmesg or\n"       \
-	"                          journal text) instead of /dev/kmsg (also NODEGATE_KMSG)\n"       \
-	"      --since S           only Xids from the last S seconds (of the kernel clock, or\n"    \
-	"                          before the newest line of a --kmsg FILE)\n"                      \
-	"      --no-kmsg           do not read kernel Xids\n"                                       \
-	"      --library PATH      the NVML library (also NODEGATE_NVML_LIBRARY; default\n"         \
-	"                          libnvidia-ml.so.1)\n"                                            \
-	"      --store S           also keep one gpu.health record per GPU in the store (also\n"    \
-	"                          the global --store, NODEGATE_STORE); a store that cannot be\n"   \
-	"                          opened, written or reached in time is a note, never a drain\n"  \
-	"      --no-store          keep nothing, even when NODEGATE_STORE is set\n"                \
-	"      --land slurm|none   slurm: also drain through scontrol, with the reason, and\n"  \
-	"                          never over an operator's drain (default none: health\n"      \
-	"                          reports, epilog and prolog drain by exit status;\n"          \
-	"                          docs/landing.md). NODEGATE_SCONTROL names scontrol\n"        \
-	"      --slurm-conf FILE   SLURM_CONF for scontrol (a health check has none)\n"         \
-	"      --node NAME         the Slurm node (default SLURMD_NODENAME, else the short\n"   \
-	"                          host name)\n"                                                  \
-	"      --root DIR          the kernel's view of the GPUs (PCI bus, driver list, boot\n"  \
-	"                          id) under DIR instead of / (also NODEGATE_ROOT)\n"          \
-	"  -j, --json              print the result as JSON\n"                                      \
-	"  -h, --help              this text\n"
+/* The options of the checks (gpu_check_table.c): epilog and prolog take --gpus,
+ * health --from-nvidia-smi; each names the other's as belonging to it. */
+enum {
+	NG_CHECK_O_GPUS = NG_OPT_LONG, NG_CHECK_O_DEADLINE, NG_CHECK_O_KMSG, NG_CHECK_O_NO_KMSG,
+	NG_CHECK_O_SINCE, NG_CHECK_O_LIBRARY, NG_CHECK_O_NO_STORE, NG_CHECK_O_SMI, NG_CHECK_O_LAND,
+	NG_CHECK_O_SLURM_CONF, NG_CHECK_O_NODE, NG_CHECK_O_ROOT,
+};
+extern const struct ng_opt ng_check_job_opts[];
+extern const struct ng_opt ng_check_health_opts[];
 
 #endif

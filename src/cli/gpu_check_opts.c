@@ -4,7 +4,6 @@
 #include "cli/gpu_check.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,81 +47,59 @@ static int opt_error(struct check_opts *c, const char *fmt, ...)
 
 static int parse_opts(struct check_opts *c, int argc, char **argv)
 {
-	enum { O_GPUS = 256, O_DEADLINE, O_KMSG, O_NO_KMSG, O_SINCE, O_LIBRARY, O_STORE, O_NO_STORE,
-	       O_SMI, O_LAND, O_SLURM_CONF, O_NODE, O_ROOT };
-	const struct option all[] = {
-		{"gpus", required_argument, NULL, O_GPUS},
-		{"deadline", required_argument, NULL, O_DEADLINE},
-		{"kmsg", required_argument, NULL, O_KMSG},
-		{"no-kmsg", no_argument, NULL, O_NO_KMSG},
-		{"since", required_argument, NULL, O_SINCE},
-		{"library", required_argument, NULL, O_LIBRARY},
-		{"store", required_argument, NULL, O_STORE},
-		{"no-store", no_argument, NULL, O_NO_STORE},
-		{"from-nvidia-smi", required_argument, NULL, O_SMI},
-		{"land", required_argument, NULL, O_LAND},
-		{"slurm-conf", required_argument, NULL, O_SLURM_CONF},
-		{"node", required_argument, NULL, O_NODE},
-		{"root", required_argument, NULL, O_ROOT},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	const struct ng_cmd_entry *e = c->e;
+	bool health = c->req.mode == NG_CHECK_HEALTH;
+	struct ng_opt_parser op;
+	ng_opt_begin_table(&op, e, health ? ng_check_health_opts : ng_check_job_opts, argc, argv);
+	op.keep_errors = true; /* reported as a configuration error (cli/config_error.h) */
 	int ch;
-	opterr = 0; /* one message, ours, not getopt's as well */
-	while ((ch = getopt_long(argc, argv, ":jh", all, NULL)) != -1) {
-		switch (ch) {
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		case 'j': c->json = true; break;
-		case O_GPUS:
-			if (c->req.mode == NG_CHECK_HEALTH)
+	while ((ch = ng_opt_next(&op)) != NG_OPT_END) {
+		if (ch == NG_OPT_ERROR) {
+			/* The other kind of check's option says whose it is. */
+			const char *typed = argv[op.next - 1];
+			if (health && strncmp(typed, "--gpus", 6) == 0 && (!typed[6] || typed[6] == '='))
 				return opt_error(c, "--gpus is for epilog and prolog: health checks "
-				                             "the whole node");
-			c->req.gpus = optarg;
-			break;
-		case O_DEADLINE:
-			if (parse_seconds(optarg, 3600, &c->req.deadline_s) < 0 || c->req.deadline_s <= 0)
+				                    "the whole node");
+			if (!health && strncmp(typed, "--from-nvidia-smi", 17) == 0 &&
+			    (!typed[17] || typed[17] == '='))
+				return opt_error(c, "--from-nvidia-smi is for health: a saved dump is "
+				                    "not a job's GPUs");
+			return opt_error(c, "%s", op.why);
+		}
+		switch (ch) {
+		case NG_OPT_EXIT: return op.status;
+		case 'j': c->json = true; break;
+		case NG_CHECK_O_GPUS: c->req.gpus = op.arg; break;
+		case NG_CHECK_O_DEADLINE:
+			if (parse_seconds(op.arg, 3600, &c->req.deadline_s) < 0 || c->req.deadline_s <= 0)
 				return opt_error(c, "--deadline takes seconds, more than 0 and at most "
 				                             "3600");
 			break;
-		case O_KMSG: c->req.kmsg_path = optarg; break;
-		case O_NO_KMSG: c->req.no_kmsg = true; break;
-		case O_SINCE:
-			if (parse_seconds(optarg, 10 * 366 * 86400.0, &c->req.since_s) < 0)
+		case NG_CHECK_O_KMSG: c->req.kmsg_path = op.arg; break;
+		case NG_CHECK_O_NO_KMSG: c->req.no_kmsg = true; break;
+		case NG_CHECK_O_SINCE:
+			if (parse_seconds(op.arg, 10 * 366 * 86400.0, &c->req.since_s) < 0)
 				return opt_error(c, "--since takes seconds ago, 0 or more");
 			break;
-		case O_LIBRARY: c->req.library = optarg; break;
-		case O_STORE: c->req.store = optarg; break;
-		case O_NO_STORE: c->req.no_store = true; break;
-		case O_SMI:
-			if (c->req.mode != NG_CHECK_HEALTH)
-				return opt_error(c, "--from-nvidia-smi is for health: a saved dump is "
-				                             "not a job's GPUs");
-			c->req.smi_file = optarg;
-			break;
-		case O_LAND:
-			if (strcmp(optarg, "slurm") == 0)
+		case NG_CHECK_O_LIBRARY: c->req.library = op.arg; break;
+		case 's': c->req.store = op.arg; break;
+		case NG_CHECK_O_NO_STORE: c->req.no_store = true; break;
+		case NG_CHECK_O_SMI: c->req.smi_file = op.arg; break;
+		case NG_CHECK_O_LAND:
+			if (strcmp(op.arg, "slurm") == 0)
 				c->req.land_slurm = true;
-			else if (strcmp(optarg, "none") == 0)
+			else if (strcmp(op.arg, "none") == 0)
 				c->req.land_slurm = false;
 			else
 				return opt_error(c, "--land takes slurm or none");
 			break;
-		case O_SLURM_CONF: c->req.slurm_conf = optarg; break;
-		case O_NODE: c->req.node = optarg; break;
-		case O_ROOT: c->req.root = optarg; break;
-		case ':': return opt_error(c, "%s needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				return opt_error(c, "unknown option -%c (see nodegate %s --help)", optopt,
-				                 e->name);
-			return opt_error(c, "unknown option %s (see nodegate %s --help)", argv[optind - 1],
-			                 e->name);
+		case NG_CHECK_O_SLURM_CONF: c->req.slurm_conf = op.arg; break;
+		case NG_CHECK_O_NODE: c->req.node = op.arg; break;
+		case NG_CHECK_O_ROOT: c->req.root = op.arg; break;
 		}
 	}
-	if (optind < argc)
-		return opt_error(c, "unexpected argument \"%s\"", argv[optind]);
+	if (op.next < argc)
+		return opt_error(c, "unexpected argument \"%s\"", argv[op.next]);
 	if (c->req.no_kmsg && c->req.kmsg_path)
 		return opt_error(c, "--kmsg and --no-kmsg: use one or the other");
 	if (c->req.land_slurm && c->req.smi_file)

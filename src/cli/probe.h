@@ -9,69 +9,63 @@
 
 #include "cli/cmd.h"
 
+/* What every probe's arguments start with: the options all probes share. */
+struct ng_probe_args {
+	struct ng_emit_opts emit;
+	double *duration, *interval; /* the kind's own, pointed at by its defaults */
+	bool quick, have_duration, have_interval;
+};
+
+/* A probe kind: its text, its option table, and the four steps ng_probe_main
+ * runs it through (defaults, one option at a time, settle, measure). */
 struct ng_probe_kind {
 	const char *name;
 	const char *usage;
 	const char *summary;
 	const char *help;
-	/* argv[0] is the kind's name; options follow. Returns the exit status. */
-	int (*main)(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
+	const struct ng_opt *opts; /* its options, with NG_PROBE_EMIT_OPTS (cli/options.h) */
+	const char *help_tail;     /* after the options in --help */
+	size_t args_size;          /* its arguments: a struct whose first member is ng_probe_args */
+	double min_interval;       /* the shortest --interval */
+	double quick_duration, quick_interval; /* --quick's, for what was not given */
+	/* Fills the arguments' defaults (the policy's values among them) and
+	 * points duration and interval at the kind's own. */
+	void (*defaults)(struct ng_cli *cli, void *args);
+	/* Takes one of the kind's own options: -1 to go on, else the exit status. */
+	int (*option)(const struct ng_probe_kind *kind, void *args, int c, const char *arg);
+	/* After the options, before duration and interval are settled (may be NULL). */
+	int (*settle)(const struct ng_probe_kind *kind, void *args);
+	/* Measures into *records: -1 to go on, else the exit status. */
+	int (*measure)(const struct ng_probe_kind *kind, void *args, cJSON **records);
 };
 
 /* probe_common.c: what every probe's command line shares. */
 
-/* The options every probe takes for ng_emit_records, for a getopt_long table. */
-#define NG_PROBE_EMIT_LONGOPTS                                   \
-	{"baseline", required_argument, NULL, 'b'},               \
-	{"cohort-drops", required_argument, NULL, 'C'},           \
-	{"explain", no_argument, NULL, 'e'},                      \
-	{"json", no_argument, NULL, 'j'},                         \
-	{"out", required_argument, NULL, 'o'},                    \
-	{"help", no_argument, NULL, 'h'}
-#define NG_PROBE_EMIT_SHORTOPTS "b:ejo:h"
+/* Keys of the probes' long-only options. */
+enum { NG_PROBE_O_COHORT = NG_OPT_LONG, NG_PROBE_O_OWN };
 
+/* The options every probe takes for ng_emit_records, ending its table. */
+#define NG_PROBE_EMIT_OPTS                                                                   \
+	{"baseline", 'b', "FILE", "judge the records with the gate against this baseline"},   \
+	{"cohort-drops", NG_PROBE_O_COHORT, "L", "the cohort's drops, as for `nodegate gate`"}, \
+	{"explain", 'e', NULL, "show the gate's arithmetic"},                                   \
+	NG_OPT_JSON("print {\"records\": [...], \"verdicts\": [...]} as JSON"),             \
+	{"out", 'o', "FILE", "also write the records there (atomically)"},                      \
+	NG_OPT_HELP
+#define NG_PROBE_QUICK_OPT {"quick", 'Q', NULL, "the short profile"}
+
+/* Runs one probe: parses its options (--help, the shared ones, the timing
+ * ones, then the kind's), measures, and shows, keeps and judges the records.
+ * Returns the exit status. */
+int ng_probe_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv);
 /* Prints the message and the usage line; returns NG_EXIT_USAGE. */
 int ng_probe_usage(const struct ng_probe_kind *kind, const char *msg, const char *arg);
-void ng_probe_help(const struct ng_probe_kind *kind);
 /* Seconds, more than 0 and at most an hour. */
 int ng_probe_seconds(const char *s, double *out);
 /* A thread count: a whole number, 1 to 4096. */
 int ng_probe_threads(const char *s, unsigned *out);
 /* Bytes with binary suffixes: "4G", "512M", "4KiB", "4096". */
 int ng_probe_bytes(const char *s, uint64_t *out);
-/* Takes c if it is one of NG_PROBE_EMIT_LONGOPTS (but help); false if not. */
-bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg);
-/* Runs getopt_long over a probe's argv: --help prints help, an unknown option
- * is a usage error, the emit options fill *emit, and every other option goes
- * to one(kind, args, c), which returns -1 to go on or an exit status. A stray
- * argument is a usage error. Returns -1 to go on, else the exit status. */
-struct option;
-int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, const char *shortopts,
-                    const struct option *longopts,
-                    int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
-                    struct ng_emit_opts *emit);
-/* Takes --duration (c 'd') into *duration and --interval (c 'i') into
- * *interval, at least min_interval seconds, noting which was given. Returns
- * -2 when c is neither, -1 when taken, else the exit status of a usage
- * error. */
-int ng_probe_timing_option(const struct ng_probe_kind *kind, int c, const char *arg,
-                           double min_interval, double *duration, double *interval,
-                           bool *have_duration, bool *have_interval);
-/* Settles a probe's duration and interval: --quick's short defaults for what
- * was not given, an interval shortened to a quarter of a --duration given
- * alone, and a usage error when the interval is still the longer. Returns -1
- * to go on, else the exit status. */
-int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
-                    bool have_interval, double quick_duration, double quick_interval,
-                    double *duration, double *interval);
-/* The checks on those options that need no measurement: run before measuring. */
-int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e);
-/* After measuring: names the tool and argv in every record, says on stderr
- * what was not measured, stamps node identity and class, settles unmeasured
- * records, and shows, keeps and judges them (ng_emit_records). Frees records.
- * Returns the exit status. */
-int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
-                    int argc, char **argv, const struct ng_emit_opts *e);
 
 /* probe_gpu_common.c: what the GPU probes' command lines share. */
 struct ng_gpu_loaded;

@@ -2,7 +2,6 @@
  * probe's records are named, stamped with the node's identity, settled and
  * handed to ng_emit_records. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,14 @@ int ng_probe_usage(const struct ng_probe_kind *kind, const char *msg, const char
 	return NG_EXIT_USAGE;
 }
 
-void ng_probe_help(const struct ng_probe_kind *kind)
+/* The kind as a command entry ("probe cpu"), for --help, usage errors and
+ * ng_emit_records; name is its storage. */
+static struct ng_cmd_entry entry_of(const struct ng_probe_kind *kind, char name[64])
 {
-	printf("usage: nodegate probe %s %s\n\n%s\n%s", kind->name, kind->usage, kind->summary,
-	       kind->help);
+	snprintf(name, 64, "probe %s", kind->name);
+	return (struct ng_cmd_entry){.name = name, .usage = kind->usage, .summary = kind->summary,
+	                             .help = kind->help, .opts = kind->opts,
+	                             .help_tail = kind->help_tail};
 }
 
 int ng_probe_seconds(const char *s, double *out)
@@ -72,11 +75,12 @@ int ng_probe_bytes(const char *s, uint64_t *out)
 	return 0;
 }
 
-bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg)
+/* Takes c if it is one of NG_PROBE_EMIT_OPTS (but help). */
+static bool emit_option(struct ng_emit_opts *e, int c, const char *arg)
 {
 	switch (c) {
 	case 'b': e->baseline_path = arg; return true;
-	case 'C': e->cohort = arg; return true;
+	case NG_PROBE_O_COHORT: e->cohort = arg; return true;
 	case 'e': e->explain = true; return true;
 	case 'j': e->json = true; return true;
 	case 'o': e->out_path = arg; return true;
@@ -84,32 +88,11 @@ bool ng_probe_emit_option(struct ng_emit_opts *e, int c, char *arg)
 	}
 }
 
-int ng_probe_getopt(const struct ng_probe_kind *kind, int argc, char **argv, const char *shortopts,
-                    const struct option *longopts,
-                    int (*one)(const struct ng_probe_kind *kind, void *args, int c), void *args,
-                    struct ng_emit_opts *emit)
-{
-	int c;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			ng_probe_help(kind);
-			return NG_EXIT_OK;
-		}
-		if (c == '?')
-			return ng_probe_usage(kind, "see --help", NULL);
-		if (ng_probe_emit_option(emit, c, optarg))
-			continue;
-		int rc = one(kind, args, c);
-		if (rc >= 0)
-			return rc;
-	}
-	if (optind < argc)
-		return ng_probe_usage(kind, "unexpected argument", argv[optind]);
-	return -1;
-}
-
-int ng_probe_timing_option(const struct ng_probe_kind *kind, int c, const char *arg,
+/* Takes --duration (c 'd') into *duration and --interval (c 'i') into
+ * *interval, at least min_interval seconds, noting which was given. Returns
+ * -2 when c is neither, -1 when taken, else the exit status of a usage
+ * error. */
+static int timing_option(const struct ng_probe_kind *kind, int c, const char *arg,
                            double min_interval, double *duration, double *interval,
                            bool *have_duration, bool *have_interval)
 {
@@ -133,7 +116,11 @@ int ng_probe_timing_option(const struct ng_probe_kind *kind, int c, const char *
 	return -1;
 }
 
-int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
+/* Settles a probe's duration and interval: --quick's short defaults for what
+ * was not given, an interval shortened to a quarter of a --duration given
+ * alone, and a usage error when the interval is still the longer. Returns -1
+ * to go on, else the exit status. */
+static int timing(const struct ng_probe_kind *kind, bool quick, bool have_duration,
                     bool have_interval, double quick_duration, double quick_interval,
                     double *duration, double *interval)
 {
@@ -148,7 +135,8 @@ int ng_probe_timing(const struct ng_probe_kind *kind, bool quick, bool have_dura
 	return -1;
 }
 
-int ng_probe_check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e)
+/* The checks on the emit options that need no measurement. */
+static int check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opts *e)
 {
 	if ((e->cohort || e->explain) && !e->baseline_path)
 		return ng_probe_usage(kind, "--cohort-drops and --explain need --baseline", NULL);
@@ -169,7 +157,11 @@ static void add_tool(cJSON *rec, const char *kind, int argc, char **argv)
 	ng_json_set(tool, "argv", av);
 }
 
-int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
+/* After measuring: names the tool and argv in every record, says on stderr
+ * what was not measured, stamps node identity and class, settles unmeasured
+ * records, and shows, keeps and judges them (ng_emit_records). Frees records.
+ * Returns the exit status. */
+static int finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
                     int argc, char **argv, const struct ng_emit_opts *e)
 {
 	const char *said = NULL;
@@ -189,10 +181,63 @@ int ng_probe_finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON 
 		fprintf(stderr, "nodegate probe %s: node identity: %s\n", kind->name, err.msg);
 	ng_records_settle_unmeasured(records);
 	char name[64];
-	snprintf(name, sizeof name, "probe %s", kind->name);
-	const struct ng_cmd_entry entry = {.name = name, .usage = kind->usage,
-	                                   .summary = kind->summary, .help = kind->help};
+	const struct ng_cmd_entry entry = entry_of(kind, name);
 	int rc = ng_emit_records(cli, &entry, records, e);
 	cJSON_Delete(records);
+	return rc;
+}
+
+/* The options, then the checks across them. Returns -1 to go on, else the
+ * exit status. */
+static int parse(const struct ng_probe_kind *kind, int argc, char **argv, void *args)
+{
+	struct ng_probe_args *a = args;
+	char name[64];
+	const struct ng_cmd_entry e = entry_of(kind, name);
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, &e, argc, argv);
+	int c, rc;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
+		if (emit_option(&a->emit, c, op.arg))
+			continue;
+		if (c == 'Q') {
+			a->quick = true;
+			continue;
+		}
+		rc = timing_option(kind, c, op.arg, kind->min_interval, a->duration, a->interval,
+		                   &a->have_duration, &a->have_interval);
+		if (rc == -2)
+			rc = kind->option(kind, args, c, op.arg);
+		if (rc >= 0)
+			return rc;
+	}
+	if (op.next < argc)
+		return ng_probe_usage(kind, "unexpected argument", argv[op.next]);
+	if (kind->settle && (rc = kind->settle(kind, args)) >= 0)
+		return rc;
+	rc = timing(kind, a->quick, a->have_duration, a->have_interval, kind->quick_duration,
+	            kind->quick_interval, a->duration, a->interval);
+	if (rc >= 0)
+		return rc;
+	return check_emit(kind, &a->emit);
+}
+
+int ng_probe_main(struct ng_cli *cli, const struct ng_probe_kind *kind, int argc, char **argv)
+{
+	void *args = calloc(1, kind->args_size);
+	if (!args) {
+		fprintf(stderr, "nodegate probe %s: out of memory\n", kind->name);
+		return NG_EXIT_USAGE;
+	}
+	kind->defaults(cli, args);
+	cJSON *records = NULL;
+	int rc = parse(kind, argc, argv, args);
+	if (rc < 0)
+		rc = kind->measure(kind, args, &records);
+	if (rc < 0)
+		rc = finish(cli, kind, records, argc, argv, &((struct ng_probe_args *)args)->emit);
+	free(args);
 	return rc;
 }

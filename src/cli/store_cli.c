@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/store_cli.h"
+#include "cli/exit.h"
 #include "core/policy_digest.h"
 #include "core/policy_json.h"
 #include "store/policies.h"
@@ -69,7 +70,8 @@ ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_c
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)
 {
 	fprintf(stderr, "nodegate %s: store: %s\n", e->name, err->msg);
-	return NG_EXIT_STORE;
+	/* Whatever failed beneath it, a store operation failed: the store's status. */
+	return ng_exit_for_class(NG_ERR_STORE, NG_ERR_STORE);
 }
 
 int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,

@@ -4,7 +4,6 @@
 #include "land/hook.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -48,7 +47,14 @@ int ng_cmd_dispatch(const struct ng_cmd_entry *e, const struct ng_subcmd *subs, 
 
 void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 {
-	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary, e->help);
+	fprintf(out, "usage: nodegate %s %s\n\n%s\n\n%s", e->name, e->usage, e->summary,
+	        e->help ? e->help : "");
+	if (!e->opts)
+		return;
+	fprintf(out, "%sOptions:\n", e->help && *e->help ? "\n" : "");
+	ng_opt_print_help(e->opts, out);
+	if (e->help_tail)
+		fprintf(out, "\n%s", e->help_tail);
 }
 
 int ng_self_path(char *self, size_t cap, char *dir, size_t dcap)
@@ -90,9 +96,9 @@ cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err
 	cJSON *doc = ng_json_parse(*text, *len, &perr);
 	ng_strbuf dup = {0};
 	if (!doc) {
-		ng_fail(err, "%s: %s", path, perr.msg);
+		ng_fail_as(err, NG_ERR_INPUT, "%s: %s", path, perr.msg);
 	} else if (ng_json_find_duplicate(doc, &dup)) {
-		ng_fail(err, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
+		ng_fail_as(err, NG_ERR_INPUT, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
 		        path, dup.s ? dup.s : "");
 		cJSON_Delete(doc);
 		doc = NULL;
@@ -167,22 +173,19 @@ void ng_json_add_number(cJSON *obj, const char *key, double v)
 
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
 	*json = false;
+	struct ng_opt_parser op;
+	ng_opt_begin(&op, e, argc, argv);
+	op.in_order = true;
 	int c;
-	while ((c = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': *json = true; break;
-		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
-		default: return ng_cmd_usage_error(e, "unrecognised option");
-		}
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		if (c == NG_OPT_EXIT)
+			return op.status;
+		if (c == 'j')
+			*json = true;
 	}
-	if (optind < argc)
-		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
+	if (op.next < argc)
+		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[op.next]);
 	return -1;
 }
 
@@ -243,4 +246,25 @@ void ng_cli_print_line(FILE *out, const char *prefix, const char *s)
 	ng_strbuf_add_printable(&p, s);
 	fprintf(out, "%s\n", p.s ? p.s : "");
 	ng_strbuf_free(&p);
+}
+
+void ng_cli_unset_prefix(const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	for (;;) {
+		char name[256] = "";
+		for (char **e = environ; e && *e; e++)
+			if (strncmp(*e, prefix, pl) == 0) {
+				const char *eq = strchr(*e, '=');
+				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
+				if (l < sizeof name) {
+					memcpy(name, *e, l);
+					name[l] = '\0';
+					break;
+				}
+			}
+		if (!name[0])
+			return;
+		unsetenv(name); /* environ changes under it: scan again from the start */
+	}
 }

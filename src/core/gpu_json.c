@@ -34,6 +34,7 @@
 #include "core/gpu.h"
 #include "core/gpu_fields.h"
 #include "core/json.h"
+#include "core/json_path.h"
 
 #define SCHEMA "nodegate/gpus/1"
 /* cJSON prints a number with 15 significant digits when that reads back
@@ -264,53 +265,28 @@ cJSON *ng_gpu_snapshot_to_json(const ng_gpu_snapshot *s)
 
 struct reader {
 	ng_err *err;
-	char path[96]; /* "gpus[3].nvlink[2].active" */
+	struct ng_json_path jp; /* "gpus[3].nvlink[2].active" */
 };
 
 static int refuse(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int refuse(struct reader *r, const char *fmt, ...)
 {
-	char what[384];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	ng_json_path_vrefuse(&r->jp, fmt, ap);
 	va_end(ap);
-	if (r->path[0])
-		return ng_fail(r->err, "GPU snapshot: %s: %s", r->path, what);
-	return ng_fail(r->err, "GPU snapshot: %s", what);
+	return ng_fail_as(r->err, NG_ERR_INPUT, "GPU snapshot: %s", r->jp.msg);
 }
 
-static size_t push_key(struct reader *r, const char *key)
-{
-	size_t old = strlen(r->path);
-	snprintf(r->path + old, sizeof r->path - old, "%s%.40s", old ? "." : "", key);
-	return old;
-}
-
-static size_t push_index(struct reader *r, size_t i)
-{
-	size_t old = strlen(r->path);
-	snprintf(r->path + old, sizeof r->path - old, "[%zu]", i);
-	return old;
-}
-
-static void pop(struct reader *r, size_t old) { r->path[old] = '\0'; }
+static size_t push_key(struct reader *r, const char *key) { return ng_json_path_key(&r->jp, key); }
+static size_t push_index(struct reader *r, size_t i) { return ng_json_path_index(&r->jp, i); }
+static void pop(struct reader *r, size_t old) { ng_json_path_pop(&r->jp, old); }
 
 /* Refuses a member not in keys[], and a member given twice. */
 static int check_members(struct reader *r, const cJSON *obj, const char *const *keys, size_t n_keys)
 {
-	if (!cJSON_IsObject(obj))
-		return refuse(r, "expected an object");
-	for (const cJSON *m = obj->child; m; m = m->next) {
-		bool known = false;
-		for (size_t i = 0; i < n_keys && !known; i++)
-			known = strcmp(m->string, keys[i]) == 0;
-		if (!known)
-			return refuse(r, "unknown key \"%.60s\"", m->string);
-		for (const cJSON *p = obj->child; p != m; p = p->next)
-			if (strcmp(p->string, m->string) == 0)
-				return refuse(r, "key \"%.60s\" given twice", m->string);
-	}
+	if (ng_json_path_check_members(&r->jp, obj, keys, n_keys, false) < 0)
+		return ng_fail_as(r->err, NG_ERR_INPUT, "GPU snapshot: %s", r->jp.msg);
 	return 0;
 }
 
@@ -530,7 +506,7 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 	for (const cJSON *e = xids->child; e; e = e->next, i++) {
 		ng_gpu_xid *x = &g->xid[i];
 		x->at_usec = -1;
-		size_t list = push_index(r, i), at = strlen(r->path);
+		size_t list = push_index(r, i), at = strlen(r->jp.path);
 		if (check_members(r, e, keys, 3) < 0)
 			return -1;
 		const cJSON *code = member(e, "code"), *at_usec = member(e, "at_usec");
@@ -611,9 +587,9 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 
 int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *err)
 {
-	struct reader r = {.err = err, .path = ""};
+	struct reader r = {.err = err};
 	if (!out)
-		return ng_fail(err, "GPU snapshot: nowhere to put it");
+		return ng_fail_as(err, NG_ERR_INPUT, "GPU snapshot: nowhere to put it");
 	memset(out, 0, sizeof *out);
 	if (!doc)
 		return refuse(&r, "no document");

@@ -38,17 +38,17 @@ static int check_text(const char *text, size_t len, struct big_ints *big, ng_err
 {
 	size_t numbers = 0;
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		return ng_fail(err, "not valid JSON (a byte order mark at byte 1; write UTF-8 without one)");
+		return ng_fail_as(err, NG_ERR_INPUT, "not valid JSON (a byte order mark at byte 1; write UTF-8 without one)");
 	for (size_t i = 0; i < len;) {
 		char c = text[i];
 		if (c == '"') {
 			for (i++; i < len && text[i] != '"'; i++) {
 				if ((unsigned char)text[i] < 0x20)
-					return ng_fail(err, "not valid JSON (control character 0x%02x inside a string "
+					return ng_fail_as(err, NG_ERR_INPUT, "not valid JSON (control character 0x%02x inside a string "
 					               "at byte %zu; it must be escaped)", (unsigned char)text[i], i + 1);
 				if (text[i] == '\\') {
 					if (len - i > 5 && memcmp(text + i + 1, "u0000", 5) == 0)
-						return ng_fail(err, "strings containing \\u0000 are not accepted "
+						return ng_fail_as(err, NG_ERR_INPUT, "strings containing \\u0000 are not accepted "
 						               "(they would compare equal to their prefix)");
 					i++; /* the escaped character; cJSON checks the escape */
 				}
@@ -89,14 +89,14 @@ static int check_text(const char *text, size_t len, struct big_ints *big, ng_err
 			 * of something that looks like a number (01, 1.e5, 1e). */
 			if (!ok || (i < len && (is_digit(text[i]) || text[i] == '+' || text[i] == '-' ||
 			                        text[i] == '.' || text[i] == 'e' || text[i] == 'E')))
-				return ng_fail(err, "not valid JSON (a number at byte %zu is not written the "
+				return ng_fail_as(err, NG_ERR_INPUT, "not valid JSON (a number at byte %zu is not written the "
 				               "way JSON writes numbers: \"%.20s\")", start + 1, text + start);
 			if (integer && digits >= BIG_INTEGER_DIGITS) {
 				if (big->n == big->cap) {
 					size_t cap2 = big->cap ? big->cap * 2 : 8;
 					struct big_int *v = realloc(big->v, cap2 * sizeof *v);
 					if (!v)
-						return ng_fail(err, "out of memory reading %zu-digit integers", digits);
+						return ng_fail_as(err, NG_ERR_INPUT, "out of memory reading %zu-digit integers", digits);
 					big->v = v;
 					big->cap = cap2;
 				}
@@ -106,7 +106,7 @@ static int check_text(const char *text, size_t len, struct big_ints *big, ng_err
 			continue;
 		}
 		if ((unsigned char)c <= 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			return ng_fail(err, "not valid JSON (byte 0x%02x at byte %zu is not white space "
+			return ng_fail_as(err, NG_ERR_INPUT, "not valid JSON (byte 0x%02x at byte %zu is not white space "
 			               "JSON allows)", (unsigned char)c, i + 1);
 		i++;
 	}
@@ -468,7 +468,7 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 {
 	const char *nul = memchr(text, '\0', len);
 	if (nul) {
-		ng_fail(err, "a NUL byte at offset %zu is not JSON", (size_t)(nul - text));
+		ng_fail_as(err, NG_ERR_INPUT, "a NUL byte at offset %zu is not JSON", (size_t)(nul - text));
 		return NULL;
 	}
 	struct big_ints big = {0};
@@ -485,13 +485,13 @@ cJSON *ng_json_parse(const char *text, size_t len, ng_err *err)
 	if (!v) {
 		size_t at = stop && stop >= text && stop <= text + len ? (size_t)(stop - text) : 0;
 		if (len == 0 || strspn(text, " \t\r\n") == len)
-			ng_fail(err, "empty input where a JSON value was expected");
+			ng_fail_as(err, NG_ERR_INPUT, "empty input where a JSON value was expected");
 		else
-			ng_fail(err, "not valid JSON (error near byte %zu: \"%.20s\")", at + 1, text + at);
+			ng_fail_as(err, NG_ERR_INPUT, "not valid JSON (error near byte %zu: \"%.20s\")", at + 1, text + at);
 	} else if (big.n) {
 		size_t k = 0, next = 0;
 		if (attach_big(v, &big, &k, &next) < 0) {
-			ng_fail(err, "out of memory keeping %zu large integers", big.n);
+			ng_fail_as(err, NG_ERR_INPUT, "out of memory keeping %zu large integers", big.n);
 			cJSON_Delete(v);
 			v = NULL;
 		}

@@ -11,7 +11,7 @@ char *ng_read_file(const char *path, size_t *len, ng_err *err)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f) {
-		ng_fail(err, "cannot open %s: %s", path, strerror(errno));
+		ng_fail_as(err, NG_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	size_t cap = 4096, n = 0;
@@ -34,7 +34,7 @@ char *ng_read_file(const char *path, size_t *len, ng_err *err)
 		fclose(f);
 	if (!buf || failed) {
 		free(buf);
-		ng_fail(err, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
+		ng_fail_as(err, buf ? NG_ERR_INPUT : NG_ERR_INTERNAL, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
 		return NULL;
 	}
 	buf[n] = '\0';

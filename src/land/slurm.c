@@ -115,7 +115,7 @@ int ng_slurm_node_name(const ng_slurm_opts *o, char out[NG_SLURM_NODE_MAX + 1], 
 	}
 	if (!name || !*name) {
 		if (gethostname(host, sizeof host - 1) != 0 || !host[0])
-			return ng_fail(err, "no node name: SLURMD_NODENAME is not set and the host name "
+			return ng_fail_as(err, NG_ERR_LANDING, "no node name: SLURMD_NODENAME is not set and the host name "
 			                    "cannot be read (%s); name the node", strerror(errno));
 		host[sizeof host - 1] = '\0';
 		char *dot = strchr(host, '.');
@@ -135,7 +135,7 @@ int ng_slurm_node_name(const ng_slurm_opts *o, char out[NG_SLURM_NODE_MAX + 1], 
 		snprintf(cut, sizeof cut, "%.80s", name);
 		ng_strbuf shown = {0};
 		ng_strbuf_add_printable(&shown, cut);
-		int rc = ng_fail(err, "%s \"%s\" is not a single Slurm node name (letters, digits, '.', "
+		int rc = ng_fail_as(err, NG_ERR_LANDING, "%s \"%s\" is not a single Slurm node name (letters, digits, '.', "
 		                      "'-', '_'; at most %d; no lists or ranges): nothing landed",
 		                 from, shown.s ? shown.s : "", NG_SLURM_NODE_MAX);
 		ng_strbuf_free(&shown);
@@ -427,7 +427,7 @@ static int scontrol(struct call *k, const char *const *args, size_t n_args, ng_s
 		}
 		k->out->calls++;
 		if (rc < 0)
-			return ng_fail(err, "cannot run %s: %s", k->scontrol, ebuf);
+			return ng_fail_as(err, NG_ERR_LANDING, "cannot run %s: %s", k->scontrol, ebuf);
 		if (!r->spawned) {
 			snprintf(why, why_len, "cannot run %s: %s (set NODEGATE_SCONTROL or put scontrol "
 			                       "on PATH)",
@@ -493,7 +493,7 @@ static int read_node(struct call *k, char *state, size_t state_len, char *reason
 	ng_spawn_result_free(&r);
 	if (rc) {
 		snprintf(k->out->message, sizeof k->out->message, "%s", why);
-		return ng_fail(err, "cannot read node %s: %s", k->out->node, why);
+		return ng_fail_as(err, NG_ERR_LANDING, "cannot read node %s: %s", k->out->node, why);
 	}
 	return 0;
 }
@@ -543,7 +543,7 @@ static int fail(ng_slurm_result *out, ng_err *err, const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	memcpy(out->message, buf, sizeof buf);
-	return ng_fail(err, "%s", out->message);
+	return ng_fail_as(err, NG_ERR_LANDING, "%s", out->message);
 }
 
 typedef bool (*done_fn)(const char *state, const char *reason, const void *arg);

@@ -631,7 +631,7 @@ static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err 
 	cJSON *rec = arr ? build(text ? text : "", text ? len : 0, st) : NULL;
 	if (!rec) {
 		cJSON_Delete(arr);
-		ng_fail(err, "out of memory while parsing dcgmi diag output (%zu bytes)", len);
+		ng_fail_as(err, NG_ERR_INPUT, "out of memory while parsing dcgmi diag output (%zu bytes)", len);
 		return NULL;
 	}
 	cJSON_AddItemToArray(arr, rec);

@@ -520,7 +520,7 @@ cJSON *ng_launch_parse(const char *text, size_t len, ng_run_status st, ng_err *e
 {
 	ng_launch l;
 	if (!ng_launch_read(text, len, &l)) {
-		ng_fail(err, "out of memory taking launcher prefixes off %zu bytes of output", len);
+		ng_fail_as(err, NG_ERR_INPUT, "out of memory taking launcher prefixes off %zu bytes of output", len);
 		return NULL;
 	}
 	bool changed = ng_launch_changed(&l);
@@ -528,7 +528,7 @@ cJSON *ng_launch_parse(const char *text, size_t len, ng_run_status st, ng_err *e
 	if (out && !ng_launch_annotate(out, &l)) {
 		cJSON_Delete(out);
 		out = NULL;
-		ng_fail(err, "out of memory describing the launcher of %zu bytes of output", len);
+		ng_fail_as(err, NG_ERR_INPUT, "out of memory describing the launcher of %zu bytes of output", len);
 	}
 	ng_launch_free(&l);
 	return out;

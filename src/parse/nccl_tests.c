@@ -316,7 +316,7 @@ cJSON *ng_parse_nccl_tests(const char *text, size_t len, ng_run_status st, ng_er
 	ng_launch_free(&l);
 	if (c.oom) {
 		cJSON_Delete(out);
-		ng_fail(err, "nccl-tests parser: out of memory reading %zu bytes of output", len);
+		ng_fail_as(err, NG_ERR_INPUT, "nccl-tests parser: out of memory reading %zu bytes of output", len);
 		return NULL;
 	}
 	return out;

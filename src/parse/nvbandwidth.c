@@ -493,7 +493,7 @@ static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err 
 	/* row fields, then the cells a row is cut into */
 	c.fields = malloc(2 * NVB_FIELDS_MAX * sizeof *c.fields);
 	if (!c.fields) {
-		ng_fail(err, "nvbandwidth: out of memory");
+		ng_fail_as(err, NG_ERR_INPUT, "nvbandwidth: out of memory");
 		return NULL;
 	}
 	size_t ndocs = find_docs(&c, &docs);
@@ -529,7 +529,7 @@ static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err 
 	ctx_free(&c);
 	if (c.oom || !out) {
 		cJSON_Delete(out);
-		ng_fail(err, "nvbandwidth: out of memory while building records");
+		ng_fail_as(err, NG_ERR_INPUT, "nvbandwidth: out of memory while building records");
 		return NULL;
 	}
 	return out;

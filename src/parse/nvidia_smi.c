@@ -483,7 +483,7 @@ static int begin_gpu(reader *r, const char *bus, ng_err *err)
 			               "one run per file",
 			               bus);
 	if (s->n_gpus == NG_GPU_MAX)
-		return ng_fail(err, "more than %d GPUs in one nvidia-smi -q output", NG_GPU_MAX);
+		return ng_fail_as(err, NG_ERR_INPUT, "more than %d GPUs in one nvidia-smi -q output", NG_GPU_MAX);
 	ng_gpu_state *g = &s->gpu[s->n_gpus];
 	memset(g, 0, sizeof *g);
 	g->index = (int)s->n_gpus;
@@ -665,14 +665,14 @@ int ng_nvidia_smi_parse(const char *text, size_t len, ng_gpu_snapshot *out, ng_e
 	if (no_devices || (header && attached_seen && attached == 0))
 		return 0; /* NVML answered, and saw no GPU */
 	if (xml)
-		ng_fail(err, "this is nvidia-smi -q -x (XML); nodegate reads the text form: save nvidia-smi -q");
+		ng_fail_as(err, NG_ERR_INPUT, "this is nvidia-smi -q -x (XML); nodegate reads the text form: save nvidia-smi -q");
 	else if (header && attached_seen)
-		ng_fail(err, "the nvidia-smi -q output lists %lld GPUs but holds no GPU section: was it cut short?",
+		ng_fail_as(err, NG_ERR_INPUT, "the nvidia-smi -q output lists %lld GPUs but holds no GPU section: was it cut short?",
 		        attached);
 	else if (header)
-		ng_fail(err, "the nvidia-smi -q output holds no GPU section: was it cut short?");
+		ng_fail_as(err, NG_ERR_INPUT, "the nvidia-smi -q output holds no GPU section: was it cut short?");
 	else
-		ng_fail(err, "not the output of nvidia-smi -q: no \"NVSMI LOG\" header, no \"GPU <PCI address>\" "
+		ng_fail_as(err, NG_ERR_INPUT, "not the output of nvidia-smi -q: no \"NVSMI LOG\" header, no \"GPU <PCI address>\" "
 		             "section and no nvidia-smi error message");
 	return refuse(out, err);
 }

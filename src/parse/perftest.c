@@ -315,7 +315,7 @@ static cJSON *parse_bare(const char *text, size_t len, ng_run_status st, ng_err 
 	ctx_free(&c);
 	return out;
 oom:
-	ng_fail(err, "out of memory reading perftest output");
+	ng_fail_as(err, NG_ERR_INPUT, "out of memory reading perftest output");
 	cJSON_Delete(out);
 	free(runs);
 	ctx_free(&c);

@@ -378,7 +378,7 @@ static int read_line(ng_sacct *s, ng_span line, size_t line_no, ng_err *err)
 		size_t before = s->names_len, before_n = s->n_names;
 		long got = ng_hostlist_expand(f[1].s, f[1].len, NG_SACCT_MAX_NODES, add_name, &c);
 		if (c.oom)
-			return ng_fail(err, "out of memory reading sacct host lists");
+			return ng_fail_as(err, NG_ERR_INPUT, "out of memory reading sacct host lists");
 		if (got < 0) {
 			s->names_len = before;
 			s->n_names = before_n;
@@ -391,7 +391,7 @@ static int read_line(ng_sacct *s, ng_span line, size_t line_no, ng_err *err)
 		size_t cap = s->cap ? s->cap * 2 : 256;
 		ng_sacct_job *p2 = realloc(s->jobs, cap * sizeof *p2);
 		if (!p2)
-			return ng_fail(err, "out of memory reading sacct jobs");
+			return ng_fail_as(err, NG_ERR_INPUT, "out of memory reading sacct jobs");
 		s->jobs = p2;
 		s->cap = cap;
 	}

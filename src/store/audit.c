@@ -215,7 +215,7 @@ int ng_store_audit_verify(ng_store *st, ng_store_audit_report *rep, ng_err *err)
 	char anchor_hash[65] = "", why[160] = "";
 	int anchored = ng_anchor_read(st, &rep->anchor_seq, anchor_hash, why, sizeof why);
 	if (anchored < 0)
-		return ng_fail(err, "cannot read the audit anchor %s: %s", st->anchor_path, why);
+		return ng_fail_as(err, NG_ERR_STORE, "cannot read the audit anchor %s: %s", st->anchor_path, why);
 	if (ng_sql_begin_read(st->db, err) < 0)
 		return -1;
 	ng_sql_stmt *q = ng_q(st, err,
@@ -342,7 +342,7 @@ cJSON *ng_store_audit_list(ng_store *st, int64_t limit, const char *subject, ng_
 	if (!q)
 		return NULL;
 	cJSON *arr = cJSON_CreateArray();
-	int r = arr ? 0 : ng_fail(err, "out of memory");
+	int r = arr ? 0 : ng_fail_as(err, NG_ERR_STORE, "out of memory");
 	while (arr && (r = ng_sql_step(q, err)) == 1) {
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddNumberToObject(e, "seq", (double)ng_sql_column_int64(q, 0));

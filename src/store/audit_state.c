@@ -145,7 +145,7 @@ int ng_state_seal(ng_store *st, ng_strbuf *out, ng_err *err)
 	ng_strbuf_reset(out);
 	if (st->touch_oom) {
 		ng_state_forget(st);
-		return ng_fail(err, "out of memory naming the rows an audit entry covers");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory naming the rows an audit entry covers");
 	}
 	if (!st->n_touched)
 		return 0;
@@ -155,7 +155,7 @@ int ng_state_seal(ng_store *st, ng_strbuf *out, ng_err *err)
 		const struct covered *c = covered_table(st->touched[i].table);
 		char digest[65];
 		if (!c) {
-			rc = ng_fail(err, "%s is not a table the audit log covers", st->touched[i].table);
+			rc = ng_fail_as(err, NG_ERR_STORE, "%s is not a table the audit log covers", st->touched[i].table);
 			break;
 		}
 		rc = digest_of(st, c, st->touched[i].key, digest, err);
@@ -226,7 +226,7 @@ int ng_state_record_add(ng_state_record *r, int64_t seq, const char *state, ng_e
 			size_t cap = r->cap ? r->cap * 2 : 64;
 			struct ng_state_row *p = realloc(r->rows, cap * sizeof *p);
 			if (!p) {
-				rc = ng_fail(err, "out of memory");
+				rc = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 				break;
 			}
 			r->rows = p;
@@ -235,7 +235,7 @@ int ng_state_record_add(ng_state_record *r, int64_t seq, const char *state, ng_e
 		struct ng_state_row *row = &r->rows[r->n];
 		*row = (struct ng_state_row){.table = c->table, .key = strdup(k), .seq = seq};
 		if (!row->key) {
-			rc = ng_fail(err, "out of memory");
+			rc = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 			break;
 		}
 		ng_copy(row->digest, sizeof row->digest, d);
@@ -308,7 +308,7 @@ int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep
 	latest_only(r);
 	bool *seen = calloc(r->n ? r->n : 1, sizeof *seen);
 	if (!seen)
-		return ng_fail(err, "out of memory");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory");
 	int rc = 0;
 	for (size_t i = 0; i < N_COVERED && rc == 0; i++) {
 		const struct covered *c = &covered[i];

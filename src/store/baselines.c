@@ -149,12 +149,12 @@ static int pin(ng_store *st, void *arg, ng_err *err)
 	ng_store_baseline b;
 	int r = ng_store_get_baseline(st, p->id, &b, err);
 	if (r <= 0)
-		return r < 0 ? -1 : ng_fail(err, "there is no baseline %" PRId64, p->id);
+		return r < 0 ? -1 : ng_fail_as(err, NG_ERR_STORE, "there is no baseline %" PRId64, p->id);
 	if (strcmp(b.status, "ok") != 0)
-		return ng_fail(err, "baseline %" PRId64 " is a refusal (%s): there is nothing to pin",
+		return ng_fail_as(err, NG_ERR_STORE, "baseline %" PRId64 " is a refusal (%s): there is nothing to pin",
 		               p->id, b.status);
 	if (b.expired_at)
-		return ng_fail(err, "baseline %" PRId64 " has expired (%s): build a new one", p->id,
+		return ng_fail_as(err, NG_ERR_STORE, "baseline %" PRId64 " has expired (%s): build a new one", p->id,
 		               b.expired_reason);
 	if (ng_q_exec(st, err, "UPDATE baselines SET pinned_name = ?, pinned_at = ? WHERE id = ?",
 	              "tii", p->name, p->at, p->id) < 0)

@@ -78,7 +78,7 @@ int ng_store_all_gpus(ng_store *st, const char *node, ng_store_gpu **out, char (
 		free(*nodes);
 		*out = NULL;
 		*nodes = NULL;
-		return ng_fail(err, "out of memory");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory");
 	}
 	for (size_t i = 0; i < *n; i++) {
 		(*out)[i] = rows[i].g;

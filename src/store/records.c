@@ -76,7 +76,7 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 	for (size_t i = 0; i < p->n && rc == 0; i++) {
 		const ng_store_record *r = &p->recs[i];
 		if (!r->node || !*r->node || !r->class_key || !r->metric || !*r->metric || !r->body) {
-			rc = ng_fail(err, "record %zu has no node, class, metric or body: not stored", i);
+			rc = ng_fail_as(err, NG_ERR_STORE, "record %zu has no node, class, metric or body: not stored", i);
 			break;
 		}
 		if (r->profile && put_profile(st, &prof, r->profile, digest, last, err) < 0) {
@@ -104,7 +104,7 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 		ng_sql_bind_text(ins, 15, r->body);
 		int s = ng_sql_step(ins, err);
 		if (s != 1) {
-			rc = s < 0 ? -1 : ng_fail(err, "record %zu: the insert returned no id", i);
+			rc = s < 0 ? -1 : ng_fail_as(err, NG_ERR_STORE, "record %zu: the insert returned no id", i);
 			break;
 		}
 		last_id = ng_sql_column_int64(ins, 0);
@@ -185,7 +185,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
                               int64_t *ids, ng_err *err)
 {
 	if (!cJSON_IsArray(records))
-		return ng_fail(err, "records to store must be a JSON array");
+		return ng_fail_as(err, NG_ERR_STORE, "records to store must be a JSON array");
 	size_t n = (size_t)cJSON_GetArraySize(records), total = 0;
 	const cJSON *rec;
 	cJSON_ArrayForEach(rec, records)
@@ -199,7 +199,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 	ng_strbuf *digests = calloc(n ? n : 1, sizeof *digests);
 	if (!recs || !samples || !texts || !digests) {
 		free(recs), free(samples), free(texts), free(digests);
-		return ng_fail(err, "out of memory");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory");
 	}
 	int rc = 0;
 	size_t i = 0, used = 0;
@@ -207,7 +207,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 	{
 		ng_store_record *r = &recs[i];
 		if (!cJSON_IsObject(rec)) {
-			rc = ng_fail(err, "record %zu is not a JSON object: nothing was stored", i);
+			rc = ng_fail_as(err, NG_ERR_STORE, "record %zu is not a JSON object: nothing was stored", i);
 			break;
 		}
 		r->node = str_field(rec, "node");
@@ -222,7 +222,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 		if (!r->unit && m)
 			r->unit = m->unit;
 		if (!r->node || !r->class_key || !r->metric || !r->domain) {
-			rc = ng_fail(err, "record %zu has no %s: nothing was stored (records from `nodegate "
+			rc = ng_fail_as(err, NG_ERR_STORE, "record %zu has no %s: nothing was stored (records from `nodegate "
 			                  "probe` and `nodegate run` carry them all)",
 			             i, !r->node ? "node" : !r->class_key ? "class" : !r->metric ? "metric" : "domain");
 			break;
@@ -246,7 +246,7 @@ int ng_store_put_json_records(ng_store *st, const cJSON *records, const ng_store
 		r->body = texts[2 * i];
 		r->profile = texts[2 * i + 1];
 		if (!r->body || (profile && !r->profile)) {
-			rc = ng_fail(err, "out of memory");
+			rc = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 			break;
 		}
 		i++;
@@ -375,7 +375,7 @@ int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *soft
 		size_t len;
 		const void *blob = ng_sql_column_blob(q, 1, &len);
 		if (add_run(out, ng_sql_column_text(q, 0), blob, len, ng_sql_column_int64(q, 2)) < 0) {
-			r = ng_fail(err, "out of memory reading the runs of %s", metric);
+			r = ng_fail_as(err, NG_ERR_STORE, "out of memory reading the runs of %s", metric);
 			break;
 		}
 	}
@@ -418,7 +418,7 @@ int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *softw
 			continue;
 		if (grow((void **)&work, &work_cap, k, sizeof(double)) < 0 ||
 		    grow((void **)drops, &cap, *n + 1, sizeof(double)) < 0) {
-			r = ng_fail(err, "out of memory");
+			r = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 			break;
 		}
 		memcpy(work, blob, k * sizeof(double));
@@ -457,7 +457,7 @@ int ng_store_baseline_keys(ng_store *st, const char *class_key, int64_t since, c
 			const char *v = ng_sql_column_text(q, c);
 			size_t l = strlen(v ? v : "") + 1;
 			if (grow((void **)keys, &cap, len + l, 1) < 0) {
-				r = ng_fail(err, "out of memory");
+				r = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 				break;
 			}
 			memcpy(*keys + len, v ? v : "", l);

@@ -79,7 +79,7 @@ int ng_store_report_runs(ng_store *st, int64_t since, const char *class_key,
 	int rc = walk(q, run_row, &w, err);
 	free(w.buf);
 	if (w.oom)
-		return ng_fail(err, "out of memory reading records");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory reading records");
 	return rc;
 }
 

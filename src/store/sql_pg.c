@@ -103,7 +103,7 @@ static int load_libpq(const char *where, ng_err *err)
 	if (!pq.fn_##f) {                                                                       \
 		dlclose(lib);                                                                       \
 		memset(&pq, 0, sizeof pq);                                                          \
-		return ng_fail(err, "%s: the PostgreSQL client library %s has no %s: it is not "     \
+		return ng_fail_as(err, NG_ERR_STORE, "%s: the PostgreSQL client library %s has no %s: it is not "     \
 		                    "libpq, or too old",                                            \
 		               where, path, #f);                                                    \
 	}
@@ -310,30 +310,30 @@ static int pg_fail(struct pg_db *d, ng_err *err, const PGresult *r, const char *
 	d->last = classify(d->c, state);
 	switch (d->last) {
 	case NG_SQL_E_UNREACHABLE:
-		return ng_fail(err, "lost the connection to PostgreSQL at %s while %s (%s): check "
+		return ng_fail_as(err, NG_ERR_STORE, "lost the connection to PostgreSQL at %s while %s (%s): check "
 		                    "that the server is up and reachable, then try again",
 		               d->where, doing, why);
 	case NG_SQL_E_FULL:
-		return ng_fail(err, "the PostgreSQL server at %s is out of disk space (%s, while "
+		return ng_fail_as(err, NG_ERR_STORE, "the PostgreSQL server at %s is out of disk space (%s, while "
 		                    "%s): free space there, nothing was written",
 		               d->where, why, doing);
 	case NG_SQL_E_BUSY:
-		return ng_fail(err, "PostgreSQL at %s: another writer held a lock too long (%s, "
+		return ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s: another writer held a lock too long (%s, "
 		                    "while %s): try again once it has finished",
 		               d->where, why, doing);
 	case NG_SQL_E_CONSTRAINT:
-		return ng_fail(err, "PostgreSQL at %s refused the row (%s, while %s)", d->where,
+		return ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s refused the row (%s, while %s)", d->where,
 		               why, doing);
 	case NG_SQL_E_CORRUPT:
-		return ng_fail(err, "PostgreSQL at %s reports damaged data (%s, while %s): have "
+		return ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s reports damaged data (%s, while %s): have "
 		                    "its administrator check the database",
 		               d->where, why, doing);
 	case NG_SQL_E_READONLY:
-		return ng_fail(err, "PostgreSQL at %s does not let this role write (%s, while "
+		return ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s does not let this role write (%s, while "
 		                    "%s): grant it write access, or connect to the primary",
 		               d->where, why, doing);
 	default:
-		return ng_fail(err, "PostgreSQL at %s failed (%s, while %s)", d->where, why, doing);
+		return ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s failed (%s, while %s)", d->where, why, doing);
 	}
 }
 
@@ -386,7 +386,7 @@ static int begin(struct pg_db *d, const char *sql, const char *doing, ng_err *er
 {
 	if (PQtransactionStatus(d->c) != PQTRANS_IDLE) {
 		d->last = PQstatus(d->c) == CONNECTION_BAD ? NG_SQL_E_UNREACHABLE : NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot start a transaction on PostgreSQL at %s: %s", d->where,
+		return ng_fail_as(err, NG_ERR_STORE, "cannot start a transaction on PostgreSQL at %s: %s", d->where,
 		               d->last == NG_SQL_E_UNREACHABLE ? "the connection was lost"
 		                                               : "one is already open");
 	}
@@ -418,7 +418,7 @@ static int pg_commit(ng_sql *db, ng_err *err)
 		pg_rollback(db);
 		if (d->last == NG_SQL_E_NONE || t == PQTRANS_IDLE)
 			d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot commit on PostgreSQL at %s: %s; nothing was written",
+		return ng_fail_as(err, NG_ERR_STORE, "cannot commit on PostgreSQL at %s: %s; nothing was written",
 		               d->where,
 		               t == PQTRANS_IDLE ? "no transaction is open"
 		                                 : "a statement in the transaction had failed, "
@@ -429,7 +429,7 @@ static int pg_commit(ng_sql *db, ng_err *err)
 	if (!ok(r))
 		rc = pg_fail(d, err, r, "committing");
 	else if (strcmp(PQcmdStatus(r), "COMMIT") != 0)
-		rc = ng_fail(err, "PostgreSQL at %s rolled the transaction back instead of "
+		rc = ng_fail_as(err, NG_ERR_STORE, "PostgreSQL at %s rolled the transaction back instead of "
 		                  "committing it (%s); nothing was written",
 		             d->where, PQcmdStatus(r));
 	PQclear(r);
@@ -582,7 +582,7 @@ static int pg_prepare(ng_sql *db, const char *sql, ng_sql_stmt **out, ng_err *er
 	if (!s || !s->sql) {
 		free(s);
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "out of memory preparing a statement for PostgreSQL at %s",
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory preparing a statement for PostgreSQL at %s",
 		               d->where);
 	}
 	s->base.db = db;
@@ -744,7 +744,7 @@ static int pg_step(ng_sql_stmt *st, ng_err *err)
 		char what[96];
 		ng_sql_snippet(s->sql, what, sizeof what);
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot bind parameter %d of `%s` (it has %d parameters, or "
+		return ng_fail_as(err, NG_ERR_STORE, "cannot bind parameter %d of `%s` (it has %d parameters, or "
 		                    "memory ran out)",
 		               s->bad_bind, what, s->nparams);
 	}
@@ -949,7 +949,7 @@ static int bad_uri(struct pg_db *d, const char *uri, char *why, ng_err *err)
 	PQfreemem(why);
 	scrub(line, uri, hidden, sizeof hidden);
 	d->last = NG_SQL_E_OTHER;
-	return ng_fail(err, "%s is not a PostgreSQL URI libpq accepts: %s", d->where, hidden);
+	return ng_fail_as(err, NG_ERR_STORE, "%s is not a PostgreSQL URI libpq accepts: %s", d->where, hidden);
 }
 
 static int open_connection(struct pg_db *d, const char *uri, ng_err *err)
@@ -962,14 +962,14 @@ static int open_connection(struct pg_db *d, const char *uri, ng_err *err)
 	d->c = connect_to(uri);
 	if (!d->c) {
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "out of memory connecting to PostgreSQL at %s", d->where);
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory connecting to PostgreSQL at %s", d->where);
 	}
 	if (PQstatus(d->c) != CONNECTION_OK) {
 		char line[320], hidden[320];
 		one_line(PQerrorMessage(d->c), line, sizeof line);
 		scrub(line, uri, hidden, sizeof hidden);
 		d->last = NG_SQL_E_UNREACHABLE;
-		return ng_fail(err, "cannot reach PostgreSQL at %s: %s", d->where, hidden);
+		return ng_fail_as(err, NG_ERR_STORE, "cannot reach PostgreSQL at %s: %s", d->where, hidden);
 	}
 	PQsetNoticeProcessor(d->c, quiet, NULL);
 	return run(d, session_setup, "setting up the session", err);
@@ -981,7 +981,7 @@ int ng_sql_pg_open(const char *uri, ng_sql **out, ng_err *err)
 	ng_sql_note_open_error(NG_SQL_E_OTHER);
 	struct pg_db *d = calloc(1, sizeof *d);
 	if (!d)
-		return ng_fail(err, "out of memory connecting to PostgreSQL");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory connecting to PostgreSQL");
 	d->base.ops = &pg_ops;
 	hide_password(uri, d->where, sizeof d->where);
 	if (load_libpq(d->where, err) < 0) {

@@ -103,36 +103,36 @@ static int sq_fail(struct sq_db *d, ng_err *err, int rc, const char *doing)
 	d->last = classify(d->h, rc);
 	switch (d->last) {
 	case NG_SQL_E_BUSY:
-		return ng_fail(err, "%s is locked by another writer for more than %d s (SQLite "
+		return ng_fail_as(err, NG_ERR_STORE, "%s is locked by another writer for more than %d s (SQLite "
 		                    "says: %s, while %s): try again once it has finished",
 		               d->path, BUSY_TIMEOUT_MS / 1000, say, doing);
 	case NG_SQL_E_CORRUPT:
-		return ng_fail(err, "%s is damaged (SQLite says: %s, while %s): restore it from a "
+		return ng_fail_as(err, NG_ERR_STORE, "%s is damaged (SQLite says: %s, while %s): restore it from a "
 		                    "backup or move it aside",
 		               d->path, say, doing);
 	case NG_SQL_E_FULL:
 		if (sqlite3_system_errno(d->h) == EFBIG)
-			return ng_fail(err, "%s cannot grow: the file is at a size limit (ulimit -f, "
+			return ng_fail_as(err, NG_ERR_STORE, "%s cannot grow: the file is at a size limit (ulimit -f, "
 			                    "or the filesystem's largest file); nothing was written "
 			                    "(SQLite says: %s, while %s)",
 			               d->path, say, doing);
-		return ng_fail(err, "no space left on the device holding %s: free space, nothing "
+		return ng_fail_as(err, NG_ERR_STORE, "no space left on the device holding %s: free space, nothing "
 		                    "was written (SQLite says: %s, while %s)",
 		               d->path, say, doing);
 	case NG_SQL_E_READONLY:
 		if ((rc & 0xff) == SQLITE_CANTOPEN)
-			return ng_fail(err, "cannot open %s (SQLite says: %s, while %s): its "
+			return ng_fail_as(err, NG_ERR_STORE, "cannot open %s (SQLite says: %s, while %s): its "
 			                    "directory may not exist or may not be writable",
 			               d->path, say, doing);
-		return ng_fail(err, "cannot write %s (SQLite says: %s, while %s): check the "
+		return ng_fail_as(err, NG_ERR_STORE, "cannot write %s (SQLite says: %s, while %s): check the "
 		                    "permissions of the file and its directory, and that the "
 		                    "filesystem is mounted read-write",
 		               d->path, say, doing);
 	case NG_SQL_E_CONSTRAINT:
-		return ng_fail(err, "%s refused the row (SQLite says: %s, while %s)", d->path, say,
+		return ng_fail_as(err, NG_ERR_STORE, "%s refused the row (SQLite says: %s, while %s)", d->path, say,
 		               doing);
 	default:
-		return ng_fail(err, "SQLite failed on %s (%s, while %s)", d->path, say, doing);
+		return ng_fail_as(err, NG_ERR_STORE, "SQLite failed on %s (%s, while %s)", d->path, say, doing);
 	}
 }
 
@@ -180,7 +180,7 @@ static int sq_prepare(ng_sql *db, const char *sql, ng_sql_stmt **out, ng_err *er
 		ng_sql_snippet(sql, what, sizeof what);
 		sqlite3_finalize(h);
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot prepare `%s`: %s", what,
+		return ng_fail_as(err, NG_ERR_STORE, "cannot prepare `%s`: %s", what,
 		               h ? "it holds more than one statement (use exec for that)"
 		                 : "it holds no statement");
 	}
@@ -188,7 +188,7 @@ static int sq_prepare(ng_sql *db, const char *sql, ng_sql_stmt **out, ng_err *er
 	if (!s) {
 		sqlite3_finalize(h);
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "out of memory preparing a statement on %s", d->path);
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory preparing a statement on %s", d->path);
 	}
 	s->base.db = db;
 	s->h = h;
@@ -254,7 +254,7 @@ static int sq_step(ng_sql_stmt *st, ng_err *err)
 		char what[96];
 		ng_sql_snippet(sqlite3_sql(s->h), what, sizeof what);
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot bind parameter %d of `%s`: %s", s->bind_index, what,
+		return ng_fail_as(err, NG_ERR_STORE, "cannot bind parameter %d of `%s`: %s", s->bind_index, what,
 		               sqlite3_errstr(s->bind_rc));
 	}
 	if (s->done)
@@ -487,7 +487,7 @@ static int sq_commit(ng_sql *db, ng_err *err)
 	struct sq_db *d = db_of(db);
 	if (d->tx_failed && !sqlite3_get_autocommit(d->h)) {
 		sq_rollback(db);
-		return ng_fail(err, "cannot commit on %s: a statement in the transaction had "
+		return ng_fail_as(err, NG_ERR_STORE, "cannot commit on %s: a statement in the transaction had "
 		                    "failed, so it was rolled back; nothing was written",
 		               d->path);
 	}
@@ -576,7 +576,7 @@ static int set_wal(struct sq_db *d, ng_err *err)
 	if (strcasecmp(got, "wal") == 0)
 		return 0;
 	d->last = NG_SQL_E_READONLY;
-	return ng_fail(err, "cannot put %s in WAL mode (it stayed in %s mode): its directory must "
+	return ng_fail_as(err, NG_ERR_STORE, "cannot put %s in WAL mode (it stayed in %s mode): its directory must "
 	                    "be writable, on a local filesystem, for the -wal and -shm files",
 	               d->path, got);
 }
@@ -591,7 +591,7 @@ static int configure(struct sq_db *d, ng_err *err)
 	rc = sqlite3_exec(d->h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT) {
 		d->last = NG_SQL_E_CORRUPT;
-		return ng_fail(err, "%s is not a nodegate store: file is not a database (SQLite "
+		return ng_fail_as(err, NG_ERR_STORE, "%s is not a nodegate store: file is not a database (SQLite "
 		                    "says: %s); move it aside or name another path",
 		               d->path, sqlite3_errmsg(d->h));
 	}
@@ -601,7 +601,7 @@ static int configure(struct sq_db *d, ng_err *err)
 	 * (its permissions): say so now rather than at the first write. */
 	if (sqlite3_db_readonly(d->h, "main") == 1) {
 		d->last = NG_SQL_E_READONLY;
-		return ng_fail(err, "%s is read-only to this user: check the file's permissions "
+		return ng_fail_as(err, NG_ERR_STORE, "%s is read-only to this user: check the file's permissions "
 		                    "and that its filesystem is mounted read-write",
 		               d->path);
 	}
@@ -620,7 +620,7 @@ static const char sqlite_magic[16] = "SQLite format 3";
 static int not_a_store(struct sq_db *d, ng_err *err, const char *why)
 {
 	d->last = NG_SQL_E_CORRUPT;
-	return ng_fail(err, "%s is not a nodegate store: %s; nodegate makes a new store only where "
+	return ng_fail_as(err, NG_ERR_STORE, "%s is not a nodegate store: %s; nodegate makes a new store only where "
 	                    "no file is: move it aside or name another path",
 	               d->path, why);
 }
@@ -633,7 +633,7 @@ static int check_existing(struct sq_db *d, int fd, ng_err *err)
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot examine %s: %s", d->path, strerror(errno));
+		return ng_fail_as(err, NG_ERR_STORE, "cannot examine %s: %s", d->path, strerror(errno));
 	}
 	if (S_ISDIR(st.st_mode))
 		return not_a_store(d, err, "it is a directory");
@@ -647,7 +647,7 @@ static int check_existing(struct sq_db *d, int fd, ng_err *err)
 	ssize_t n = pread(fd, head, sizeof head, 0);
 	if (n < 0) {
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot read %s: %s", d->path, strerror(errno));
+		return ng_fail_as(err, NG_ERR_STORE, "cannot read %s: %s", d->path, strerror(errno));
 	}
 	if ((size_t)n < sizeof head || memcmp(head, sqlite_magic, sizeof head) != 0)
 		return not_a_store(d, err, "file is not a database (it does not begin as an SQLite "
@@ -678,7 +678,7 @@ static int create_new(struct sq_db *d, int dir_fd, const char *dir, const char *
 	if (fd < 0) {
 		d->last = errno == EACCES || errno == EROFS || errno == EPERM ? NG_SQL_E_READONLY
 		                                                               : NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot create %s: %s: its directory may not be writable", d->path,
+		return ng_fail_as(err, NG_ERR_STORE, "cannot create %s: %s: its directory may not be writable", d->path,
 		               strerror(errno));
 	}
 	close(fd);
@@ -696,7 +696,7 @@ static int create_new(struct sq_db *d, int dir_fd, const char *dir, const char *
 		sqlite3_close_v2(h);
 		unlinkat(dir_fd, tmp, 0);
 		d->last = classify(NULL, e);
-		return ng_fail(err, "cannot create %s (SQLite says: %s)", d->path, say);
+		return ng_fail_as(err, NG_ERR_STORE, "cannot create %s (SQLite says: %s)", d->path, say);
 	}
 	sqlite3_close_v2(h);
 	int linked = linkat(dir_fd, tmp, dir_fd, name, 0);
@@ -717,7 +717,7 @@ static int create_new(struct sq_db *d, int dir_fd, const char *dir, const char *
 	unlinkat(dir_fd, tmp, 0);
 	if (linked < 0 && why != EEXIST) {
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "cannot put the new store %s in place: %s", d->path, strerror(why));
+		return ng_fail_as(err, NG_ERR_STORE, "cannot put the new store %s in place: %s", d->path, strerror(why));
 	}
 	fsync(dir_fd);
 	return 0; /* made here, or by another nodegate a moment before: either way a database */
@@ -741,12 +741,12 @@ static int prepare_file(struct sq_db *d, ng_err *err)
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - d->path), d->path);
 	if (!*name) {
 		d->last = NG_SQL_E_OTHER;
-		return ng_fail(err, "%s names a directory: name the store's file", d->path);
+		return ng_fail_as(err, NG_ERR_STORE, "%s names a directory: name the store's file", d->path);
 	}
 	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
 		d->last = NG_SQL_E_READONLY;
-		return ng_fail(err, "cannot open %s (%s, its directory: %s): its directory may not "
+		return ng_fail_as(err, NG_ERR_STORE, "cannot open %s (%s, its directory: %s): its directory may not "
 		                    "exist or may not be writable",
 		               d->path, dir, strerror(errno));
 	}
@@ -754,14 +754,14 @@ static int prepare_file(struct sq_db *d, ng_err *err)
 	int rc = ng_atomic_check_dir(dir_fd, dir, &why);
 	if (rc < 0) {
 		d->last = NG_SQL_E_OTHER;
-		ng_fail(err, "cannot use the store %s: %s", d->path, why.msg);
+		ng_fail_as(err, NG_ERR_STORE, "cannot use the store %s: %s", d->path, why.msg);
 	}
 	for (int attempt = 0; rc == 0 && attempt < 3; attempt++) {
 		struct stat ln;
 		if (fstatat(dir_fd, name, &ln, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ln.st_mode) &&
 		    ln.st_uid != geteuid() && ln.st_uid != 0) {
 			d->last = NG_SQL_E_OTHER;
-			rc = ng_fail(err, "refusing the store %s: it is a symbolic link made by uid %ld, "
+			rc = ng_fail_as(err, NG_ERR_STORE, "refusing the store %s: it is a symbolic link made by uid %ld, "
 			                  "not by this user or root; name the file it points to",
 			             d->path, (long)ln.st_uid);
 			break;
@@ -776,7 +776,7 @@ static int prepare_file(struct sq_db *d, ng_err *err)
 		}
 		if (errno != ENOENT) {
 			d->last = errno == EACCES ? NG_SQL_E_READONLY : NG_SQL_E_OTHER;
-			rc = ng_fail(err, "cannot open %s: %s", d->path, strerror(errno));
+			rc = ng_fail_as(err, NG_ERR_STORE, "cannot open %s: %s", d->path, strerror(errno));
 			break;
 		}
 		/* Made here (or by another nodegate at the same moment): examined
@@ -794,7 +794,7 @@ int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
 	struct sq_db *d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
-		return ng_fail(err, "out of memory opening %s", path);
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory opening %s", path);
 	}
 	d->base.ops = &sqlite_ops;
 	d->queue_fd = -1;

@@ -24,7 +24,7 @@ int ng_store_default_path(ng_strbuf *out, ng_err *err)
 	}
 	const char *home = getenv("HOME");
 	if (!home || home[0] != '/')
-		return ng_fail(err, "no store given and neither XDG_STATE_HOME nor HOME is an absolute "
+		return ng_fail_as(err, NG_ERR_STORE, "no store given and neither XDG_STATE_HOME nor HOME is an absolute "
 		                    "path: name one with --store or NODEGATE_STORE");
 	ng_strbuf_printf(out, "%s/.local/state/nodegate/nodegate.db", home);
 	return 0;
@@ -80,7 +80,7 @@ static int ensure_parent_dir(const char *path, ng_err *err)
 			char c = *p;
 			*p = '\0';
 			if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-				return ng_fail(err, "cannot create the store's directory %s: %s", dir,
+				return ng_fail_as(err, NG_ERR_STORE, "cannot create the store's directory %s: %s", dir,
 				               strerror(errno));
 			*p = c;
 		}
@@ -106,7 +106,7 @@ int ng_store_open(const char *spec, ng_store **out, ng_err *err)
 	ng_store *st = calloc(1, sizeof *st);
 	if (!st) {
 		ng_strbuf_free(&def);
-		return ng_fail(err, "out of memory");
+		return ng_fail_as(err, NG_ERR_STORE, "out of memory");
 	}
 	int rc;
 	if (is_pg_uri(spec)) {
@@ -219,7 +219,7 @@ static ng_sql_stmt *vq(ng_store *st, ng_err *err, const char *sql, const char *t
 	}
 	if (rc < 0) {
 		ng_sql_finalize(q);
-		ng_fail(err, "cannot bind the parameters of: %.60s", sql);
+		ng_fail_as(err, NG_ERR_STORE, "cannot bind the parameters of: %.60s", sql);
 		return NULL;
 	}
 	return q;
@@ -279,14 +279,14 @@ int ng_q_rows(ng_sql_stmt *q, size_t size, int (*read)(ng_sql_stmt *q, void *ele
 			size_t c = cap ? cap * 2 : 16;
 			char *p = realloc(arr, c * size);
 			if (!p) {
-				r = ng_fail(err, "out of memory");
+				r = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 				break;
 			}
 			arr = p;
 			cap = c;
 		}
 		if (read(q, arr + *n * size) < 0) {
-			r = ng_fail(err, "out of memory");
+			r = ng_fail_as(err, NG_ERR_STORE, "out of memory");
 			break;
 		}
 		(*n)++;

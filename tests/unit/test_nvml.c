@@ -319,7 +319,7 @@ static void test_bad_scenario(void **state)
 		{"{\"gpus\": [{\"pci_bus_id\": \"3b\"}]}", "gpus[0].pci_bus_id"},
 		{"{\"schema\": \"nodegate/synthetic-gpus/9\"}", "schema"},
 		{"{\"gpus\": [}", "not valid JSON"},
-		{"{\"gpus\": [], \"gpus\": []}", "\"gpus\" appears twice"},
+		{"{\"gpus\": [], \"gpus\": []}", "\"gpus\" given twice"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		write_file(cases[i].text);

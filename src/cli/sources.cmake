@@ -1,0 +1,75 @@
+# src/cli/: the nodegate binary: main, one cmd_<verb>.c per verb, their options and printing.
+# Every source of this folder is listed here, and only here.
+set(NG_CLI_SOURCES
+  admit_judge.c
+  admit_land.c
+  admit_profile.c
+  admit_report.c
+  class_baseline.c
+  cmd_admit.c
+  cmd_audit.c
+  cmd_baseline.c
+  cmd_epilog.c
+  cmd_fabric.c
+  cmd_fleet.c
+  cmd_floors.c
+  cmd_gate.c
+  cmd_gate_batch.c
+  cmd_gpus.c
+  cmd_health.c
+  cmd_identity.c
+  cmd_ingest.c
+  cmd_kube.c
+  cmd_metrics.c
+  cmd_npd.c
+  cmd_override.c
+  cmd_parse.c
+  cmd_policy.c
+  cmd_policy_changes.c
+  cmd_probe.c
+  cmd_prolog.c
+  cmd_quarantine.c
+  cmd_release.c
+  cmd_report.c
+  cmd_run.c
+  cmd_scenarios.c
+  cmd_selftest.c
+  cmd_verdicts.c
+  config_error.c
+  emit_records.c
+  exit.c
+  fabric_gang.c
+  fabric_opts.c
+  fabric_pair.c
+  fabric_run.c
+  gate_report.c
+  gpu_check_opts.c
+  gpu_check_print.c
+  gpu_check_table.c
+  main.c
+  options.c
+  parse_readers.c
+  probe_common.c
+  probe_cpu.c
+  probe_gpu_common.c
+  probe_gpu_compute.c
+  probe_gpu_copy.c
+  probe_gpu_memory.c
+  probe_hostmem.c
+  probe_storage.c
+  record_table.c
+  report_html.c
+  report_json.c
+  report_policy.c
+  report_svg.c
+  run_lock.c
+  scenario_read.c
+  selftest_fabric.c
+  store_cli.c
+  util.c
+)
+# The sanitizer build's exit codes (a report exits 86, never 1).
+if(NODEGATE_SANITIZE)
+  list(APPEND NG_CLI_SOURCES sanitizer_options.c)
+endif()
+list(TRANSFORM NG_CLI_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -1,0 +1,23 @@
+# src/flow/: orchestration over collect, store and land; never prints.
+# Every source of this folder is listed here, and only here.
+set(NG_FLOW_SOURCES
+  ctx.c
+  gpu_check.c
+  gpu_check_each.c
+  gpu_check_inventory.c
+  gpu_check_result.c
+  gpu_check_store.c
+  gpu_check_xid.c
+  gpu_forget.c
+  policy_history.c
+  promote.c
+  redecide.c
+  replay.c
+  replay_model.c
+  report_model.c
+  report_model_fr.c
+  report_model_hours.c
+  report_model_map.c
+  shadow.c
+)
+list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

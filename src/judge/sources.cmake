@@ -1,0 +1,17 @@
+# src/judge/: the gate, hysteresis, admission, breaker, GPU health and the report's rules (pure;
+# compiled into nodegate_core).
+# Every source of this folder is listed here, and only here.
+set(NG_JUDGE_SOURCES
+  admit.c
+  baseline.c
+  breaker.c
+  fabric.c
+  false_reject.c
+  gate.c
+  gpu_health.c
+  gpu_hours.c
+  gpu_series.c
+  gpu_siblings.c
+  hysteresis.c
+)
+list(TRANSFORM NG_JUDGE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

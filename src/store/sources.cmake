@@ -1,0 +1,23 @@
+# src/store/: SQLite and PostgreSQL behind one interface.
+# Every source of this folder is listed here, and only here.
+set(NG_STORE_SOURCES
+  audit.c
+  audit_anchor.c
+  audit_state.c
+  baselines.c
+  cases.c
+  config_errors.c
+  fabric_peers.c
+  gpus.c
+  node_names.c
+  nodes.c
+  policies.c
+  records.c
+  report_queries.c
+  schema.c
+  sql_common.c
+  sql_pg.c
+  sql_sqlite.c
+  store.c
+)
+list(TRANSFORM NG_STORE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
