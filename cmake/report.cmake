@@ -16,7 +16,10 @@ target_sources(nodegate PRIVATE
   src/cli/report_html.c
   src/cli/report_json.c
   src/cli/report_map.c
-  src/cli/report_svg.c)
+  src/cli/report_attention.c
+  src/cli/report_states.c
+  src/cli/report_svg.c
+  src/cli/report_truth.c)
 
 # The synthetic fleet generator (bench/fleetgen.c) on the shared fleet model
 # (cmake/fleet.cmake's nodegate_fleet_model, resolved when generating): a

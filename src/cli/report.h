@@ -86,6 +86,9 @@ struct ng_rcase {
 	char hw_before[65], hw_after[65];
 	ng_case_class klass;
 	size_t node; /* index into nodes */
+	/* report_truth.c: what a "possible false reject" must not hide */
+	bool in_fleet_event;       /* opened within a fleet-regression event of its class */
+	const char *after_release; /* NULL, or what the node did after (a repeat, a fault) */
 };
 
 struct ng_revent {
@@ -108,6 +111,7 @@ struct ng_rfr {
 	char policy[32];
 	size_t admissions, straggled;
 	size_t quarantines, released_same, released_changed, released_unknown, still_open;
+	size_t possible_false_rejects; /* released_same with nothing found on the node since */
 };
 
 struct ng_rsw {
@@ -220,6 +224,30 @@ int ng_report_hours(ng_store *st, struct ng_report *r, ng_err *err);
 int ng_report_false_rejects(ng_store *st, struct ng_report *r, ng_err *err);
 /* The (class, policy) row of the false-reject table, added when new; -1 OOM. */
 long ng_report_fr_row(struct ng_report *r, size_t cls, const char *policy);
+
+/* report_truth.c: which cases a fleet-regression event explains, and
+ * which released cases were followed by another quarantine or fault (never
+ * a possible false reject). Called at the end of ng_report_load. */
+void ng_report_truth(struct ng_report *r);
+
+/* report_states.c: the states a node is in, most pressing first, as the
+ * report shows them ("quarantined", "admitted", ...). The one place a new
+ * state (probation, lemon) is added for every section. Returns how many
+ * were written to out (at most max). */
+size_t ng_report_states_of(const struct ng_report *r, size_t node, const char **out, size_t max);
+/* The first of them, or "unknown". */
+const char *ng_report_state_of(const struct ng_report *r, size_t node);
+
+/* report_attention.c: the first screen: the nodes losing the most GPU-hours
+ * to node faults, and admitted nodes with repeated epilog faults. */
+#define NG_REPORT_ATTENTION_TOP 10
+#define NG_REPORT_REPEATED_FAULTS 2 /* epilog faults that make an admitted node suspect */
+size_t *ng_report_costliest(const struct ng_report *r, size_t *n);
+size_t *ng_report_admitted_repeat_faults(const struct ng_report *r, size_t *n);
+void ng_report_html_attention(const struct ng_report *r, ng_strbuf *out);
+cJSON *ng_report_json_attention(const struct ng_report *r);
+/* Below a strip plot: the marked nodes by name, lowest first, printed. */
+void ng_report_html_named(const struct ng_report *r, const struct ng_rseries *s, ng_strbuf *out);
 
 /* report_json.c / report_html.c */
 cJSON *ng_report_json(const struct ng_report *r);
