@@ -10,6 +10,11 @@
 int ng_admit_land_queue(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
                         const char *node, ng_err *err);
 
+/* --unscreen LIST: every node of the Slurm host list loses ng_admitted and
+ * gains unscreened (the queue's way back in), one line each. 0 when every
+ * node landed, 1 when one did not, 2 for a list that does not read. */
+int ng_admit_unscreen(const struct ng_cli *cli, const char *list);
+
 /* --prolog, before anything is measured: whether SLURM_JOB_ID's job asks
  * for its nodes to be screened. -1: it does, screen; otherwise the exit
  * status (0: not asked, or the job could not be read: a monitoring

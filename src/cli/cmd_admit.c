@@ -29,7 +29,7 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	.usage = "[--store S] [--quick] [--storage-path DIR] [--skip DOMAIN]... [--json]\n"
 	         "       [--fabric TOOL [--fabric-diag FILE] [--raw-dir DIR] -- COMMAND [ARGS...]]\n"
 	         "       [--from FILE... [--confirm-from FILE...]] [--land slurm|none [--node NAME]]\n"
-	         "       [--queue] [--prolog]",
+	         "       [--queue] [--prolog] | --unscreen NODELIST",
 	.summary = "Screen this node before it joins an allocation; admit, warn, hold or quarantine.",
 	.help =
 	"Runs the admission profile on this node (compute: `probe cpu`, memory:\n"
@@ -90,6 +90,10 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"                         its --comment); exit 1, which holds the job off the node,\n"
 	"                         only when it is quarantined; a job that cannot be read,\n"
 	"                         a held run, a store or option error exit 0\n"
+	"      --unscreen LIST    measure nothing: take ng_admitted off each node of the\n"
+	"                         Slurm host list and put unscreened on, so only the\n"
+	"                         admission queue's job lands there (a strigger program\n"
+	"                         for nodes that went down or drained: docs/slurm.md)\n"
 	"  -j, --json             print the decision as JSON\n"
 	"  -h, --help             this text\n"
 	"\n"
@@ -106,6 +110,7 @@ struct opts {
 	bool json;
 	bool land_slurm;       /* --land slurm: drain a quarantined node through scontrol */
 	bool queue, prolog;    /* --queue: land on Slurm features; --prolog: in Slurm's Prolog */
+	const char *unscreen;  /* --unscreen LIST: only put these nodes back in the queue */
 	const char *land_node; /* --node: its Slurm name, when not the records' node */
 };
 
@@ -140,7 +145,7 @@ static int add_file(const char ***list, size_t *n, const char *path)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_STORE = 256, O_STORAGE, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW,
-	       O_LAND, O_NODE, O_QUEUE, O_PROLOG };
+	       O_LAND, O_NODE, O_QUEUE, O_PROLOG, O_UNSCREEN };
 	static const struct option longopts[] = {
 		{"store", required_argument, NULL, O_STORE},
 		{"quick", no_argument, NULL, 'Q'},
@@ -156,6 +161,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"node", required_argument, NULL, O_NODE},
 		{"queue", no_argument, NULL, O_QUEUE},
 		{"prolog", no_argument, NULL, O_PROLOG},
+		{"unscreen", required_argument, NULL, O_UNSCREEN},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -198,6 +204,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_NODE: o->land_node = optarg; break;
 		case O_QUEUE: o->queue = true; break;
 		case O_PROLOG: o->prolog = o->profile.quick = true; break;
+		case O_UNSCREEN: o->unscreen = optarg; break;
 		case O_FTIME: {
 			char *end;
 			double t = strtod(optarg, &end);
@@ -495,6 +502,8 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 {
 	struct opts o = {0};
 	int rc = parse_opts(argc, argv, &o);
+	if (rc < 0 && o.unscreen)
+		rc = ng_admit_unscreen(cli, o.unscreen);
 	if (rc < 0 && o.prolog)
 		rc = ng_admit_prolog_start(cli, o.land_node);
 	if (rc >= 0) {

@@ -30,6 +30,11 @@ by the CTest fixture `slurm`), one case per run:
                    lands there and gives the node ng_admitted, and the job
                    then runs; a held screen leaves it off with the reason in
                    the node's comment, and an operator's comment stays
+  unscreen_on_drain
+                   an operator drains the node: the strigger program of
+                   docs/slurm.md takes ng_admitted off and puts unscreened
+                   on; resumed, it takes no ordinary job until the admission
+                   job admits it again
   admit_prolog     a job that asks (--comment ng:screen, --constraint
                    ng_screen) has its node screened in the Prolog and runs; one
                    that does not ask is not screened; a node the Prolog's
@@ -227,6 +232,7 @@ class Cluster:
                  f"ActiveFeatures={f}", f"Comment={comment}")
 
     def restore(self):
+        self.cmd("strigger", "--clear", "--user=root", check=False)
         self.set_features(["ng_admitted", "ng_screen"])
         if not os.path.exists(self.ngenv_orig):
             shutil.copyfile(self.ngenv, self.ngenv_orig)
@@ -619,6 +625,37 @@ def case_admission_queue(c):
     c.wait_job_end(admission_job(c, *held), timeout=60)
     expect(c.comment() == "ops: fan swap Tuesday" and "ng_admitted" not in c.features(),
            f"the operator's comment: {c.comment()!r}, features {c.features()}")
+
+
+def case_unscreen_on_drain(c):
+    c.cmd("strigger", "--set", "--drained", "--flags=PERM",
+          f"--program={os.path.join(c.dir, 'etc', 'unscreen.sh')}")
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=DRAIN", "Reason=ops: cable check")
+    c.wait_state("drained")
+    # slurmctld looks at its triggers every 15 s.
+    t = c.wait("the trigger putting the node back in the queue",
+               lambda: "unscreened" in c.features() and "ng_admitted" not in c.features(), 45,
+               step=0.5)
+    print(f"drained -> unscreened in {t:.1f} s")
+    expect(c.reason() == "ops: cable check", f"the operator's reason stays: {c.reason()!r}")
+    expect(c.comment().startswith("ng:unscreened: left service"), f"comment {c.comment()!r}")
+    expect("ng_screen" in c.features(), f"other features kept: {c.features()}")
+    c.cmd("strigger", "--clear", "--user=root", check=False)
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=RESUME")
+    c.wait_state("idle")
+    # Resumed, yet unscreened: an ordinary job does not land; the queue admits it.
+    p = subprocess.run(["sbatch", "--parsable", "--gres=gpu:2", "-o",
+                        os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1"],
+                       env=c.env, capture_output=True, text=True, timeout=30)
+    if p.returncode == 0:
+        job = p.stdout.strip().split(";")[0]
+        time.sleep(3)
+        expect(c.job_state(job) == "PENDING", f"an ordinary job on the resumed node: "
+               f"{c.job_state(job)}")
+    else:
+        expect("Requested node configuration is not available" in p.stderr, p.stderr)
+    c.wait_job_end(admission_job(c), timeout=90)
+    expect("ng_admitted" in c.features(), f"admitted again: {c.features()}")
 
 
 def prolog_said(c, job, what):
