@@ -531,7 +531,8 @@ static void gpu_hours(const struct ng_report *r, ng_strbuf *o)
 		const struct ng_rnode *nd = &r->nodes[top[i]];
 		ng_strbuf_printf(o, "<tr data-node=\"");
 		esc(o, nd->name);
-		ng_strbuf_printf(o, "\" data-node-fault-hours=\"%.1f\"><td class=\"n\">%zu</td><td class=\"nm\">",
+		ng_strbuf_printf(o, "\" data-node-fault-hours=\"%.1f\"><td class=\"n\">%zu</td>"
+		                    "<td class=\"nm\">",
 		                 nd->gh.node_fault_hours, i + 1);
 		esc(o, nd->name);
 		ng_strbuf_adds(o, "</td><td>");
@@ -563,12 +564,13 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 	                 "change in the hardware part of the node's profile &mdash; possible false "
 	                 "rejects (a cable or cooling repair leaves no trace there; see the reasons "
 	                 "below) unless the node was quarantined again or found faulty since, which "
-	                 "makes it a repeat offender, not a false reject. <i>Later stragglers</i>: admissions followed within %lld days by a "
-	                 "quarantine, a flagged screen or a GPU fault on the same node.</p>"
+	                 "makes it a repeat offender, not a false reject. <i>Later stragglers</i>: "
+	                 "admissions followed within %lld days by a quarantine, a flagged screen or a "
+	                 "GPU fault on the same node.</p>"
 	                 "<table id=\"false-reject-table\"><tr><th>class</th><th>policy</th><th>admissions"
 	                 "</th><th>later stragglers</th><th>quarantines</th><th>released, same hardware"
-	                 "</th><th>possible false rejects</th><th>released, hardware changed</th><th>released, unknown</th><th>still "
-	                 "open</th></tr>",
+	                 "</th><th>possible false rejects</th><th>released, hardware changed</th>"
+	                 "<th>released, unknown</th><th>still open</th></tr>",
 	                 (long long)r->o.straggle_days);
 	for (size_t i = 0; i < r->n_fr; i++) {
 		const struct ng_rfr *f = &r->fr[i];
@@ -582,7 +584,8 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 		esc(o, f->policy);
 		ng_strbuf_printf(o, "</code></td><td class=\"n\">%zu</td><td class=\"n\">%zu (%.2f%%)</td>"
 		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
-		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td></tr>",
+		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
+		                    "<td class=\"n\">%zu</td></tr>",
 		                 f->admissions, f->straggled,
 		                 f->admissions ? 100.0 * (double)f->straggled / (double)f->admissions : 0.0,
 		                 f->quarantines, f->released_same, f->possible_false_rejects,

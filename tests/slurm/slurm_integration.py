@@ -690,6 +690,13 @@ def case_admit_prolog(c):
         json.dump({"floors": {"cpu.fp64.gflops": 1e9},
                    "admission": {"exclusive_max_runnable": 1000}}, f)
     c.set_env("NODEGATE_POLICY", pol)
+    # Its case goes to a store of its own: the other cases screen node1 in
+    # the cluster's store, and an open case there would hold it.
+    scratch = os.path.join(c.dir, "store", "prolog-quarantine.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(scratch + suffix):
+            os.unlink(scratch + suffix)
+    c.set_env("NODEGATE_STORE", scratch)
     out = c.cmd("sbatch", "--parsable", "--gres=gpu:2", "--comment=ng:screen", "-o",
                 os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1")
     job = out.split(";")[0]
