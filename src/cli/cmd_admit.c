@@ -17,6 +17,7 @@
 #include "flow/shadow.h"
 #include "core/record.h"
 #include "cli/admit_profile.h"
+#include "cli/admit_queue.h"
 #include "cli/store_cli.h"
 #include "collect/identity.h"
 #include "core/json.h"
@@ -24,7 +25,7 @@
 static int admit_main(struct ng_cli *cli, int argc, char **argv);
 
 enum { O_STORAGE = 256, O_SKIP, O_FROM, O_CONFIRM, O_FABRIC, O_FDIAG, O_FTIME, O_RAW,
-       O_LAND, O_NODE };
+       O_LAND, O_NODE, O_QUEUE, O_PROLOG, O_UNSCREEN };
 
 static const struct ng_opt admit_opts[] = {
 	NG_OPT_STORE,
@@ -51,6 +52,22 @@ static const struct ng_opt admit_opts[] = {
 	 "default none. NODEGATE_SCONTROL names scontrol"},
 	{"node", O_NODE, "NAME", "the Slurm node name (default: the scheduler name the\n"
 	 "records or the store give for the node, never its id)"},
+	{"queue", O_QUEUE, NULL, "the admission queue's job (docs/slurm.md): admitted and\n"
+	 "admitted-warn give the node the Slurm feature\n"
+	 "ng_admitted (production jobs require it) and take\n"
+	 "unscreened off; any other outcome takes ng_admitted off,\n"
+	 "puts unscreened on, and the reason in the node's comment\n"
+	 "(never over an operator's); audited as land.features"},
+	{"prolog", O_PROLOG, NULL, "in Slurm's Prolog: screen this node (the quick profile)\n"
+	 "only for a job that asks (admission.prolog_min_nodes,\n"
+	 "prolog_feature in its --constraint, prolog_comment in\n"
+	 "its --comment); exit 1, which holds the job off the node,\n"
+	 "only when it is quarantined; a job that cannot be read,\n"
+	 "a held run, a store or option error exit 0"},
+	{"unscreen", O_UNSCREEN, "LIST", "measure nothing: take ng_admitted off each node of the\n"
+	 "Slurm host list and put unscreened on, so only the\n"
+	 "admission queue's job lands there (a strigger program\n"
+	 "for nodes that went down or drained: docs/slurm.md)"},
 	NG_OPT_JSON("print the decision as JSON"),
 	NG_OPT_HELP,
 	{0},
@@ -60,7 +77,8 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	.name = "admit",
 	.usage = "[--store S] [--quick] [--storage-path DIR] [--skip DOMAIN]... [--json]\n"
 	         "       [--fabric TOOL [--fabric-diag FILE] [--raw-dir DIR] -- COMMAND [ARGS...]]\n"
-	         "       [--from FILE... [--confirm-from FILE...]] [--land slurm|none [--node NAME]]",
+	         "       [--from FILE... [--confirm-from FILE...]] [--land slurm|none [--node NAME]]\n"
+	         "       [--queue] [--prolog] | --unscreen NODELIST",
 	.summary = "Screen this node before it joins an allocation; admit, warn, hold or quarantine.",
 	.help =
 	"Runs the admission profile on this node (compute: `probe cpu`, memory:\n"
@@ -97,6 +115,8 @@ struct opts {
 	size_t n_from, n_confirm_from;
 	bool json;
 	bool land_slurm;       /* --land slurm: drain a quarantined node through scontrol */
+	bool queue, prolog;    /* --queue: land on Slurm features; --prolog: in Slurm's Prolog */
+	const char *unscreen;  /* --unscreen LIST: only put these nodes back in the queue */
 	const char *land_node; /* --node: its Slurm name, when not the records' node */
 };
 
@@ -167,6 +187,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->land_slurm = strcmp(op.arg, "slurm") == 0;
 			break;
 		case O_NODE: o->land_node = op.arg; break;
+		case O_QUEUE: o->queue = true; break;
+		case O_PROLOG: o->prolog = o->profile.quick = true; break;
+		case O_UNSCREEN: o->unscreen = op.arg; break;
 		case O_FTIME: {
 			char *end;
 			double t = strtod(op.arg, &end);
@@ -453,6 +476,8 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 		ng_admit_note(r, "shadow policy: %s (the enforcing outcome stands)", err.msg);
 	if (o->land_slurm && ng_admit_land_slurm(st, cli, r, o->land_node, &err) < 0)
 		goto store_failed;
+	if (o->queue && ng_admit_land_queue(st, cli, r, o->land_node, &err) < 0)
+		goto store_failed;
 	*exit_code = exit_for(r);
 	return 0;
 
@@ -465,14 +490,18 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 {
 	struct opts o = {0};
 	int rc = parse_opts(argc, argv, &o);
+	if (rc < 0 && o.unscreen)
+		rc = ng_admit_unscreen(cli, o.unscreen);
+	if (rc < 0 && o.prolog)
+		rc = ng_admit_prolog_start(cli, o.land_node);
 	if (rc >= 0) {
 		free(o.from), free(o.confirm_from);
-		return rc;
+		return ng_admit_prolog_usage(argc, argv, rc);
 	}
 	ng_store *st = ng_cli_open_store(cli, &ng_cmd_admit_entry, o.store);
 	if (!st) {
 		free(o.from), free(o.confirm_from);
-		return NG_EXIT_STORE;
+		return o.prolog ? ng_admit_prolog_exit(NULL, NG_EXIT_STORE) : NG_EXIT_STORE;
 	}
 	/* Raw fabric output is evidence: keep it beside a SQLite store unless
 	 * told where. */
@@ -519,5 +548,5 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 	free(o.from);
 	free(o.confirm_from);
 	ng_store_close(st);
-	return exit_code;
+	return o.prolog ? ng_admit_prolog_exit(&r, exit_code) : exit_code;
 }

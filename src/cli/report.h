@@ -15,6 +15,25 @@
 #include "core/strbuf.h"
 #include "flow/report_model.h"
 
+/* report_states.c: the states a node is in, most pressing first, as the
+ * report shows them ("quarantined", "admitted", ...). The one place a new
+ * state (probation, lemon) is added for every section. Returns how many
+ * were written to out (at most max). */
+size_t ng_report_states_of(const struct ng_report *r, size_t node, const char **out, size_t max);
+/* The first of them, or "unknown". */
+const char *ng_report_state_of(const struct ng_report *r, size_t node);
+
+/* report_attention.c: the first screen: the nodes losing the most GPU-hours
+ * to node faults, and admitted nodes with repeated epilog faults. */
+#define NG_REPORT_ATTENTION_TOP 10
+#define NG_REPORT_REPEATED_FAULTS 2 /* epilog faults that make an admitted node suspect */
+size_t *ng_report_costliest(const struct ng_report *r, size_t *n);
+size_t *ng_report_admitted_repeat_faults(const struct ng_report *r, size_t *n);
+void ng_report_html_attention(const struct ng_report *r, ng_strbuf *out);
+cJSON *ng_report_json_attention(const struct ng_report *r);
+/* Below a strip plot: the marked nodes by name, lowest first, printed. */
+void ng_report_html_named(const struct ng_report *r, const struct ng_rseries *s, ng_strbuf *out);
+
 /* report_json.c / report_html.c */
 cJSON *ng_report_json(const struct ng_report *r);
 int ng_report_html(const struct ng_report *r, ng_strbuf *out);

@@ -93,7 +93,8 @@ static const char css[] =
 	".fleetevent line{stroke:#c53030;stroke-width:2}.fleetevent polygon{fill:#c53030}"
 	".legend span{display:inline-block;margin-right:12px}.sw{display:inline-block;width:10px;"
 	"height:10px;margin-right:4px;vertical-align:middle}"
-	"code{font-size:12px}";
+	"code{font-size:12px}.nm{white-space:nowrap}.named{font-size:12px;margin:0 0 12px}"
+	"text.dotlbl{font-size:10px;fill:#1b1f24}";
 
 static void legend(ng_strbuf *o)
 {
@@ -357,6 +358,7 @@ static void classes(const struct ng_report *r, ng_strbuf *o)
 			}
 			ng_strbuf_adds(o, "</p>");
 			ng_report_svg_strip(r, se, o);
+			ng_report_html_named(r, se, o);
 			ng_strbuf_adds(o, "</div>");
 		}
 		ng_strbuf_adds(o, "</section>\n");
@@ -415,7 +417,7 @@ static void quarantine(const struct ng_report *r, ng_strbuf *o)
 		ng_strbuf_printf(o, "<tr id=\"case-%lld\" class=\"open\" data-state=\"quarantined\" data-node=\"",
 		                 (long long)c->c.id);
 		esc(o, n->name);
-		ng_strbuf_printf(o, "\"><td class=\"n\">%lld</td><td>", (long long)c->c.id);
+		ng_strbuf_printf(o, "\"><td class=\"n\">%lld</td><td class=\"nm\">", (long long)c->c.id);
 		esc(o, n->name);
 		ng_strbuf_adds(o, "</td><td>");
 		esc(o, c->c.class_key);
@@ -529,13 +531,14 @@ static void gpu_hours(const struct ng_report *r, ng_strbuf *o)
 		const struct ng_rnode *nd = &r->nodes[top[i]];
 		ng_strbuf_printf(o, "<tr data-node=\"");
 		esc(o, nd->name);
-		ng_strbuf_printf(o, "\" data-node-fault-hours=\"%.1f\"><td class=\"n\">%zu</td><td>",
+		ng_strbuf_printf(o, "\" data-node-fault-hours=\"%.1f\"><td class=\"n\">%zu</td>"
+		                    "<td class=\"nm\">",
 		                 nd->gh.node_fault_hours, i + 1);
 		esc(o, nd->name);
 		ng_strbuf_adds(o, "</td><td>");
 		esc(o, cls_name(r, nd->cls));
 		ng_strbuf_adds(o, "</td><td>");
-		esc(o, nd->case_id ? "quarantined" : nd->outcome[0] ? nd->outcome : "-");
+		esc(o, ng_report_state_of(r, top[i]));
 		ng_strbuf_adds(o, "</td><td class=\"n\">");
 		if (r->have_jobs) {
 			hours(o, nd->gh.node_fault_hours);
@@ -560,12 +563,14 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 	                 "policy version. <i>Released, same hardware</i>: quarantines released with no "
 	                 "change in the hardware part of the node's profile &mdash; possible false "
 	                 "rejects (a cable or cooling repair leaves no trace there; see the reasons "
-	                 "below). <i>Later stragglers</i>: admissions followed within %lld days by a "
-	                 "quarantine, a flagged screen or a GPU fault on the same node.</p>"
+	                 "below) unless the node was quarantined again or found faulty since, which "
+	                 "makes it a repeat offender, not a false reject. <i>Later stragglers</i>: "
+	                 "admissions followed within %lld days by a quarantine, a flagged screen or a "
+	                 "GPU fault on the same node.</p>"
 	                 "<table id=\"false-reject-table\"><tr><th>class</th><th>policy</th><th>admissions"
 	                 "</th><th>later stragglers</th><th>quarantines</th><th>released, same hardware"
-	                 "</th><th>released, hardware changed</th><th>released, unknown</th><th>still "
-	                 "open</th></tr>",
+	                 "</th><th>possible false rejects</th><th>released, hardware changed</th>"
+	                 "<th>released, unknown</th><th>still open</th></tr>",
 	                 (long long)r->o.straggle_days);
 	for (size_t i = 0; i < r->n_fr; i++) {
 		const struct ng_rfr *f = &r->fr[i];
@@ -579,10 +584,12 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 		esc(o, f->policy);
 		ng_strbuf_printf(o, "</code></td><td class=\"n\">%zu</td><td class=\"n\">%zu (%.2f%%)</td>"
 		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
-		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td></tr>",
+		                    "<td class=\"n\">%zu</td><td class=\"n\">%zu</td>"
+		                    "<td class=\"n\">%zu</td></tr>",
 		                 f->admissions, f->straggled,
 		                 f->admissions ? 100.0 * (double)f->straggled / (double)f->admissions : 0.0,
-		                 f->quarantines, f->released_same, f->released_changed, f->released_unknown,
+		                 f->quarantines, f->released_same, f->possible_false_rejects,
+		                 f->released_changed, f->released_unknown,
 		                 f->still_open);
 	}
 	ng_strbuf_adds(o, "</table><h3>Released quarantines</h3><table id=\"released\"><tr><th>case</th>"
@@ -594,8 +601,11 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 			continue;
 		ng_strbuf_printf(o, "<tr id=\"released-%lld\" data-node=\"", (long long)c->c.id);
 		esc(o, r->nodes[c->node].name);
-		ng_strbuf_printf(o, "\" data-release=\"%s\"><td class=\"n\">%lld</td><td>",
-		                 ng_case_class_name(c->klass), (long long)c->c.id);
+		ng_strbuf_printf(o, "\" data-release=\"%s\" data-possible-false-reject=\"%s\"><td class=\"n\">"
+		                    "%lld</td><td class=\"nm\">",
+		                 ng_case_class_name(c->klass),
+		                 c->klass == NG_CASE_RELEASED_SAME_HW && !c->after_release ? "true" : "false",
+		                 (long long)c->c.id);
 		esc(o, r->nodes[c->node].name);
 		ng_strbuf_adds(o, "</td><td>");
 		esc(o, c->c.metric);
@@ -608,9 +618,15 @@ static void false_rejects(const struct ng_report *r, ng_strbuf *o)
 		ng_strbuf_adds(o, "</td><td>");
 		esc(o, c->c.close_reason);
 		ng_strbuf_adds(o, "</td><td>");
-		esc(o, c->klass == NG_CASE_RELEASED_SAME_HW      ? "same: possible false reject"
+		esc(o, c->klass == NG_CASE_RELEASED_SAME_HW
+		           ? (c->after_release ? "same" : "same: possible false reject")
 		       : c->klass == NG_CASE_RELEASED_HW_CHANGED ? "changed"
 		                                                 : "unknown (no profile before or after)");
+		if (c->after_release) {
+			ng_strbuf_adds(o, "; <b class=\"alarm\">");
+			esc(o, c->after_release);
+			ng_strbuf_adds(o, "</b>");
+		}
 		ng_strbuf_adds(o, "</td></tr>");
 	}
 	ng_strbuf_adds(o, "</table>\n");
@@ -620,6 +636,7 @@ int ng_report_html(const struct ng_report *r, ng_strbuf *o)
 {
 	header(r, o);
 	config_errors(r, o);
+	ng_report_html_attention(r, o);
 	breaker(r, o);
 	timeline(r, o);
 	classes(r, o);

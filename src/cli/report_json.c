@@ -25,11 +25,6 @@ static const char *cls(const struct ng_report *r, long c)
 	return c >= 0 ? r->class_map.keys[c] : NULL;
 }
 
-static const char *state_of(const struct ng_rnode *n)
-{
-	return n->case_id ? "quarantined" : n->outcome[0] ? n->outcome : "unknown";
-}
-
 static cJSON *series_json(const struct ng_report *r, const struct ng_rseries *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -61,7 +56,7 @@ static cJSON *series_json(const struct ng_report *r, const struct ng_rseries *s)
 		cJSON_AddStringToObject(p, "node_id", n->id[0] ? n->id : n->name);
 		num(p, "value", s->pts[i].value);
 		cJSON_AddNumberToObject(p, "runs", (double)s->pts[i].runs);
-		cJSON_AddStringToObject(p, "state", state_of(n));
+		cJSON_AddStringToObject(p, "state", ng_report_state_of(r, s->pts[i].node));
 		cJSON_AddBoolToObject(p, "flagged", isfinite(s->bar) && s->pts[i].value < s->bar);
 		cJSON_AddItemToArray(pts, p);
 	}
@@ -91,6 +86,15 @@ static cJSON *case_json(const struct ng_report *r, const struct ng_rcase *c)
 	}
 	cJSON_AddStringToObject(o, "policy", c->policy[0] ? c->policy : "unrecorded");
 	cJSON_AddStringToObject(o, "release", ng_case_class_name(c->klass));
+	cJSON_AddBoolToObject(o, "in_fleet_event", c->in_fleet_event);
+	if (c->c.closed_at) {
+		cJSON_AddBoolToObject(o, "possible_false_reject",
+		                      c->klass == NG_CASE_RELEASED_SAME_HW && !c->after_release);
+		if (c->after_release)
+			cJSON_AddStringToObject(o, "after_release", c->after_release);
+		else
+			cJSON_AddNullToObject(o, "after_release");
+	}
 	cJSON *ev = cJSON_Parse(c->c.evidence ? c->c.evidence : "{}");
 	cJSON_AddItemToObject(o, "evidence", ev ? ev : cJSON_CreateNull());
 	return o;
@@ -197,6 +201,7 @@ cJSON *ng_report_json(const struct ng_report *r)
 		cJSON_AddStringToObject(o, "message", e->message);
 		cJSON_AddItemToArray(cel, o);
 	}
+	cJSON_AddItemToObject(doc, "attention", ng_report_json_attention(r));
 	cJSON *ev = cJSON_AddArrayToObject(doc, "fleet_events");
 	for (size_t k = 0; k < r->n_events; k++)
 		cJSON_AddItemToArray(ev, event_json(r, &r->events[k]));
@@ -259,7 +264,7 @@ cJSON *ng_report_json(const struct ng_report *r)
 			cJSON_AddStringToObject(o, "class", cls(r, nd->cls));
 		else
 			cJSON_AddNullToObject(o, "class");
-		cJSON_AddStringToObject(o, "state", state_of(nd));
+		cJSON_AddStringToObject(o, "state", ng_report_state_of(r, idx[i]));
 		if (r->have_jobs)
 			tally(o, &nd->gh);
 		cJSON_AddNumberToObject(o, "epilog_faults", (double)nd->epilog_faults);
@@ -283,6 +288,7 @@ cJSON *ng_report_json(const struct ng_report *r)
 		cJSON_AddNumberToObject(o, "later_stragglers", (double)f->straggled);
 		cJSON_AddNumberToObject(o, "quarantines", (double)f->quarantines);
 		cJSON_AddNumberToObject(o, "released_same_hardware", (double)f->released_same);
+		cJSON_AddNumberToObject(o, "possible_false_rejects", (double)f->possible_false_rejects);
 		cJSON_AddNumberToObject(o, "released_hardware_changed", (double)f->released_changed);
 		cJSON_AddNumberToObject(o, "released_hardware_unknown", (double)f->released_unknown);
 		cJSON_AddNumberToObject(o, "still_open", (double)f->still_open);

@@ -26,13 +26,6 @@ static double jitter(size_t node, size_t series)
 	return (double)(h % 10000) / 10000.0;
 }
 
-static const char *state_of(const struct ng_rnode *n)
-{
-	if (n->case_id)
-		return "quarantined";
-	return n->outcome[0] ? n->outcome : "unknown";
-}
-
 static void vline(ng_strbuf *o, double x, const char *cls, const char *label, double label_y)
 {
 	ng_strbuf_printf(o, "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", cls,
@@ -106,7 +99,7 @@ void ng_report_svg_strip(const struct ng_report *r, const struct ng_rseries *s, 
 		for (size_t i = 0; i < s->n_pts; i++) {
 			const struct ng_rpoint *p = &s->pts[i];
 			const struct ng_rnode *n = &r->nodes[p->node];
-			const char *state = state_of(n);
+			const char *state = ng_report_state_of(r, p->node);
 			bool flagged = isfinite(s->bar) && p->value < s->bar;
 			bool marked = flagged || n->case_id || strcmp(state, "suspect") == 0 ||
 			              strcmp(state, "held") == 0;
@@ -133,6 +126,42 @@ void ng_report_svg_strip(const struct ng_report *r, const struct ng_rseries *s, 
 			ng_strbuf_adds(o, "</circle>");
 		}
 	}
+	/* The lowest marked nodes named on the plot itself, so a screenshot
+	 * names them (the list below the plot names the rest). */
+	enum { LABELS = 5 };
+	size_t lab[LABELS], n_lab = 0;
+	for (size_t i = 0; i < s->n_pts; i++) {
+		const struct ng_rpoint *p = &s->pts[i];
+		const char *state = ng_report_state_of(r, p->node);
+		bool marked = (isfinite(s->bar) && p->value < s->bar) || strcmp(state, "quarantined") == 0 ||
+		              strcmp(state, "suspect") == 0 || strcmp(state, "held") == 0;
+		if (!marked)
+			continue;
+		size_t at = n_lab < LABELS ? n_lab++ : LABELS;
+		if (at == LABELS) {
+			if (p->value >= s->pts[lab[LABELS - 1]].value)
+				continue;
+			at = LABELS - 1;
+		}
+		while (at > 0 && s->pts[lab[at - 1]].value > p->value) {
+			lab[at] = lab[at - 1];
+			at--;
+		}
+		lab[at] = i;
+	}
+	for (size_t k = 0; k < n_lab; k++) {
+		const struct ng_rpoint *p = &s->pts[lab[k]];
+		double x = X(p->value);
+		if (x < LEFT)
+			x = LEFT;
+		double y = BAND_TOP + 6 + jitter(p->node, sidx) * (BAND_H - 12);
+		ng_strbuf_printf(o, "<text class=\"dotlbl\" x=\"%.1f\" y=\"%.1f\" data-label-node=\"", x + 5,
+		                 y + 3);
+		ng_html_escape(o, r->nodes[p->node].name);
+		ng_strbuf_adds(o, "\">");
+		ng_html_escape(o, r->nodes[p->node].name);
+		ng_strbuf_adds(o, "</text>");
+	}
 #undef X
 	ng_strbuf_adds(o, "</svg>");
 }
@@ -145,27 +174,65 @@ static void date_of(int64_t t, char out[16])
 	strftime(out, 16, "%m-%d", &tm);
 }
 
+/* A tick step of 1, 2 or 5 times a power of ten, so that at most `ticks`
+ * steps reach max. */
+static size_t tick_step(size_t max, size_t ticks)
+{
+	for (size_t p = 1;; p *= 10)
+		for (size_t m = 1; m <= 5; m += m == 1 ? 1 : 3)
+			if (m * p * ticks >= max)
+				return m * p;
+}
+
+/* A lane's y axis: grid lines and labelled ticks from 0 to *top (rounded
+ * up to a whole step), about `ticks` steps. */
+static void y_axis(ng_strbuf *o, const char *lane, double y0, double lane_h, size_t ticks,
+                   size_t *top)
+{
+	size_t step = tick_step(*top ? *top : 1, ticks);
+	*top = (((*top ? *top : 1) + step - 1) / step) * step;
+	for (size_t v = 0; v <= *top; v += step) {
+		double y = y0 + lane_h - (double)v / (double)*top * lane_h;
+		ng_strbuf_printf(o, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		                    "<text class=\"axis ytick\" data-lane=\"%s\" data-tick=\"%zu\" x=\"%.1f\" "
+		                    "y=\"%.1f\" text-anchor=\"end\">%zu</text>",
+		                 LEFT - 3, W - RIGHT, y, y, lane, v, LEFT - 5, y + 3.5, v);
+	}
+}
+
 void ng_report_svg_timeline(const struct ng_report *r, ng_strbuf *o)
 {
-	const double h = 200, top = 30, plot_h = 130;
+	/* Two lanes, each with its own scale: admission outcomes above, GPU
+	 * faults below, so a day with 3 GPU faults beside 300 warnings still
+	 * shows its bar. */
+	const double h = 250, top = 30, plot_h = 110, gap = 22, fault_h = 50;
+	const double fault_top = top + plot_h + gap;
 	const double pw = W - LEFT - RIGHT;
 	size_t nd = r->n_days ? r->n_days : 1;
 	double bw = pw / (double)nd;
-	size_t max = 1;
+	size_t max = 0, max_faults = 0;
 	for (size_t d = 0; d < r->n_days; d++) {
-		size_t t = r->days[d].gpu_faults;
+		size_t t = 0;
 		for (int k = NG_RDAY_WARN; k < NG_RDAY_OUTCOMES; k++)
 			t += r->days[d].outcomes[k];
 		if (t > max)
 			max = t;
+		if (r->days[d].gpu_faults > max_faults)
+			max_faults = r->days[d].gpu_faults;
 	}
 	ng_strbuf_printf(o,
 	                 "<svg id=\"timeline\" class=\"timeline\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\""
 	                 " height=\"%.0f\" role=\"img\">",
 	                 W, h, W, h);
-	ng_strbuf_printf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
-	                 LEFT, top, pw, plot_h);
-	ng_strbuf_printf(o, "<text class=\"axis\" x=\"2\" y=\"%.1f\">%zu</text>", top + 8, max);
+	ng_strbuf_printf(o, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>"
+	                    "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+	                 LEFT, top, pw, plot_h, LEFT, fault_top, pw, fault_h);
+	y_axis(o, "admission", top, plot_h, 4, &max);
+	y_axis(o, "gpu-faults", fault_top, fault_h, 2, &max_faults);
+	ng_strbuf_printf(o, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">nodes warned, held, suspect, "
+	                    "quarantined</text><text class=\"axis\" x=\"%.1f\" y=\"%.1f\">GPUs found "
+	                    "degraded or fatal</text>",
+	                 LEFT + 4, top - 4, LEFT + 4, fault_top - 4);
 	static const char *const cls[NG_RDAY_OUTCOMES] = {"admitted", "admitted-warn", "held",
 	                                                  "suspect", "quarantined"};
 	for (size_t d = 0; d < r->n_days; d++) {
@@ -177,20 +244,25 @@ void ng_report_svg_timeline(const struct ng_report *r, ng_strbuf *o)
 		                    " %zu held, %zu suspect, %zu quarantined, %zu GPU faults</title>",
 		                 date, date, day->outcomes[0], day->outcomes[1], day->outcomes[2],
 		                 day->outcomes[3], day->outcomes[4], day->gpu_faults);
-		for (int k = NG_RDAY_WARN; k <= NG_RDAY_OUTCOMES; k++) {
-			size_t v = k < NG_RDAY_OUTCOMES ? day->outcomes[k] : day->gpu_faults;
+		for (int k = NG_RDAY_WARN; k < NG_RDAY_OUTCOMES; k++) {
+			size_t v = day->outcomes[k];
 			if (!v)
 				continue;
 			double bh = (double)v / (double)max * plot_h;
 			y -= bh;
 			ng_strbuf_printf(o, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
-			                 k < NG_RDAY_OUTCOMES ? cls[k] : "gpufault", x + 0.5, y,
-			                 bw > 2 ? bw - 1 : bw, bh);
+			                 cls[k], x + 0.5, y, bw > 2 ? bw - 1 : bw, bh);
+		}
+		if (day->gpu_faults) {
+			double bh = (double)day->gpu_faults / (double)max_faults * fault_h;
+			ng_strbuf_printf(o, "<rect class=\"gpufault\" data-gpu-faults=\"%zu\" x=\"%.1f\" y=\"%.1f\" "
+			                    "width=\"%.1f\" height=\"%.1f\"/>",
+			                 day->gpu_faults, x + 0.5, fault_top + fault_h - bh, bw > 2 ? bw - 1 : bw, bh);
 		}
 		ng_strbuf_adds(o, "</g>");
 		if (d % (nd > 20 ? 5 : 1) == 0)
 			ng_strbuf_printf(o, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\">%s</text>", x,
-			                 top + plot_h + 14, date);
+			                 fault_top + fault_h + 14, date);
 	}
 	/* Software identities that appeared within the window. */
 	for (size_t i = 0; i < r->n_sw; i++) {
@@ -206,7 +278,7 @@ void ng_report_svg_timeline(const struct ng_report *r, ng_strbuf *o)
 		ng_strbuf_adds(o, "\" data-class=\"");
 		ng_html_escape(o, r->class_map.keys[s->cls]);
 		ng_strbuf_printf(o, "\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"><title>software ", x,
-		                 x, top - 4, top + plot_h);
+		                 x, top - 4, fault_top + fault_h);
 		ng_html_escape(o, s->software);
 		ng_strbuf_adds(o, " first seen in ");
 		ng_html_escape(o, r->class_map.keys[s->cls]);
@@ -225,7 +297,7 @@ void ng_report_svg_timeline(const struct ng_report *r, ng_strbuf *o)
 		ng_html_escape(o, e->e.class_key);
 		ng_strbuf_printf(o, "\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		                    "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/><title>fleet regression %lld: ",
-		                 x, x, top - 10, top + plot_h, x - 5, top - 18, x + 5, top - 18, x, top - 8,
+		                 x, x, top - 10, fault_top + fault_h, x - 5, top - 18, x + 5, top - 18, x, top - 8,
 		                 (long long)e->e.id);
 		ng_html_escape(o, e->e.class_key);
 		ng_strbuf_adds(o, ", software ");

@@ -4,6 +4,7 @@ set(NG_CLI_SOURCES
   admit_judge.c
   admit_land.c
   admit_profile.c
+  admit_queue.c
   admit_report.c
   class_baseline.c
   cmd_admit.c
@@ -58,9 +59,11 @@ set(NG_CLI_SOURCES
   probe_hostmem.c
   probe_storage.c
   record_table.c
+  report_attention.c
   report_html.c
   report_json.c
   report_policy.c
+  report_states.c
   report_svg.c
   run_lock.c
   scenario_read.c

@@ -126,6 +126,12 @@ static const struct param params[NG_P_COUNT] = {
 		"A GPU (or GPU-to-GPU link) whose median is below this share of the median of its siblings in the node stands out."},
 	[NG_P_GPU_SERIES_DROP] = {"probe", "gpu_series_drop", K_DOUBLE, OFF(gpu_series_drop), 0, 0, 1, true, true,
 		"A GPU compute series whose last third's median is below its first third's by more than this share is falling."},
+	[NG_P_PROLOG_MIN_NODES] = {"admission", "prolog_min_nodes", K_COUNT, OFF(prolog_min_nodes), 0, 0, 1e6, false, false,
+		"`admit --prolog` screens the nodes of a job of at least this many nodes (0: a job's size never asks)."},
+	[NG_P_PROLOG_FEATURE] = {"admission", "prolog_feature", K_STRING, OFF(prolog_feature), 0, 0, 0, false, false,
+		"`admit --prolog` screens the nodes of a job whose constraint (--constraint) names this feature."},
+	[NG_P_PROLOG_COMMENT] = {"admission", "prolog_comment", K_STRING, OFF(prolog_comment), 0, 0, 0, false, false,
+		"`admit --prolog` screens the nodes of a job whose comment (--comment) holds this word."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -210,6 +216,9 @@ void ng_policy_default(ng_policy *p)
 		.gpu_memory_share = 0.8,
 		.gpu_sibling_fraction = 0.9,
 		.gpu_series_drop = 0.1,
+		.prolog_min_nodes = 0,
+		.prolog_feature = "ng_screen",
+		.prolog_comment = "ng:screen",
 	};
 }
 

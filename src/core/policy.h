@@ -75,6 +75,9 @@ enum ng_policy_param {
 	NG_P_GPU_MEMORY_SHARE,
 	NG_P_GPU_SIBLING_FRACTION,
 	NG_P_GPU_SERIES_DROP,
+	NG_P_PROLOG_MIN_NODES,
+	NG_P_PROLOG_FEATURE,
+	NG_P_PROLOG_COMMENT,
 	NG_P_COUNT
 };
 
@@ -148,6 +151,12 @@ typedef struct {
 	/* The GPU probes (docs/gpu-probes.md). */
 	double gpu_memory_share;     /* share of each GPU's free memory the memory probe takes */
 	double gpu_sibling_fraction; /* a GPU or link below this share of its siblings' median stands out */
+
+	/* `admit --prolog` (docs/slurm.md): which jobs have their nodes screened
+	 * in the Prolog. Any one of the three asks. */
+	long prolog_min_nodes;                   /* a job of this many nodes or more; 0: size never asks */
+	char prolog_feature[NG_TEMPLATE_MAX];    /* a job whose --constraint names this feature */
+	char prolog_comment[NG_TEMPLATE_MAX];    /* a job whose --comment holds this word */
 	double gpu_series_drop;      /* a last third this much below the first third is a falling series */
 
 	/* Absolute floors (section "floors": {"metric": value}), in the metric's

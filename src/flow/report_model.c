@@ -590,6 +590,8 @@ int ng_report_load(ng_store *st, const ng_ctx *ctx, struct ng_report *r, ng_err 
 	if (rc == 0)
 		rc = ng_report_false_rejects(st, r, err);
 	if (rc == 0)
+		ng_report_truth(r);
+	if (rc == 0)
 		rc = ng_store_config_errors_since(st, r->since, &r->config_errors, &r->n_config_errors,
 		                                  err);
 	for (size_t i = 0; rc == 0 && i < r->n_config_errors; i++) {

@@ -86,6 +86,9 @@ struct ng_rcase {
 	char hw_before[65], hw_after[65];
 	ng_case_class klass;
 	size_t node; /* index into nodes */
+	/* report_model_truth.c: what a "possible false reject" must not hide */
+	bool in_fleet_event;       /* opened within a fleet-regression event of its class */
+	const char *after_release; /* NULL, or what the node did after (a repeat, a fault) */
 };
 
 struct ng_revent {
@@ -108,6 +111,7 @@ struct ng_rfr {
 	char policy[32];
 	size_t admissions, straggled;
 	size_t quarantines, released_same, released_changed, released_unknown, still_open;
+	size_t possible_false_rejects; /* released_same with nothing found on the node since */
 };
 
 struct ng_rsw {
@@ -220,5 +224,10 @@ int ng_report_hours(ng_store *st, struct ng_report *r, ng_err *err);
 int ng_report_false_rejects(ng_store *st, struct ng_report *r, ng_err *err);
 /* The (class, policy) row of the false-reject table, added when new; -1 OOM. */
 long ng_report_fr_row(struct ng_report *r, size_t cls, const char *policy);
+
+/* report_model_truth.c: which cases a fleet-regression event explains, and
+ * which released cases were followed by another quarantine or fault (never
+ * a possible false reject). Called at the end of ng_report_load. */
+void ng_report_truth(struct ng_report *r);
 
 #endif

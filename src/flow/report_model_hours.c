@@ -85,7 +85,8 @@ int ng_report_hours(ng_store *st, struct ng_report *r, ng_err *err)
 		text = run_sacct(r, &len);
 	}
 
-	/* Quarantines are findings too: a node admission took away. */
+	/* Quarantines are findings too: a node admission took away, unless a
+	 * fleet-regression event explains it. */
 	size_t nf = r->n_find + r->n_cases;
 	ng_gh_finding *f = calloc(nf ? nf : 1, sizeof *f);
 	if (!f) {
@@ -96,8 +97,9 @@ int ng_report_hours(ng_store *st, struct ng_report *r, ng_err *err)
 	for (size_t i = 0; i < r->n_find; i++)
 		f[k++] = (ng_gh_finding){r->find[i].node, r->find[i].at, r->find[i].kind, r->find[i].job};
 	for (size_t i = 0; i < r->n_cases; i++)
-		f[k++] = (ng_gh_finding){r->cases[i].node, r->cases[i].c.opened_at, NG_FINDING_QUARANTINE,
-		                         NULL};
+		if (!r->cases[i].in_fleet_event) /* the class moved, not the node (report_model_truth.c) */
+			f[k++] = (ng_gh_finding){r->cases[i].node, r->cases[i].c.opened_at,
+			                         NG_FINDING_QUARANTINE, NULL};
 	if (!text) {
 		free(f);
 		return 0;

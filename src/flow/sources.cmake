@@ -1,6 +1,7 @@
 # src/flow/: orchestration over collect, store and land; never prints.
 # Every source of this folder is listed here, and only here.
 set(NG_FLOW_SOURCES
+  admit_queue.c
   ctx.c
   gpu_check.c
   gpu_check_each.c
@@ -18,6 +19,7 @@ set(NG_FLOW_SOURCES
   report_model_fr.c
   report_model_hours.c
   report_model_map.c
+  report_model_truth.c
   shadow.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

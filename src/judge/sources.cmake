@@ -13,5 +13,6 @@ set(NG_JUDGE_SOURCES
   gpu_series.c
   gpu_siblings.c
   hysteresis.c
+  prolog_ask.c
 )
 list(TRANSFORM NG_JUDGE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -735,3 +735,23 @@ char *ng_slurm_result_json(const ng_slurm_result *r, const char *action)
 	cJSON_Delete(o);
 	return text;
 }
+
+int ng_slurm_scontrol(const ng_slurm_opts *o, const char *const *args, size_t n_args,
+                      ng_slurm_result *out, char **text, char *why, size_t why_len, ng_err *err)
+{
+	struct call k;
+	*text = NULL;
+	if (n_args > 6)
+		return ng_fail(err, "scontrol: at most 6 arguments");
+	if (setup(&k, o, out, err) < 0)
+		return -1;
+	ng_spawn_result r;
+	int rc = scontrol(&k, args, n_args, &r, why, why_len, err);
+	if (rc == 0) {
+		*text = r.out;
+		r.out = NULL;
+	}
+	if (rc >= 0)
+		ng_spawn_result_free(&r);
+	return rc;
+}

@@ -137,6 +137,14 @@ bool ng_slurm_reason_ours(const char *reason);
  * case N: ..." or the older "nodegate: quarantined case N: ..."). */
 bool ng_slurm_reason_of_case(const char *reason, long long case_id);
 
+/* Runs `scontrol ARGS...` (at most 6) for o->node as drain and resume do:
+ * the same program, SLURM_CONF, timeouts, retries while slurmctld is
+ * unreachable, and deadline; out->node is the node's name and out->calls
+ * counts the calls. 0: it exited 0 and *text holds its standard output
+ * (free() it); 1: it failed and why says how; -1: nodegate failed (err). */
+int ng_slurm_scontrol(const ng_slurm_opts *o, const char *const *args, size_t n_args,
+                      ng_slurm_result *out, char **text, char *why, size_t why_len, ng_err *err);
+
 /* The result as a JSON object text for the audit log (free() it): node,
  * action, before, after, changed, left_alone, calls, message. NULL when out
  * of memory. */

@@ -7,5 +7,6 @@ set(NG_LAND_SOURCES
   metrics_gpu.c
   metrics_shadow.c
   slurm.c
+  slurm_features.c
 )
 list(TRANSFORM NG_LAND_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -66,6 +66,14 @@ class Marks(html.parser.HTMLParser):
         self.cases = []       # data-node of each quarantine row
         self.released = []    # (node, data-release)
         self.tags = set()
+        self.ids = []         # every id="..." in page order
+        self.named = set()    # node names printed below the strip plots
+        self.in_named = 0
+        self.yticks = []      # (lane, tick) of the timeline's y axes
+        self.gpufault = []    # heights of the timeline's GPU-fault bars
+        self.attention = {}   # table id -> [(node, state)] of the first screen
+        self.table = None
+        self.nowrap_cells = 0
         self.external = []
         self.text = []
 
@@ -76,6 +84,22 @@ class Marks(html.parser.HTMLParser):
             v = a.get(k) or ""
             if v and not v.startswith("#"):
                 self.external.append(v)
+        if a.get("id"):
+            self.ids.append(a["id"])
+        if tag == "p" and a.get("class") == "named":
+            self.in_named += 1
+        if tag == "span" and self.in_named and a.get("class") == "nm":
+            self.named.add(a.get("data-node"))
+        if tag == "text" and "data-tick" in a:
+            self.yticks.append((a.get("data-lane"), int(a["data-tick"])))
+        if tag == "rect" and a.get("class") == "gpufault":
+            self.gpufault.append(float(a["height"]))
+        if tag == "table":
+            self.table = a.get("id")
+        if tag == "tr" and self.table in ("costliest", "admitted-repeat-faults") and "data-node" in a:
+            self.attention.setdefault(self.table, []).append((a["data-node"], a.get("data-state")))
+        if tag == "td" and a.get("class") == "nm":
+            self.nowrap_cells += 1
         if tag == "circle" and "data-node" in a:
             self.dots.append((a["data-node"], a.get("data-state"), a.get("data-flagged") == "true"))
         if a.get("data-event") == "fleet-regression":
@@ -86,6 +110,12 @@ class Marks(html.parser.HTMLParser):
             self.cases.append(a.get("data-node"))
         if tag == "tr" and "data-release" in a:
             self.released.append((a.get("data-node"), a["data-release"]))
+
+    def handle_endtag(self, tag):
+        if tag == "p" and self.in_named:
+            self.in_named -= 1
+        if tag == "table":
+            self.table = None
 
     def handle_data(self, data):
         self.text.append(data)
@@ -226,6 +256,8 @@ def cli_checks(f, artifacts):
                                     "released-hardware-unknown") for _, r in m.released),
           "released cases are listed with their hardware verdict")
 
+    truth_checks(f, doc, m, page)
+
     # One class only.
     one = json.loads(f.report("--json", "--no-sacct", "--class", deg["class"]).stdout)
     check([c["class"] for c in one["classes"]] == [deg["class"]], "--class keeps one class")
@@ -243,6 +275,94 @@ def cli_checks(f, artifacts):
     check("quarantined" in summary and "--html" in summary, f"the summary: {summary!r}")
     os.makedirs(artifacts, exist_ok=True)
     shutil.copy(f.html, os.path.join(artifacts, f"report-{f.backend}.html"))
+
+
+def truth_checks(f, doc, m, page):
+    """Issue 23's report: what costs most on the first screen, accounting
+    that does not blame the class's regression on a node, no "possible
+    false reject" for a node that came back sick, real timeline ticks,
+    node names printed."""
+    planted = {s["node"] for s in f.truth["sick"] if s["fault"] != "harness"}
+    corrupt = {s["node"] for s in f.truth["sick"] if s["fault"] == "corrupt"}
+    repeat = {s["node"] for s in f.truth["sick"] if s["quarantines"] >= 2}
+    full = json.loads(f.report("--json", "--sacct", f.sacct, "--top", str(NODES * 2)).stdout)
+    tops = full["gpu_hours"]["top_nodes"]
+    hours = {n["node"]: n["node_fault_gpu_hours"] for n in tops}
+
+    # The first screen: right after the summary cards, before every other section.
+    check("attention" in m.ids and m.ids.index("attention") < m.ids.index("breaker") <
+          m.ids.index("timeline-section") < m.ids.index("distributions"),
+          "the nodes costing the fleet most come before the breaker, timeline and plots")
+    att = doc["attention"]
+    cost = att["costliest"]
+    check(cost and cost[0]["node"] in planted, f"the costliest node is a planted sick one: {cost[:1]}")
+    ranked = [n["node"] for n in tops if n["node_fault_gpu_hours"] > 0]
+    check([n["node"] for n in cost] == ranked[:len(cost)] and len(cost) == min(10, len(ranked)),
+          f"the first screen is the GPU-hours ranking's head: {[n['node'] for n in cost]} {ranked[:10]}")
+    vals = [n["node_fault_gpu_hours"] for n in cost]
+    check(vals == sorted(vals, reverse=True), f"worst first: {vals}")
+    check([n for n, _ in m.attention.get("costliest", [])] == [n["node"] for n in cost],
+          "the page's first table is the JSON's list, in order")
+    rep_nodes = att["admitted_with_repeated_epilog_faults"]
+    want = sorted((n for n in tops if n["state"] in ("admitted", "admitted-warn")
+                   and n["epilog_faults"] >= att["repeated_epilog_faults"]),
+                  key=lambda n: (-n["epilog_faults"], -n["node_fault_gpu_hours"], n["node"]))
+    check(rep_nodes and [n["node"] for n in rep_nodes] == [n["node"] for n in want][:10],
+          f"admitted nodes with repeated epilog faults, most first: {rep_nodes} vs {want[:3]}")
+    check(all(n["node"] in planted for n in rep_nodes), "... all of them planted sick nodes")
+    top_admitted = max(want, key=lambda n: n["node_fault_gpu_hours"])
+    check(any(n["node"] == top_admitted["node"] for n in cost),
+          "the admitted node losing most is on the first screen, not only in a later section")
+
+    # Accounting: totals add up; a quarantine a fleet event explains charges nothing.
+    total = full["gpu_hours"]["total"]["node_fault_gpu_hours"]
+    check(abs(sum(hours.values()) - total) < 0.5, f"the nodes add up to the total: {total}")
+    in_event = [c for c in full["quarantine"] + full["released"] if c["in_fleet_event"]]
+    check(in_event, "the fleet events caught some quarantines")
+    healthy_in_event = {c["node"] for c in in_event} - planted
+    check(healthy_in_event, "healthy nodes were quarantined within the fleet events")
+    for n in healthy_in_event:
+        check(hours.get(n, 0) == 0, f"healthy {n}, quarantined in a fleet event, is charged "
+              f"{hours.get(n)} node-fault GPU-hours")
+
+    # False rejects: only nodes that stayed well afterwards.
+    rel = full["released"]
+    possible = [c for c in rel if c["possible_false_reject"]]
+    check(possible, "some releases are still possible false rejects")
+    for c in possible:
+        check(c["node"] not in planted, f"{c['node']} (planted sick) is no possible false reject")
+        check(c["node"] not in corrupt | repeat, f"{c['node']} came back: not a false reject")
+    cases = full["quarantine"] + rel
+    for c in rel:
+        others = [o for o in cases if o["node"] == c["node"] and o["id"] != c["id"]
+                  and not o["in_fleet_event"]]
+        if others:
+            check(not c["possible_false_reject"] and "repeat offender" in (c["after_release"] or ""),
+                  f"case {c['id']} of repeat offender {c['node']} says so: {c['after_release']}")
+    check(any(c["after_release"] for c in rel), "a release followed by another finding says what")
+    pfr = sum(r["possible_false_rejects"] for r in full["false_rejects"]["by_class_and_policy"])
+    check(pfr == sum(1 for c in possible if c["opened_at"] >= full["from"]),
+          f"the table counts the possible false rejects listed: {pfr}")
+    html_pfr = page.count('data-possible-false-reject="true"')
+    check(html_pfr == len(possible), f"the page marks {html_pfr} possible false rejects, the JSON "
+          f"{len(possible)}")
+
+    # The timeline: ticks on both lanes, GPU-fault bars that show.
+    lanes = {}
+    for lane, t in m.yticks:
+        lanes.setdefault(lane, []).append(t)
+    check(len(lanes.get("admission", [])) >= 3 and len(lanes.get("gpu-faults", [])) >= 3,
+          f"each timeline lane has real y ticks: {lanes}")
+    fault_days = sum(1 for d in doc["timeline"] if d.get("gpu_faults"))
+    check(fault_days and len(m.gpufault) == fault_days and min(m.gpufault) >= 5,
+          f"every day with GPU faults has a bar that shows: {m.gpufault} for {fault_days} days")
+
+    # Names: printed, not only in tooltips; node cells do not wrap.
+    quarantined, slow = sick_expectations(f)
+    check(quarantined | slow <= m.named, f"the marked nodes are printed below the plots: "
+          f"{(quarantined | slow) - m.named}")
+    check(".nm{white-space:nowrap}" in page and m.nowrap_cells >= len(cost) + len(doc["quarantine"]),
+          "node names sit in cells that do not wrap")
 
 
 def browser_checks(f, artifacts):

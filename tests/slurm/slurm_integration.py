@@ -24,6 +24,22 @@ by the CTest fixture `slurm`), one case per run:
   vanished_job_gpu GPU 0 (the job's, device minor 0) vanishes from NVML during
                    the job; NVML renumbers the rest: the epilog drains with a
                    reason naming GPU 0 missing, not its neighbour
+  admission_queue  the node comes back unscreened: an ordinary job never lands
+                   on it (job_submit.lua requires ng_admitted); the admission
+                   partition's exclusive job (docs/slurm.md's nodegate-admit)
+                   lands there and gives the node ng_admitted, and the job
+                   then runs; a held screen leaves it off with the reason in
+                   the node's comment, and an operator's comment stays
+  unscreen_on_drain
+                   an operator drains the node: the strigger program of
+                   docs/slurm.md takes ng_admitted off and puts unscreened
+                   on; resumed, it takes no ordinary job until the admission
+                   job admits it again
+  admit_prolog     a job that asks (--comment ng:screen, --constraint
+                   ng_screen) has its node screened in the Prolog and runs; one
+                   that does not ask is not screened; a node the Prolog's
+                   screen quarantines holds the job off it (Slurm drains the
+                   node and requeues the job)
   resumed_not_drained_again
                    a health check drains on an Xid 79 in the kernel log; the
                    operator resumes the node without a reboot: a job's epilog
@@ -200,7 +216,24 @@ class Cluster:
             self.pause_health()
 
     # -- between cases -----------------------------------------------------
+    def features(self):
+        out = self.cmd("scontrol", "show", "node", NODE, "-o")
+        m = re.search(r"(?:^| )ActiveFeatures=(\S*)", out)
+        return set(m.group(1).split(",")) if m and m.group(1) != "(null)" else set()
+
+    def comment(self):
+        out = self.cmd("scontrol", "show", "node", NODE, "-o")
+        m = re.search(r"(?:^| )Comment=(.*?)(?= [A-Z][A-Za-z]*=|$)", out)
+        return m.group(1) if m and m.group(1) != "(null)" else ""
+
+    def set_features(self, words, comment=""):
+        f = ",".join(words)
+        self.cmd("scontrol", "update", f"NodeName={NODE}", f"AvailableFeatures={f}",
+                 f"ActiveFeatures={f}", f"Comment={comment}")
+
     def restore(self):
+        self.cmd("strigger", "--clear", "--user=root", check=False)
+        self.set_features(["ng_admitted", "ng_screen"])
         if not os.path.exists(self.ngenv_orig):
             shutil.copyfile(self.ngenv, self.ngenv_orig)
         self.pause_health()
@@ -518,6 +551,168 @@ def case_release_after_two_passes(c):
     case_healthy(c)  # and it takes jobs again
     audit = nodegate("audit", "verify", want=0)
     expect("verified" in audit, f"audit: {audit}")
+
+
+def admit_log(c):
+    try:
+        with open(os.path.join(c.dir, "log", "admit.log")) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def admission_job(c, *wrap):
+    """The admission partition's exclusive job on node1: docs/slurm.md's
+    nodegate-admit, or the command given."""
+    args = ["sbatch", "--parsable", "--partition=admission", "--exclusive",
+            "--constraint=unscreened", f"--nodelist={NODE}", "-o",
+            os.path.join(c.dir, "out", "%j.out")]
+    if wrap:
+        env = os.path.join(c.dir, "etc", "nodegate.env")
+        args += ["--wrap", f"set -a; . {env}; set +a; " + " ".join(wrap)]
+    else:
+        args.append(os.path.join(c.dir, "etc", "admit.sh"))
+    return c.cmd(*args).split(";")[0]
+
+
+def case_admission_queue(c):
+    # The node comes back: unscreened, not admitted (what a repair's runbook
+    # or slurm.conf's Features=unscreened gives it).
+    c.set_features(["unscreened", "ng_screen"])
+    p = subprocess.run(["sbatch", "--parsable", "--gres=gpu:2", "-o",
+                        os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1"],
+                       env=c.env, capture_output=True, text=True, timeout=30)
+    ordinary = p.stdout.strip().split(";")[0] if p.returncode == 0 else None
+    if ordinary:
+        job = c.cmd("scontrol", "show", "job", ordinary)
+        expect(re.search(r"Features=\S*ng_admitted", job), f"job_submit.lua required "
+               f"ng_admitted: {job}")
+        time.sleep(3)
+        expect(c.job_state(ordinary) == "PENDING" and c.state() == "idle",
+               f"an ordinary job on an unscreened node: {c.job_state(ordinary)}, node {c.state()}")
+    else:
+        # No node has ng_admitted: Slurm refuses the job outright.
+        expect("Requested node configuration is not available" in p.stderr,
+               f"sbatch said: {p.stderr}")
+    # The admission job runs there, alone, and admits it.
+    t0 = time.monotonic()
+    job = admission_job(c)
+    c.wait_job_end(job, timeout=90)
+    log = admit_log(c)
+    expect(f"nodegate-admit: job={job} node={NODE} rc=0" in log, f"admit.log:\n{log[-2000:]}")
+    f = c.features()
+    expect("ng_admitted" in f and "unscreened" not in f and "ng_screen" in f,
+           f"admitted: features {f}")
+    print(f"admission job: {time.monotonic() - t0:.1f} s to ng_admitted")
+    if ordinary:
+        c.wait_job_end(ordinary, timeout=30)
+        out = c.cmd("scontrol", "show", "job", ordinary, check=False)
+        expect(not out or "JobState=COMPLETED" in out, f"the ordinary job ran after: {out}")
+    else:
+        case_healthy(c)
+    # A screen that cannot measure (held): ng_admitted off, the reason in the comment.
+    held = ["nodegate", "admit", "--queue", "--quick", "--skip", "compute", "--skip", "memory",
+            "--storage-path", "/nonexistent/ng-admit"]
+    held[0] = c.nodegate
+    c.set_features(["unscreened", "ng_screen"])
+    c.wait_job_end(admission_job(c, *held), timeout=60)
+    f, comment = c.features(), c.comment()
+    expect("ng_admitted" not in f and "unscreened" in f, f"held: features {f}")
+    expect(comment.startswith("ng:held: ") and "/nonexistent/ng-admit" in comment,
+           f"held: the comment says why: {comment!r}")
+    # ... and an operator's comment is never written over.
+    c.set_features(["unscreened", "ng_screen"], comment="ops: fan swap Tuesday")
+    c.wait_job_end(admission_job(c, *held), timeout=60)
+    expect(c.comment() == "ops: fan swap Tuesday" and "ng_admitted" not in c.features(),
+           f"the operator's comment: {c.comment()!r}, features {c.features()}")
+
+
+def case_unscreen_on_drain(c):
+    c.cmd("strigger", "--set", "--drained", "--flags=PERM",
+          f"--program={os.path.join(c.dir, 'etc', 'unscreen.sh')}")
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=DRAIN", "Reason=ops: cable check")
+    c.wait_state("drained")
+    # slurmctld looks at its triggers every 15 s.
+    t = c.wait("the trigger putting the node back in the queue",
+               lambda: "unscreened" in c.features() and "ng_admitted" not in c.features(), 45,
+               step=0.5)
+    print(f"drained -> unscreened in {t:.1f} s")
+    expect(c.reason() == "ops: cable check", f"the operator's reason stays: {c.reason()!r}")
+    expect(c.comment().startswith("ng:unscreened: left service"), f"comment {c.comment()!r}")
+    expect("ng_screen" in c.features(), f"other features kept: {c.features()}")
+    c.cmd("strigger", "--clear", "--user=root", check=False)
+    c.cmd("scontrol", "update", f"NodeName={NODE}", "State=RESUME")
+    c.wait_state("idle")
+    # Resumed, yet unscreened: an ordinary job does not land; the queue admits it.
+    p = subprocess.run(["sbatch", "--parsable", "--gres=gpu:2", "-o",
+                        os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1"],
+                       env=c.env, capture_output=True, text=True, timeout=30)
+    if p.returncode == 0:
+        job = p.stdout.strip().split(";")[0]
+        time.sleep(3)
+        expect(c.job_state(job) == "PENDING", f"an ordinary job on the resumed node: "
+               f"{c.job_state(job)}")
+    else:
+        expect("Requested node configuration is not available" in p.stderr, p.stderr)
+    c.wait_job_end(admission_job(c), timeout=90)
+    expect("ng_admitted" in c.features(), f"admitted again: {c.features()}")
+
+
+def prolog_said(c, job, what):
+    with open(c.prolog_log) as f:
+        text = f.read()
+    return what in text and f"nodegate-prolog: job={job} " in text
+
+
+def case_admit_prolog(c):
+    # A job that does not ask: one scontrol call, no screen.
+    job = c.submit()
+    c.wait_job_end(job)
+    expect(prolog_said(c, job, f"job {job}: 1 node, no ng_screen constraint"),
+           "the Prolog did not screen a job that did not ask")
+    # Asking by comment and by feature: screened, admitted, the job runs.
+    for how in (["--comment=run 3, ng:screen"], ["--constraint=ng_screen"]):
+        out = c.cmd("sbatch", "--parsable", "--gres=gpu:2", *how, "-o",
+                    os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1")
+        job = out.split(";")[0]
+        t0 = time.monotonic()
+        c.wait_job_end(job, timeout=60)
+        expect(prolog_said(c, job, f"job {job}: screening this node"),
+               f"{how}: the Prolog screened the node")
+        c.wait_state("idle")  # in service: not drained by the screen
+        expect(not drained(c), f"{how}: the node stays in service: {c.state()}")
+        print(f"{how[0].split('=')[0]}: screened and ran in {time.monotonic() - t0:.1f} s")
+    # A node that fails the screen: quarantined, the job held off it.
+    pol = os.path.join(c.dir, "etc", "unreachable-floor.json")
+    with open(pol, "w") as f:
+        # This test host runs other work beside the cluster: the confirmation's
+        # exclusivity check is the real node's, not this host's.
+        json.dump({"floors": {"cpu.fp64.gflops": 1e9},
+                   "admission": {"exclusive_max_runnable": 1000}}, f)
+    c.set_env("NODEGATE_POLICY", pol)
+    # Its case goes to a store of its own: the other cases screen node1 in
+    # the cluster's store, and an open case there would hold it.
+    scratch = os.path.join(c.dir, "store", "prolog-quarantine.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(scratch + suffix):
+            os.unlink(scratch + suffix)
+    c.set_env("NODEGATE_STORE", scratch)
+    out = c.cmd("sbatch", "--parsable", "--gres=gpu:2", "--comment=ng:screen", "-o",
+                os.path.join(c.dir, "out", "%j.out"), "--wrap", "sleep 1")
+    job = out.split(";")[0]
+    c.wait("the drain of the quarantined node", lambda: drained(c), 90, step=0.2)
+    c.wait("the Prolog's exit", lambda: prolog_said(c, job, f"job={job} gpus=0,1 rc=1"), 30)
+    c.wait("the job requeued", lambda: c.job_state(job) in ("PENDING", "REQUEUED", "REQUEUE_HOLD"),
+           30)
+    time.sleep(2)
+    expect(c.job_state(job) != "RUNNING" and drained(c),
+           f"the job is held off the drained node: {c.job_state(job)}, node {c.state()}")
+    expect(not os.path.exists(os.path.join(c.dir, "out", f"{job}.out")),
+           "the job's script never ran on the node")
+    with open(c.prolog_log) as f:
+        text = f.read()
+    expect("quarantined" in text and "the job is held off this node" in text,
+           f"prolog.log:\n{text[-1500:]}")
 
 
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}

@@ -171,6 +171,7 @@ static void test_param_names_and_values(void **state)
 		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
 		"health.ecc_corrected_volatile", "health.memory_used_share", "health.idle_clock_ratio",
 		"probe.gpu_memory_share", "probe.gpu_sibling_fraction", "probe.gpu_series_drop",
+		"admission.prolog_min_nodes", "admission.prolog_feature", "admission.prolog_comment",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -256,7 +257,9 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"breaker_window_hours\":48,\"breaker_tail\":0.01,\"breaker_clear_runs\":4,"
 	                       "\"exclusive_max_runnable\":0,"
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4,"
-	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01},"
+	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01,"
+	                       "\"prolog_min_nodes\":64,\"prolog_feature\":\"screen_me\","
+	                       "\"prolog_comment\":\"ng:check\"},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
 	                       "\"remapped_rows_per_day\":2,\"pcie_replays_per_hour\":100,"
 	                       "\"nvlink_errors_per_hour\":0,\"replays_absolute\":5000,"
@@ -326,6 +329,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);
 	assert_true(p.gpu_series_drop == 0.2);
+	assert_int_equal(p.prolog_min_nodes, 64);
+	assert_string_equal(p.prolog_feature, "screen_me");
+	assert_string_equal(p.prolog_comment, "ng:check");
 	assert_true(ng_policy_floor(&p, "nccl.all_reduce.busbw") == 270);
 	assert_true(ng_policy_floor(&p, "storage.seqread.gbps") == 2);
 	assert_true(isnan(ng_policy_floor(&p, "cpu.fp64.gflops")));

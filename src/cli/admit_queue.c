@@ -1,0 +1,130 @@
+/* `nodegate admit --queue` and `--prolog`: the flow (flow/admit_queue.h)
+ * driven from an admission run, its notes into the run's. */
+#include "cli/admit_queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/config_error.h"
+#include "flow/admit_queue.h"
+#include "parse/sacct.h"
+
+static void note_to_run(void *arg, const char *verb, const char *fmt, va_list ap)
+{
+	(void)verb;
+	char buf[600];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	ng_admit_note(arg, "%s", buf);
+}
+
+static void note_to_stdout(void *arg, const char *verb, const char *fmt, va_list ap)
+{
+	(void)arg;
+	printf("nodegate %s --prolog: ", verb);
+	vprintf(fmt, ap);
+	printf("\n");
+}
+
+int ng_admit_land_queue(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+                        const char *node, ng_err *err)
+{
+	ng_ctx ctx = {.policy = cli->policy, .store = st, .actor = r->actor, .no_land = cli->no_land,
+	              .note = note_to_run, .note_arg = r};
+	/* The node's comment says why it stays out: the case, else the
+	 * first of the run's notes. */
+	char why[400] = "";
+	const cJSON *first = cJSON_GetArrayItem(r->notes, 0);
+	if (r->case_id)
+		snprintf(why, sizeof why, "case %lld (nodegate quarantine show %lld)",
+		         (long long)r->case_id, (long long)r->case_id);
+	else if (cJSON_IsString(first))
+		snprintf(why, sizeof why, "%s", first->valuestring);
+	else
+		snprintf(why, sizeof why, "run %s", r->run_id);
+	return ng_flow_admit_queue(&ctx, r->node, node ? node : r->node_name[0] ? r->node_name : NULL,
+	                           r->outcome, why, err);
+}
+
+struct unscreen {
+	ng_ctx ctx;
+	int failed;
+};
+
+static void note_line(void *arg, const char *verb, const char *fmt, va_list ap)
+{
+	int *failed = arg;
+	char buf[700];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	printf("nodegate %s --unscreen: %s\n", verb, buf);
+	if (strstr(buf, "not landed"))
+		(*failed)++;
+}
+
+static int unscreen_one(const char *name, size_t len, void *arg)
+{
+	(void)len;
+	struct unscreen *u = arg;
+	ng_err err = {0};
+	(void)ng_flow_admit_queue(&u->ctx, name, name, "unscreened",
+	                          "left service (down or drained): the admission queue screens it "
+	                          "before it takes jobs again",
+	                          &err);
+	return 0;
+}
+
+int ng_admit_unscreen(const struct ng_cli *cli, const char *list)
+{
+	struct unscreen u = {.ctx = {.policy = cli->policy, .no_land = cli->no_land,
+	                             .note = note_line}};
+	u.ctx.note_arg = &u.failed;
+	long n = ng_hostlist_expand(list, strlen(list), 100000, unscreen_one, &u);
+	if (n < 0) {
+		fprintf(stderr, "nodegate admit: --unscreen takes a Slurm host list (gpu-[001-004]), "
+		                "not \"%s\"\n", list);
+		return NG_EXIT_USAGE;
+	}
+	return u.failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+}
+
+int ng_admit_prolog_start(const struct ng_cli *cli, const char *node)
+{
+	ng_ctx ctx = {.policy = cli->policy, .note = note_to_stdout};
+	char why[600];
+	int asks = ng_flow_prolog_asks(&ctx, getenv("SLURM_JOB_ID"), node, why, sizeof why);
+	if (asks == 1) {
+		ng_ctx_note(&ctx, "admit", "job %s: screening this node: %s", getenv("SLURM_JOB_ID"), why);
+		fflush(stdout);
+		return -1;
+	}
+	if (asks == 0)
+		ng_ctx_note(&ctx, "admit", "job %s: %s", getenv("SLURM_JOB_ID"), why);
+	else
+		ng_ctx_note(&ctx, "admit", "%s: not screened, the job is not held", why);
+	return NG_EXIT_OK;
+}
+
+int ng_admit_prolog_exit(const struct ng_admit_run *r, int exit_code)
+{
+	if (r && r->outcome && strcmp(r->outcome, "quarantined") == 0) {
+		printf("nodegate admit --prolog: quarantined (case %lld): the job is held off this node\n",
+		       (long long)r->case_id);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	if (exit_code != NG_EXIT_OK)
+		printf("nodegate admit --prolog: %s: not a fault of this node that is proven, the job "
+		       "is not held\n",
+		       r && r->outcome ? r->outcome : "the run did not finish");
+	return NG_EXIT_OK;
+}
+
+int ng_admit_prolog_usage(int argc, char **argv, int rc)
+{
+	bool prolog = false;
+	for (int i = 1; i < argc; i++)
+		prolog |= strcmp(argv[i], "--prolog") == 0;
+	ng_config_guard g;
+	if (rc != NG_EXIT_USAGE || !prolog || !ng_config_guard_of(argc, argv, NULL, 0, 0, &g))
+		return rc;
+	return ng_config_error(&g, NG_CONFIG_OPTION, "admit --prolog: a bad option (above)");
+}

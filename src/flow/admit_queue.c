@@ -1,0 +1,74 @@
+/* The admission queue's landing and the Prolog's question (flow/admit_queue.h). */
+#include "flow/admit_queue.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/prolog_ask.h"
+#include "land/slurm_features.h"
+
+int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slurm_node,
+                        const char *outcome, const char *why, ng_err *err)
+{
+	bool admitted = strcmp(outcome, "admitted") == 0 || strcmp(outcome, "admitted-warn") == 0;
+	if (ctx->no_land) {
+		ng_ctx_note(ctx, "admit", "queue: features left as they are (no landing)");
+		return 0;
+	}
+	ng_slurm_opts o = {.node = slurm_node && *slurm_node ? slurm_node : NULL};
+	ng_slurm_queue_result res;
+	ng_err lerr = {0};
+	int rc = ng_slurm_land_queue(&o, admitted, outcome, why, &res, &lerr);
+	if (rc == 0)
+		ng_ctx_note(ctx, "admit", "queue: %s", res.r.message);
+	else
+		ng_ctx_note(ctx, "admit", "queue: features not landed: %s", lerr.msg);
+	if (!ctx->store)
+		return 0;
+	char *detail = ng_slurm_queue_json(&res);
+	cJSON *d = detail ? cJSON_Parse(detail) : NULL;
+	free(detail);
+	if (d) {
+		cJSON_AddStringToObject(d, "outcome", outcome);
+		cJSON_AddStringToObject(d, "result", rc == 0 ? "done" : "failed");
+		if (rc < 0)
+			cJSON_AddStringToObject(d, "error", lerr.msg);
+	}
+	char *text = d ? cJSON_PrintUnformatted(d) : NULL;
+	cJSON_Delete(d);
+	char subject[160];
+	snprintf(subject, sizeof subject, "node:%s", node_id);
+	int arc = text ? ng_store_audit(ctx->store, false, ng_ctx_now(ctx), ctx->actor, "land.features",
+	                                subject, text, err)
+	               : ng_fail(err, "out of memory");
+	cJSON_free(text);
+	return arc < 0 ? -1 : 0;
+}
+
+int ng_flow_prolog_asks(const ng_ctx *ctx, const char *job_id, const char *slurm_node,
+                        char *why, size_t len)
+{
+	if (!job_id || !*job_id || strspn(job_id, "0123456789_") != strlen(job_id)) {
+		snprintf(why, len, "no job to read (SLURM_JOB_ID is \"%s\")", job_id ? job_id : "");
+		return -1;
+	}
+	ng_slurm_opts o = {.node = slurm_node && *slurm_node ? slurm_node : NULL};
+	ng_slurm_result r;
+	char *text = NULL, fail[400] = "";
+	ng_err err = {0};
+	const char *args[] = {"show", "job", job_id, "-o"};
+	int rc = ng_slurm_scontrol(&o, args, 4, &r, &text, fail, sizeof fail, &err);
+	ng_prolog_job job;
+	if (rc == 0 && ng_prolog_job_parse(text, &job) < 0) {
+		snprintf(fail, sizeof fail, "scontrol show job %s: no JobId= in its answer", job_id);
+		rc = 1;
+	}
+	free(text);
+	if (rc != 0) {
+		snprintf(why, len, "cannot read job %s: %s", job_id, rc > 0 ? fail : err.msg);
+		return -1;
+	}
+	return ng_prolog_job_asks(&ctx->policy, &job, why, len) ? 1 : 0;
+}
