@@ -10,6 +10,7 @@
 #include "cli/store_cli.h"
 #include "collect/identity.h"
 #include "core/json.h"
+#include "flow/probation.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
 
@@ -361,6 +362,9 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 	if (rc == 0)
 		rc = ng_store_put_gpu_check_run(st, host, ng_check_mode_name(c->mode), c->outcome, now,
 		                                c->why, &err);
+	/* A released node's probation is decided by the job this epilog follows. */
+	if (rc == 0)
+		rc = ng_probation_after_check(st, &c->cli->policy, &(ng_probation_check){.node = host, .mode = ng_check_mode_name(c->mode), .outcome = c->outcome, .drained = c->drain, .new_xids = c->n_xid, .now = now}, NULL, NULL, 0, &err);
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);

@@ -126,6 +126,16 @@ static const struct param params[NG_P_COUNT] = {
 		"A GPU (or GPU-to-GPU link) whose median is below this share of the median of its siblings in the node stands out."},
 	[NG_P_GPU_SERIES_DROP] = {"probe", "gpu_series_drop", K_DOUBLE, OFF(gpu_series_drop), 0, 0, 1, true, true,
 		"A GPU compute series whose last third's median is below its first third's by more than this share is falling."},
+	[NG_P_LEMON_COUNT] = {"quarantine", "lemon_count", K_COUNT, OFF(lemon_count), 0, 2, 100, false, false,
+		"Quarantines of one node, or of one GPU by its UUID, within lemon_days that make it a lemon: never released automatically, `nodegate release --force` only."},
+	[NG_P_LEMON_DAYS] = {"quarantine", "lemon_days", K_COUNT, OFF(lemon_days), 0, 1, 3650, false, false,
+		"The window, in days, over which lemon_count quarantines are counted."},
+	[NG_P_PROBATION_CANARY_JOB] = {"quarantine", "canary_job", K_STRING, OFF(canary_job), 0, 0, 0, false, false,
+		"The Slurm job name (SLURM_JOB_NAME) whose clean epilog ends a released node's probation; unset, the next job that runs on it does."},
+	[NG_P_PROBATION_STRAGGLER_RATIO] = {"quarantine", "straggler_ratio", K_DOUBLE, OFF(straggler_ratio), 0, 1, 10, true, false,
+		"A probation job whose runtime is more than this many times the median of the same job's earlier clean runs on other nodes is a straggler: the probation fails."},
+	[NG_P_PROBATION_HISTORY_MIN] = {"quarantine", "history_min", K_COUNT, OFF(probation_history_min), 0, 1, 1000, false, false,
+		"Fewest earlier clean runs of the same job name that make a history to judge a probation job's runtime against; fewer, and the runtime is not judged."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -210,6 +220,15 @@ void ng_policy_default(ng_policy *p)
 		.gpu_memory_share = 0.8,
 		.gpu_sibling_fraction = 0.9,
 		.gpu_series_drop = 0.1,
+		/* Seed 002's repeat offender: three quarantines in a month is a
+		 * part to replace, not a node to release again. */
+		.lemon_count = 3,
+		.lemon_days = 30,
+		.canary_job = "",
+		/* A job half again as long as its usual runs on healthy nodes is
+		 * not noise: the node held it back. */
+		.straggler_ratio = 1.5,
+		.probation_history_min = 3,
 	};
 }
 
