@@ -73,6 +73,9 @@
 	X(CLOCK, "nvmlDeviceGetClockInfo")                             \
 	X(CLOCK_MAX, "nvmlDeviceGetMaxClockInfo")                      \
 	X(POWER, "nvmlDeviceGetPowerUsage")                            \
+	X(POWER_LIMIT, "nvmlDeviceGetEnforcedPowerLimit")              \
+	X(POWER_DEFAULT, "nvmlDeviceGetPowerManagementDefaultLimit")   \
+	X(APP_CLOCK, "nvmlDeviceGetApplicationsClock")                 \
 	X(MINOR, "nvmlDeviceGetMinorNumber")                           \
 	X(UTILIZATION, "nvmlDeviceGetUtilizationRates")                \
 	X(PSTATE, "nvmlDeviceGetPerformanceState")                     \
@@ -111,7 +114,7 @@ static const struct {
 	{"clock_reasons", BIT(S_CLOCK_EVENT) | BIT(S_CLOCK_THROTTLE)},
 	{"temperature", BIT(S_TEMPERATURE)},
 	{"clocks", BIT(S_CLOCK) | BIT(S_CLOCK_MAX)},
-	{"power", BIT(S_POWER)},
+	{"power", BIT(S_POWER) | BIT(S_POWER_LIMIT) | BIT(S_POWER_DEFAULT)},
 	{"nvlink", BIT(S_NVLINK_STATE) | BIT(S_NVLINK_ERRORS)},
 };
 
@@ -156,6 +159,7 @@ struct nvmlDevice_st {
 	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
 	unsigned long long clock_reasons;
 	unsigned temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+	unsigned power_limit_mw, power_default_limit_mw, app_sm_clock_mhz;
 	unsigned minor; /* /dev/nvidiaN */
 	unsigned utilization_gpu, pstate, memory_used_mib, memory_total_mib;
 	unsigned n_processes;
@@ -478,6 +482,8 @@ static void gpu_defaults(struct nvmlDevice_st *g, unsigned i)
 	g->sm_clock_mhz = 345;
 	g->sm_clock_max_mhz = 1980;
 	g->power_mw = 71000;
+	g->power_limit_mw = g->power_default_limit_mw = 700000;
+	g->app_sm_clock_mhz = 1980;
 	g->minor = i;
 	/* between jobs: nothing running, the lowest P-state */
 	g->pstate = 8;
@@ -578,7 +584,8 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 {
 	static const char *const keys[] = {
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
-		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "minor", "utilization_gpu", "pstate",
+		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw",
+		"power_limit_mw", "power_default_limit_mw", "app_sm_clock_mhz", "minor", "utilization_gpu", "pstate",
 		"memory_used_mib", "memory_total_mib", "processes", "nvlink",
 		"not_supported", "errors", "hang",
 		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
@@ -657,7 +664,10 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw) ||
 	    !get_uint(r, o, "minor", &g->minor) || !get_uint(r, o, "utilization_gpu", &g->utilization_gpu) ||
 	    !get_uint(r, o, "pstate", &g->pstate) || !get_uint(r, o, "memory_used_mib", &g->memory_used_mib) ||
-	    !get_uint(r, o, "memory_total_mib", &g->memory_total_mib))
+	    !get_uint(r, o, "memory_total_mib", &g->memory_total_mib) ||
+	    !get_uint(r, o, "power_limit_mw", &g->power_limit_mw) ||
+	    !get_uint(r, o, "power_default_limit_mw", &g->power_default_limit_mw) ||
+	    !get_uint(r, o, "app_sm_clock_mhz", &g->app_sm_clock_mhz))
 		return false;
 
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "nvlink");
@@ -1223,6 +1233,8 @@ UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, S_PCIE_GEN_MAX, pcie_gen_max)
 UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, S_PCIE_WIDTH_MAX, pcie_width_max)
 UINT_GETTER(nvmlDeviceGetPcieReplayCounter, S_PCIE_REPLAY, pcie_replays)
 UINT_GETTER(nvmlDeviceGetPowerUsage, S_POWER, power_mw)
+UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, S_POWER_LIMIT, power_limit_mw)
+UINT_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, S_POWER_DEFAULT, power_default_limit_mw)
 UINT_GETTER(nvmlDeviceGetMinorNumber, S_MINOR, minor)
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
@@ -1335,6 +1347,19 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type
 {
 	DEVICE_CALL(S_CLOCK_MAX, device, g);
 	return clock_of(g, type, true, clock);
+}
+
+/* The application clock: the SM clock a job is run at unless it asks
+ * otherwise; the other domains as their current ones. */
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t type,
+                                            unsigned int *clock)
+{
+	DEVICE_CALL(S_APP_CLOCK, device, g);
+	if (clock && type == NVML_CLOCK_SM) {
+		*clock = g->app_sm_clock_mhz;
+		return NVML_SUCCESS;
+	}
+	return clock_of(g, type, false, clock);
 }
 
 /* No links: NOT_SUPPORTED. A link past the last: INVALID_ARGUMENT. */
