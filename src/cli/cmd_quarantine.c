@@ -8,6 +8,7 @@
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
 #include "flow/lemon.h"
+#include "judge/evidence_summary.h"
 #include "store/probation.h"
 
 static int exec_quarantine(struct ng_cli *cli, int argc, char **argv);
@@ -50,7 +51,20 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 struct case_extra {
 	const ng_store_probation *probation;
 	const ng_lemon_verdict *lemon;
+	cJSON *domain_evidence; /* show: what the collectors captured for the case's run */
 };
+
+#define SUMMARY_MAX 32
+
+/* The case's run, as its evidence names it, or "". */
+static const char *run_of(const ng_store_case *c, char *buf, size_t cap)
+{
+	cJSON *ev = c->evidence ? cJSON_Parse(c->evidence) : NULL;
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(ev, "run");
+	snprintf(buf, cap, "%s", cJSON_IsString(run) ? run->valuestring : "");
+	cJSON_Delete(ev);
+	return buf;
+}
 
 static const char *state_of(const ng_store_case *c, const struct case_extra *x)
 {
@@ -69,6 +83,14 @@ static void add_extra(cJSON *o, const struct case_extra *x)
 		cJSON_AddStringToObject(j, "outcome", p->ended_at ? p->outcome : "in force");
 		cJSON_AddStringToObject(j, "job", p->job);
 		cJSON_AddStringToObject(j, "why", p->detail);
+	}
+	if (x && x->domain_evidence) {
+		cJSON_AddItemToObject(o, "domain_evidence", cJSON_Duplicate(x->domain_evidence, true));
+		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
+		size_t n = ng_evidence_summary(x->domain_evidence, lines, SUMMARY_MAX);
+		cJSON *sum = cJSON_AddArrayToObject(o, "evidence_summary");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(sum, cJSON_CreateString(lines[i]));
 	}
 	if (x && x->lemon) {
 		const ng_lemon_verdict *l = x->lemon;
@@ -221,7 +243,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
 		for (size_t i = 0; i < n; i++) {
-			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, lemon_of[i]};
+			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, lemon_of[i], NULL};
 			cJSON *o = case_json(&cs[i], needed, &x);
 			cJSON_DeleteItemFromObjectCaseSensitive(o, "evidence");
 			cJSON_AddItemToArray(arr, o);
@@ -250,7 +272,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			ng_format_time(c->closed_at, closed);
 			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
 			/* People read host names; the id is in --json and `show`. */
-			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, NULL};
+			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, NULL, NULL};
 			bool lemon = lemon_of[i] && lemon_of[i]->lemon;
 			printf("%4" PRId64 "  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
 			       c->node_name[0] ? c->node_name : c->node,
@@ -330,15 +352,19 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_store_probation prob;
 	ng_lemon_verdict lemon;
 	int has_prob = 0;
+	cJSON *captured = NULL;
+	char run[96];
 	if (r == 1 && ((has_prob = ng_store_probation_of_case(st, c.id, &prob, &err)) < 0 ||
-	               ng_lemon_of(st, &cli->policy, c.node, ng_now(), &lemon, &err) < 0)) {
+	               ng_lemon_of(st, &cli->policy, c.node, ng_now(), &lemon, &err) < 0 ||
+	               ng_store_evidence_of_run(st, c.node, run_of(&c, run, sizeof run), &captured,
+	                                        &err) < 0)) {
 		ng_store_case_free(&c);
 		r = -1;
 	}
 	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_store_error(e, &err);
-	struct case_extra x = {has_prob == 1 ? &prob : NULL, &lemon};
+	struct case_extra x = {has_prob == 1 ? &prob : NULL, &lemon, captured};
 	if (r == 0) {
 		fprintf(stderr, "nodegate quarantine: no case of node \"%s\"%s: `nodegate quarantine "
 		                "list --all` lists every case\n",
@@ -350,6 +376,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		cJSON *o = case_json(&c, needed, &x);
 		ng_print_json(o);
 		cJSON_Delete(o);
+		cJSON_Delete(captured);
 		ng_store_case_free(&c);
 		return NG_EXIT_OK;
 	}
@@ -421,6 +448,19 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		printf("%s\n", c.evidence && c.evidence[0] ? c.evidence : "(none)");
 	}
+	if (cJSON_GetArraySize(captured) > 0) {
+		char *t = cJSON_Print(captured);
+		printf("evidence of the failing domain, captured before its confirmation:\n%s\n",
+		       t ? t : "");
+		free(t);
+		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
+		size_t n = ng_evidence_summary(captured, lines, SUMMARY_MAX);
+		if (n)
+			printf("what the evidence says:\n");
+		for (size_t i = 0; i < n; i++)
+			printf("  - %s\n", lines[i]);
+	}
+	cJSON_Delete(captured);
 	ng_store_case_free(&c);
 	return NG_EXIT_OK;
 }

@@ -7,6 +7,9 @@
  *   probation-pass   a healthy job: the node is admitted again
  *   probation-fail   a job ending with an ECC fault: the case opens again
  *   lemon            a third quarantine in 30 days: release refuses
+ *   evidence-power   a GPU compute metric quarantined on GPUs whose power
+ *                    limit is planted at 300 W of 700 W: the case's evidence
+ *                    summary says so
  * Nothing here reaches Slurm: every run has --land none. */
 #include <limits.h>
 #include <stdio.h>
@@ -93,16 +96,17 @@ static int write_doc(struct pctx *c, cJSON *doc, char *path, size_t cap)
 	return rc;
 }
 
-static cJSON *record(const char *node, double median)
+static cJSON *domain_record(const char *node, double median, const char *domain,
+                            const char *metric, const char *unit)
 {
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "schema", "nodegate/record/1");
 	cJSON_AddStringToObject(r, "node", node);
 	cJSON_AddStringToObject(r, "class", "selftest-probation");
 	cJSON_AddStringToObject(r, "software", "sw-selftest");
-	cJSON_AddStringToObject(r, "domain", "fabric");
-	cJSON_AddStringToObject(r, "metric", "nccl.all_reduce.busbw");
-	cJSON_AddStringToObject(r, "unit", "GB/s");
+	cJSON_AddStringToObject(r, "domain", domain);
+	cJSON_AddStringToObject(r, "metric", metric);
+	cJSON_AddStringToObject(r, "unit", unit);
 	cJSON *s = cJSON_AddArrayToObject(r, "samples");
 	for (int k = 0; k < 9; k++)
 		cJSON_AddItemToArray(s, cJSON_CreateNumber(median * (1 + 0.001 * (k - 4))));
@@ -112,6 +116,11 @@ static cJSON *record(const char *node, double median)
 	cJSON_AddStringToObject(d, "memory", "pass");
 	cJSON_AddStringToObject(d, "nccl_tests", "pass");
 	return r;
+}
+
+static cJSON *record(const char *node, double median)
+{
+	return domain_record(node, median, "fabric", "nccl.all_reduce.busbw", "GB/s");
 }
 
 static cJSON *one(cJSON *rec)
@@ -310,6 +319,64 @@ static void lemon(struct pctx *c)
 	c->row(c->ctx, "lemon", "release exit 1, lemon true", got, problem);
 }
 
+/* GPUs held at 300 W of their 700 W default, as the compute metric falls. */
+#define CAPPED                                                                               \
+	"{\"schema\":\"nodegate/synthetic-gpus/1\",\"gpus\":[{\"power_limit_mw\":300000,"   \
+	"\"clock_reasons\":[\"sw_power_cap\"]},{},{},{}]}"
+
+static void evidence_power(struct pctx *c)
+{
+	char problem[1024] = "", got[128] = "-", store[PATH_MAX], line[320];
+	snprintf(store, sizeof store, "%s/evidence.db", c->dir);
+	cJSON *peers = cJSON_CreateArray();
+	for (int i = 0; i < PEERS; i++) {
+		char node[32];
+		snprintf(node, sizeof node, "stp-peer%02d", i);
+		cJSON_AddItemToArray(peers, domain_record(node, 700.0 * (1 + (i % 2 ? -1 : 1) * 0.0005 *
+		                                                                   (i / 2 + 1)),
+		                                          "compute", "gpu.gemm.tflops", "TFLOP/s"));
+	}
+	char peers_path[PATH_MAX], slow[PATH_MAX], gpus[PATH_MAX];
+	if (write_doc(c, peers, peers_path, sizeof peers_path) < 0 ||
+	    write_doc(c, one(domain_record(c->node, 300, "compute", "gpu.gemm.tflops", "TFLOP/s")),
+	              slow, sizeof slow) < 0 ||
+	    write_doc(c, cJSON_Parse(CAPPED), gpus, sizeof gpus) < 0) {
+		c->row(c->ctx, "evidence-power", "summary: power limit 300 W of 700 W", got,
+		       "cannot write the planted runs");
+		return;
+	}
+	const char *ingest[] = {"--store", store, "ingest", "--accepted", peers_path, NULL};
+	const char *admit[] = {"--store", store, "admit", "--json", "--land", "none", "--from",
+	                       slow, "--confirm-from", slow, NULL};
+	const char *show_text[] = {"--store", store, "quarantine", "show", "1", NULL};
+	setenv("NODEGATE_NVML_LIBRARY", c->lib, 1);
+	setenv("NODEGATE_SYNTH_GPUS", gpus, 1);
+	c->now -= 86400;
+	int st = run(c, ingest, NULL, line, sizeof line, NULL, 0);
+	c->now += 86400;
+	static char text[1 << 16];
+	text[0] = '\0';
+	if (st != 0) {
+		snprintf(problem, sizeof problem, "ingest exited %d: %s", st, line);
+	} else if ((st = run(c, admit, NULL, line, sizeof line, NULL, 0)) != 1) {
+		snprintf(problem, sizeof problem, "admit exited %d, not 1 (quarantined): %s", st, line);
+	} else if ((st = run(c, show_text, NULL, line, sizeof line, text, sizeof text)) != 0) {
+		snprintf(problem, sizeof problem, "quarantine show exited %d: %s", st, line);
+	} else {
+		const char *says = strstr(text, "what the evidence says:");
+		bool power = says && strstr(says, "GPU 0: power limit 300 W of 700 W");
+		bool cap = says && strstr(says, "GPU 0: clocks held back by sw_power_cap");
+		snprintf(got, sizeof got, "%s", power ? "summary: power limit 300 W of 700 W"
+		                                : says ? "a summary without the power limit"
+		                                       : "no summary");
+		if (!power || !cap)
+			snprintf(problem, sizeof problem, "the summary does not name the planted cap%s: %.600s",
+			         cap ? "" : " and its clock reason", says ? says : text);
+	}
+	unsetenv("NODEGATE_SYNTH_GPUS");
+	c->row(c->ctx, "evidence-power", "summary: power limit 300 W of 700 W", got, problem);
+}
+
 void ng_selftest_probation(const char *dir, const char *self, const char *policy,
                            const char *lib, ng_selftest_row_fn row, void *ctx)
 {
@@ -319,4 +386,5 @@ void ng_selftest_probation(const char *dir, const char *self, const char *policy
 	probation_pass(&c);
 	probation_fail(&c);
 	lemon(&c);
+	evidence_power(&c);
 }
