@@ -2,6 +2,7 @@
  * released (src/land/kube.c, docs/kubernetes.md). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
@@ -12,6 +13,7 @@ static int exec_kube(struct ng_cli *cli, int argc, char **argv);
 const struct ng_cmd_entry ng_cmd_kube_entry = {
 	.name = "kube",
 	.usage = "cordon NODE --reason R [--dry-run]\n"
+	         "       nodegate kube probation NODE --case N [--dry-run]\n"
 	         "       nodegate kube release NODE [--dry-run]",
 	.summary = "Cordon, taint and label a node in Kubernetes, or release it (kubectl).",
 	.help =
@@ -20,8 +22,12 @@ const struct ng_cmd_entry ng_cmd_kube_entry = {
 	"           and stays so); kubectl taint nodes NODE\n"
 	"           nodegate.io/quarantine=R:NoSchedule --overwrite; kubectl label nodes\n"
 	"           NODE nodegate.io/outcome=quarantined --overwrite\n"
-	"  release  removes that taint and label (already gone is fine); uncordons only\n"
-	"           a cordon nodegate set (the annotation), never another party's\n"
+	"  probation  a released node: kubectl taint nodes NODE\n"
+	"           nodegate.io/probation=case-N:NoSchedule --overwrite (canary workloads\n"
+	"           tolerate it, nothing else lands), then removes the quarantine taint,\n"
+	"           labels it nodegate.io/outcome=probation and uncordons as release does\n"
+	"  release  removes both taints and the label (already gone is fine); uncordons\n"
+	"           only a cordon nodegate set (the annotation), never another party's\n"
 	"\n"
 	"R is the taint's value, so it must be a valid label value: free text is made\n"
 	"one (other characters become '-', at most 63, starting and ending with a\n"
@@ -32,6 +38,7 @@ const struct ng_cmd_entry ng_cmd_kube_entry = {
 	"\n"
 	"Options:\n"
 	"  -r, --reason R   why (cordon only; required)\n"
+	"  -c, --case N     the quarantine case (probation only; required)\n"
 	"  -n, --dry-run    print the commands, run none\n"
 	"  -h, --help       this text\n"
 	"\n"
@@ -45,12 +52,13 @@ static int exec_kube(struct ng_cli *cli, int argc, char **argv)
 	(void)cli;
 	static const struct option longopts[] = {
 		{"reason", required_argument, NULL, 'r'},
+		{"case", required_argument, NULL, 'c'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	const struct ng_cmd_entry *e = &ng_cmd_kube_entry;
-	const char *reason = NULL;
+	const char *reason = NULL, *case_arg = NULL;
 	ng_kube_opts o = {.out = stdout};
 	int c;
 	if (argc < 2 || argv[1][0] == '-') {
@@ -58,19 +66,21 @@ static int exec_kube(struct ng_cli *cli, int argc, char **argv)
 			ng_cmd_print_help(e, stdout);
 			return NG_EXIT_OK;
 		}
-		return ng_cmd_usage_error(e, "say cordon or release");
+		return ng_cmd_usage_error(e, "say cordon, probation or release");
 	}
 	const char *sub = argv[1];
 	if (strcmp(sub, "help") == 0) {
 		ng_cmd_print_help(e, stdout);
 		return NG_EXIT_OK;
 	}
-	bool cordon = strcmp(sub, "cordon") == 0;
-	if (!cordon && strcmp(sub, "release") != 0)
-		return ng_cmd_usage_error(e, "unknown subcommand \"%s\": say cordon or release", sub);
+	bool cordon = strcmp(sub, "cordon") == 0, probation = strcmp(sub, "probation") == 0;
+	if (!cordon && !probation && strcmp(sub, "release") != 0)
+		return ng_cmd_usage_error(e, "unknown subcommand \"%s\": say cordon, probation or release",
+		                          sub);
 	optind = 0;
-	while ((c = getopt_long(argc - 1, argv + 1, "r:nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc - 1, argv + 1, "r:c:nh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c': case_arg = optarg; break;
 		case 'h': ng_cmd_print_help(e, stdout); return NG_EXIT_OK;
 		case 'r': reason = optarg; break;
 		case 'n': o.dry_run = true; break;
@@ -87,6 +97,17 @@ static int exec_kube(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "\"%s\" is not a Kubernetes node name (lowercase letters, "
 		                             "digits, '-' and '.', at most 253)",
 		                          node);
+	if (case_arg && !probation)
+		return ng_cmd_usage_error(e, "--case is for probation");
+	if (probation) {
+		char *end;
+		long long id = case_arg ? strtoll(case_arg, &end, 10) : 0;
+		if (!case_arg || !*case_arg || *end || id < 1)
+			return ng_cmd_usage_error(e, "kube probation needs --case N, the case's number");
+		if (reason)
+			return ng_cmd_usage_error(e, "--reason is for cordon");
+		return ng_kube_probation(node, id, &o) ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	}
 	if (!cordon) {
 		if (reason)
 			return ng_cmd_usage_error(e, "--reason is for cordon");

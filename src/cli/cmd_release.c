@@ -8,6 +8,7 @@
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
 #include "flow/lemon.h"
+#include "land/kube.h"
 #include "land/slurm.h"
 #include "store/probation.h"
 
@@ -15,7 +16,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv);
 
 const struct ng_cmd_entry ng_cmd_release_entry = {
 	.name = "release",
-	.usage = "NODE [--by NAME] [--reason TEXT] [--land slurm|none] [--store S] [--json]\n"
+	.usage = "NODE [--by NAME] [--reason TEXT] [--land slurm|kube|none] [--store S] [--json]\n"
 	         "       nodegate release NODE --manual --by NAME --reason TEXT [--store S] [--json]\n"
 	         "       nodegate release NODE --force --by NAME --reason TEXT [--manual] ...",
 	.summary = "Release a quarantined node to probation once the failed test has passed again.",
@@ -50,7 +51,10 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"      --force        release a lemon (needs --by and --reason)\n"
 	"  -b, --by NAME      who releases (default: the invoking user, $SUDO_USER first)\n"
 	"  -r, --reason TEXT  why, kept with the case\n"
-	"      --land slurm|none  slurm: once the case is closed, resume the node through\n"
+	"      --land slurm|kube|none  kube: taint the node nodegate.io/probation=case-N\n"
+	"                     (canary workloads tolerate it), lift the quarantine's taint\n"
+	"                     and uncordon nodegate's own cordon (`nodegate kube probation`).\n"
+	"                     slurm: once the case is closed, resume the node through\n"
 	"                     scontrol, only if nodegate drained it for this case (its\n"
 	"                     reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
 	"                     operator's drain or another check's is left alone. Audited\n"
@@ -123,7 +127,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	};
 	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
 	const char *spec = NULL, *by = NULL, *reason = NULL;
-	bool manual = false, json = false, land_slurm = false, force = false;
+	bool manual = false, json = false, land_slurm = false, force = false, land_kube = false;
 	const char *land_node = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "b:r:s:jh", longopts, NULL)) != -1) {
@@ -131,9 +135,11 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		case OPT_MANUAL: manual = true; break;
 		case OPT_FORCE: force = true; break;
 		case OPT_LAND:
-			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "none") != 0)
-				return ng_cmd_usage_error(e, "--land takes slurm or none");
+			if (strcmp(optarg, "slurm") != 0 && strcmp(optarg, "kube") != 0 &&
+			    strcmp(optarg, "none") != 0)
+				return ng_cmd_usage_error(e, "--land takes slurm, kube or none");
 			land_slurm = strcmp(optarg, "slurm") == 0;
+			land_kube = strcmp(optarg, "kube") == 0;
 			break;
 		case OPT_NODE: land_node = optarg; break;
 		case 'b': by = optarg; break;
@@ -251,6 +257,18 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 			                      : c0.node_name[0] ? c0.node_name
 			                      : argv[optind],
 			                      by, now, &rc);
+		const char *kube_node = land_node ? land_node : c0.node_name[0] ? c0.node_name : argv[optind];
+		if (land_kube && !cli->no_land && !ng_kube_node_ok(kube_node))
+			fprintf(stderr, "nodegate release: \"%s\" is not a Kubernetes node name: nothing "
+			                "landed (--node names it)\n",
+			        kube_node);
+		else if (land_kube && !cli->no_land &&
+		         ng_kube_probation(kube_node, (long long)c0.id,
+		                           &(ng_kube_opts){.out = json ? stderr : stdout}) != 0)
+			fprintf(stderr, "nodegate release: the node is on probation in the store, but a "
+			                "kubectl step failed (above): `nodegate kube probation %s --case "
+			                "%lld` again\n",
+			        kube_node, (long long)c0.id);
 		r = rc == NG_EXIT_OK ? ng_store_get_case(st, c0.id, &c1, &err) : -2;
 		if (r == -2) {
 			cJSON_Delete(landing);
