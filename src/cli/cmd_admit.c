@@ -433,7 +433,12 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 
 	if (r->d.outcome == NG_ADMIT_SUSPECT) {
 		/* The flagged domains' evidence, before the confirmation changes it. */
-		if (ng_evidence_capture(st, &(ng_evidence_capture_in){.node = r->node, .run_id = r->run_id, .domains = r->d.confirm, .n_domains = r->d.n_confirm, .records = first, .now = r->now}, &err) < 0)
+		if (ng_evidence_capture(st,
+		                        &(ng_evidence_capture_in){.node = r->node, .run_id = r->run_id,
+		                                                  .domains = r->d.confirm,
+		                                                  .n_domains = r->d.n_confirm,
+		                                                  .records = first, .now = r->now},
+		                        &err) < 0)
 			goto store_failed;
 		cJSON *confirm = NULL;
 		if (o->n_confirm_from) {

@@ -313,8 +313,8 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 					printf("slurm: %s\n", m->valuestring);
 				cJSON_Delete(landing);
 				if (manual)
-					printf("Nothing has measured %s since it failed %s: its next admission "
-					       "run is its first evidence.\n",
+					printf("Nothing has measured %s since it failed %s: the job that ends "
+					       "its probation is its first evidence.\n",
 					       node, c1.metric);
 			}
 			ng_store_case_free(&c1);

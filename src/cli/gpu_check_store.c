@@ -364,7 +364,13 @@ static void store_child(int wfd, const struct check *c, const void *arg)
 		                                c->why, &err);
 	/* A released node's probation is decided by the job this epilog follows. */
 	if (rc == 0)
-		rc = ng_probation_after_check(st, &c->cli->policy, &(ng_probation_check){.node = host, .mode = ng_check_mode_name(c->mode), .outcome = c->outcome, .drained = c->drain, .new_xids = c->n_xid, .now = now}, NULL, NULL, 0, &err);
+		rc = ng_probation_after_check(st, &c->cli->policy,
+		                              &(ng_probation_check){.node = host,
+		                                                    .mode = ng_check_mode_name(c->mode),
+		                                                    .outcome = c->outcome,
+		                                                    .drained = c->drain,
+		                                                    .new_xids = c->n_xid, .now = now},
+		                              NULL, NULL, 0, &err);
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);
