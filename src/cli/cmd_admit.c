@@ -19,6 +19,7 @@
 #include "cli/admit_profile.h"
 #include "cli/admit_queue.h"
 #include "cli/store_cli.h"
+#include "flow/evidence.h"
 #include "collect/identity.h"
 #include "core/json.h"
 
@@ -442,6 +443,14 @@ static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng
 		goto store_failed;
 
 	if (r->d.outcome == NG_ADMIT_SUSPECT) {
+		/* The flagged domains' evidence, before the confirmation changes it. */
+		if (ng_evidence_capture(st,
+		                        &(ng_evidence_capture_in){.node = r->node, .run_id = r->run_id,
+		                                                  .domains = r->d.confirm,
+		                                                  .n_domains = r->d.n_confirm,
+		                                                  .records = first, .now = r->now},
+		                        &err) < 0)
+			goto store_failed;
 		cJSON *confirm = NULL;
 		if (o->n_confirm_from) {
 			confirm = load_records(o->confirm_from, o->n_confirm_from, &err);

@@ -1,12 +1,14 @@
 /* nodegate metrics: the store as Prometheus metrics, for node_exporter's
  * textfile collector (src/land/metrics.c, docs/metrics.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "flow/lemon.h"
 #include "collect/identity.h"
 #include "core/atomic_file.h"
 #include "land/metrics.h"
@@ -108,7 +110,17 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 		node = ref.id;
 	}
 	ng_strbuf text = {0};
-	int rc = ng_metrics_render_scope(st, ng_now(), scope, node, &text, &err);
+	int64_t now = ng_now();
+	int rc = ng_metrics_render_scope(st, now, scope, node, &text, &err);
+	/* Probation and repeat offenders are the fleet's, judged by the policy. */
+	char(*lemon_nodes)[256] = NULL;
+	ng_lemon_verdict *lemons = NULL;
+	size_t n_lemons = 0;
+	if (rc == 0 && scope != NG_METRICS_NODE &&
+	    (rc = ng_lemon_all(st, &cli->policy, now, &lemon_nodes, &lemons, &n_lemons, &err)) == 0)
+		rc = ng_metrics_render_repeat(st, (const char(*)[256])lemon_nodes, lemons, n_lemons, &text, &err);
+	free(lemon_nodes);
+	free(lemons);
 	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);

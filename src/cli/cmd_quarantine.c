@@ -6,6 +6,9 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "flow/lemon.h"
+#include "judge/evidence_summary.h"
+#include "store/probation.h"
 
 static int exec_quarantine(struct ng_cli *cli, int argc, char **argv);
 
@@ -31,6 +34,11 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	"admission.release_passes times (default 2). A reboot alone never releases a\n"
 	"node; `nodegate release` does, once the condition holds.\n"
 	"\n"
+	"A released node is on probation until a watched job ends it (`nodegate release`):\n"
+	"STATE says probation for its case, and `show` says how it ended. A node\n"
+	"quarantined quarantine.lemon_count times in lemon_days (3 in 30) is a lemon,\n"
+	"marked in both, with what the evidence supports replacing.\n"
+	"\n"
 	"  list   open cases (--all: closed ones too), newest first\n"
 	"  show   one case, whole: by NODE its open case, else its newest one; a\n"
 	"         number that names no node is a case ID\n",
@@ -41,13 +49,78 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	.exec = exec_quarantine,
 };
 
-static cJSON *case_json(const ng_store_case *c, long needed)
+/* What a case's probation and lemon verdict add to it (either may be NULL). */
+struct case_extra {
+	const ng_store_probation *probation;
+	const ng_lemon_verdict *lemon;
+	cJSON *domain_evidence; /* show: what the collectors captured for the case's run */
+};
+
+#define SUMMARY_MAX 32
+
+/* The case's run, as its evidence names it, or "". */
+static const char *run_of(const ng_store_case *c, char *buf, size_t cap)
+{
+	cJSON *ev = c->evidence ? cJSON_Parse(c->evidence) : NULL;
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(ev, "run");
+	snprintf(buf, cap, "%s", cJSON_IsString(run) ? run->valuestring : "");
+	cJSON_Delete(ev);
+	return buf;
+}
+
+static const char *state_of(const ng_store_case *c, const struct case_extra *x)
+{
+	if (!c->closed_at)
+		return "open";
+	return x && x->probation && !x->probation->ended_at ? "probation" : "closed";
+}
+
+static void add_extra(cJSON *o, const struct case_extra *x)
+{
+	if (x && x->probation) {
+		const ng_store_probation *p = x->probation;
+		cJSON *j = cJSON_AddObjectToObject(o, "probation");
+		ng_json_add_time(j, "started_at", p->started_at);
+		ng_json_add_time(j, "ended_at", p->ended_at);
+		cJSON_AddStringToObject(j, "outcome", p->ended_at ? p->outcome : "in force");
+		cJSON_AddStringToObject(j, "job", p->job);
+		cJSON_AddStringToObject(j, "why", p->detail);
+	}
+	if (x && x->domain_evidence) {
+		cJSON_AddItemToObject(o, "domain_evidence", cJSON_Duplicate(x->domain_evidence, true));
+		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
+		size_t n = ng_evidence_summary(x->domain_evidence, lines, SUMMARY_MAX);
+		cJSON *sum = cJSON_AddArrayToObject(o, "evidence_summary");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(sum, cJSON_CreateString(lines[i]));
+	}
+	if (x && x->lemon) {
+		const ng_lemon_verdict *l = x->lemon;
+		cJSON_AddBoolToObject(o, "lemon", l->lemon);
+		cJSON *j = cJSON_AddObjectToObject(o, "repeat");
+		cJSON_AddNumberToObject(j, "quarantines_in_window", (double)l->node_count);
+		if (l->gpu[0]) {
+			cJSON_AddStringToObject(j, "gpu", l->gpu);
+			cJSON_AddNumberToObject(j, "gpu_quarantines_in_window", (double)l->gpu_count);
+		}
+		if (l->mtbi_s >= 0)
+			cJSON_AddNumberToObject(j, "mean_seconds_between_incidents", l->mtbi_s);
+		else
+			cJSON_AddNullToObject(j, "mean_seconds_between_incidents");
+		if (l->lemon) {
+			cJSON_AddStringToObject(j, "why", l->why);
+			cJSON_AddStringToObject(j, "replacement_evidence", l->replace);
+		}
+	}
+}
+
+static cJSON *case_json(const ng_store_case *c, long needed, const struct case_extra *x)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
 	cJSON_AddStringToObject(o, "node", c->node);
 	cJSON_AddStringToObject(o, "node_name", c->node_name);
-	cJSON_AddStringToObject(o, "state", c->closed_at ? "closed" : "open");
+	cJSON_AddStringToObject(o, "state", state_of(c, x));
 	cJSON_AddStringToObject(o, "class", c->class_key);
 	cJSON_AddStringToObject(o, "software", c->software);
 	cJSON_AddStringToObject(o, "domain", c->domain);
@@ -69,6 +142,7 @@ static cJSON *case_json(const ng_store_case *c, long needed)
 	if (!ev && c->evidence && c->evidence[0])
 		ev = cJSON_CreateString(c->evidence); /* kept as it was, whatever it is */
 	cJSON_AddItemToObject(o, "evidence", ev ? ev : cJSON_CreateNull());
+	add_extra(o, x);
 	return o;
 }
 
@@ -125,16 +199,44 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	ng_err err;
 	ng_store_case *cs;
 	size_t n;
-	if (ng_store_list_cases(st, all, &cs, &n, &err) < 0) {
+	char(*lemon_nodes)[256] = NULL;
+	ng_lemon_verdict *lemons = NULL;
+	size_t n_lemons = 0;
+	if (ng_store_list_cases(st, all, &cs, &n, &err) < 0 ||
+	    ng_lemon_all(st, &cli->policy, ng_now(), &lemon_nodes, &lemons, &n_lemons, &err) < 0) {
 		ng_store_close(st);
 		return ng_cli_store_error(e, &err);
+	}
+	ng_store_probation *probs = calloc(n ? n : 1, sizeof *probs);
+	bool *has_prob = calloc(n ? n : 1, sizeof *has_prob);
+	const ng_lemon_verdict **lemon_of = calloc(n ? n : 1, sizeof *lemon_of);
+	if (!probs || !has_prob || !lemon_of) {
+		ng_store_close(st);
+		free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
+		free_cases(cs, n);
+		fprintf(stderr, "nodegate quarantine: out of memory\n");
+		return NG_EXIT_STORE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int r = ng_store_probation_of_case(st, cs[i].id, &probs[i], &err);
+		if (r < 0) {
+			ng_store_close(st);
+			free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
+			free_cases(cs, n);
+			return ng_cli_store_error(e, &err);
+		}
+		has_prob[i] = r == 1;
+		for (size_t k = 0; k < n_lemons; k++)
+			if (strcmp(lemon_nodes[k], cs[i].node) == 0)
+				lemon_of[i] = &lemons[k];
 	}
 	ng_store_close(st);
 	long needed = cli->policy.release_passes;
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
 		for (size_t i = 0; i < n; i++) {
-			cJSON *o = case_json(&cs[i], needed);
+			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, lemon_of[i], NULL};
+			cJSON *o = case_json(&cs[i], needed, &x);
 			cJSON_DeleteItemFromObjectCaseSensitive(o, "evidence");
 			cJSON_AddItemToArray(arr, o);
 		}
@@ -150,8 +252,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			wn = width(wn, cs[i].node_name[0] ? cs[i].node_name : cs[i].node);
 			wm = width(wm, cs[i].metric);
 		}
-		printf("%4s  %-*s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "DOMAIN", wm, "METRIC",
-		       "OPENED", "PASSES");
+		printf("%4s  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "STATE", "DOMAIN",
+		       wm, "METRIC", "OPENED", "PASSES");
 		if (all)
 			printf("%-20s  ", "CLOSED");
 		printf("RELEASE CONDITION\n");
@@ -162,14 +264,24 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			ng_format_time(c->closed_at, closed);
 			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
 			/* People read host names; the id is in --json and `show`. */
-			printf("%4" PRId64 "  %-*s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
+			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, NULL, NULL};
+			bool lemon = lemon_of[i] && lemon_of[i]->lemon;
+			printf("%4" PRId64 "  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
 			       c->node_name[0] ? c->node_name : c->node,
-			       c->domain, wm, c->metric, opened, passes);
+			       lemon && !c->closed_at ? "lemon" : state_of(c, &x), c->domain, wm, c->metric, opened, passes);
 			if (all)
 				printf("%-20s  ", closed);
 			printf("%s\n", c->release_condition[0] ? c->release_condition : "-");
 		}
+		for (size_t k = 0; k < n_lemons; k++)
+			for (size_t i = 0; lemons[k].lemon && i < n; i++)
+				if (strcmp(cs[i].node, lemon_nodes[k]) == 0) {
+					printf("lemon %s: %s; %s\n", cs[i].node_name[0] ? cs[i].node_name : cs[i].node,
+					       lemons[k].why, lemons[k].replace);
+					break;
+				}
 	}
+	free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
 	free_cases(cs, n);
 	return NG_EXIT_OK;
 }
@@ -229,9 +341,22 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return bad;
 	}
 	int r = find_case(st, ref.id, &c, &err);
+	ng_store_probation prob;
+	ng_lemon_verdict lemon;
+	int has_prob = 0;
+	cJSON *captured = NULL;
+	char run[96];
+	if (r == 1 && ((has_prob = ng_store_probation_of_case(st, c.id, &prob, &err)) < 0 ||
+	               ng_lemon_of(st, &cli->policy, c.node, ng_now(), &lemon, &err) < 0 ||
+	               ng_store_evidence_of_run(st, c.node, run_of(&c, run, sizeof run), &captured,
+	                                        &err) < 0)) {
+		ng_store_case_free(&c);
+		r = -1;
+	}
 	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_store_error(e, &err);
+	struct case_extra x = {has_prob == 1 ? &prob : NULL, &lemon, captured};
 	if (r == 0) {
 		fprintf(stderr, "nodegate quarantine: no case of node \"%s\"%s: `nodegate quarantine "
 		                "list --all` lists every case\n",
@@ -240,17 +365,22 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	}
 	long needed = cli->policy.release_passes;
 	if (json) {
-		cJSON *o = case_json(&c, needed);
+		cJSON *o = case_json(&c, needed, &x);
 		ng_print_json(o);
 		cJSON_Delete(o);
+		cJSON_Delete(captured);
 		ng_store_case_free(&c);
 		return NG_EXIT_OK;
 	}
 	char opened[32], closed[32];
 	ng_format_time(c.opened_at, opened);
 	ng_format_time(c.closed_at, closed);
-	printf("case %" PRId64 "  %s\n", c.id,
-	       c.closed_at ? "closed" : "open: the node is quarantined");
+	const char *state = state_of(&c, &x);
+	printf("case %" PRId64 "  %s%s\n", c.id,
+	       !strcmp(state, "open")        ? "open: the node is quarantined"
+	       : !strcmp(state, "probation") ? "closed: the node is on probation"
+	                                     : "closed",
+	       lemon.lemon ? " (a lemon)" : "");
 	if (c.node_name[0])
 		printf("  node       %s (id %s)\n", c.node_name, c.node);
 	else
@@ -267,6 +397,10 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (c.closed_at)
 		printf("  closed     %s by %s: %s\n", closed, c.closed_by[0] ? c.closed_by : "?",
 		       c.close_reason[0] ? c.close_reason : "-");
+	else if (lemon.lemon)
+		printf("  next       after the repair: `nodegate release %s --force --by NAME --reason "
+		       "TEXT`\n",
+		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
 	else if (c.passes >= needed)
 		printf("  next       the condition holds: `nodegate release %s` releases it\n",
 		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
@@ -274,6 +408,25 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
 		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric,
 		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
+	if (x.probation && x.probation->ended_at) {
+		char ended[32];
+		ng_format_time(x.probation->ended_at, ended);
+		printf("  probation  %s %s by job %s: %s\n", x.probation->outcome, ended,
+		       x.probation->job[0] ? x.probation->job : "-", x.probation->detail);
+	} else if (x.probation) {
+		char started[32];
+		ng_format_time(x.probation->started_at, started);
+		printf("  probation  since %s: its next %sjob decides\n", started,
+		       cli->policy.canary_job[0] ? "canary " : "");
+	}
+	if (lemon.mtbi_s >= 0)
+		printf("  repeats    %zu quarantine%s in %ld days; %.1f days between incidents on "
+		       "average\n",
+		       lemon.node_count, lemon.node_count == 1 ? "" : "s", cli->policy.lemon_days,
+		       lemon.mtbi_s / 86400);
+	if (lemon.lemon)
+		printf("  lemon      %s: never released automatically\n  replace    %s\n", lemon.why,
+		       lemon.replace);
 	printf("evidence:\n");
 	cJSON *ev = c.evidence ? cJSON_Parse(c.evidence) : NULL;
 	if (ev && (cJSON_IsObject(ev) || cJSON_IsArray(ev)) && !ev->child) {
@@ -287,6 +440,19 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		printf("%s\n", c.evidence && c.evidence[0] ? c.evidence : "(none)");
 	}
+	if (cJSON_GetArraySize(captured) > 0) {
+		char *t = cJSON_Print(captured);
+		printf("evidence of the failing domain, captured before its confirmation:\n%s\n",
+		       t ? t : "");
+		free(t);
+		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
+		size_t n = ng_evidence_summary(captured, lines, SUMMARY_MAX);
+		if (n)
+			printf("what the evidence says:\n");
+		for (size_t i = 0; i < n; i++)
+			printf("  - %s\n", lines[i]);
+	}
+	cJSON_Delete(captured);
 	ng_store_case_free(&c);
 	return NG_EXIT_OK;
 }

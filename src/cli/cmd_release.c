@@ -6,17 +6,24 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "flow/lemon.h"
+#include "land/kube.h"
 #include "land/slurm.h"
+#include "store/probation.h"
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv);
 
-enum { OPT_MANUAL = 256, OPT_LAND, OPT_NODE };
+enum { OPT_MANUAL = 256, OPT_LAND, OPT_NODE, OPT_FORCE };
 
 static const struct ng_opt release_opts[] = {
 	{"manual", OPT_MANUAL, NULL, "release without the passing runs (needs --by and --reason)"},
+	{"force", OPT_FORCE, NULL, "release a lemon (needs --by and --reason)"},
 	{"by", 'b', "NAME", "who releases (default: the invoking user, $SUDO_USER first)"},
 	{"reason", 'r', "TEXT", "why, kept with the case"},
-	{"land", OPT_LAND, "slurm|none", "slurm: once the case is closed, resume the node through\n"
+	{"land", OPT_LAND, "slurm|kube|none", "kube: taint the node nodegate.io/probation=case-N\n"
+	 "(canary workloads tolerate it), lift the quarantine's taint\n"
+	 "and uncordon nodegate's own cordon (`nodegate kube probation`).\n"
+	 "slurm: once the case is closed, resume the node through\n"
 	 "scontrol, only if nodegate drained it for this case (its\n"
 	 "reason \"ng:quarantine ... case N: ... [nodegate]\"); an\n"
 	 "operator's drain or another check's is left alone. Audited\n"
@@ -30,15 +37,27 @@ static const struct ng_opt release_opts[] = {
 
 const struct ng_cmd_entry ng_cmd_release_entry = {
 	.name = "release",
-	.usage = "NODE [--by NAME] [--reason TEXT] [--land slurm|none] [--store S] [--json]\n"
-	         "       nodegate release NODE --manual --by NAME --reason TEXT [--store S] [--json]",
-	.summary = "Release a quarantined node once the failed test has passed again.",
+	.usage = "NODE [--by NAME] [--reason TEXT] [--land slurm|kube|none] [--store S] [--json]\n"
+	         "       nodegate release NODE --manual --by NAME --reason TEXT [--store S] [--json]\n"
+	         "       nodegate release NODE --force --by NAME --reason TEXT [--manual] ...",
+	.summary = "Release a quarantined node to probation once the failed test has passed again.",
 	.help =
 	"A quarantined node is released when the test that failed has passed again\n"
 	"admission.release_passes times (default 2) since its case opened: each later\n"
 	"`nodegate admit` run of the node counts a run, and a pass when the failed\n"
 	"metric passed. Until then release refuses and says what is missing. A reboot\n"
 	"alone never releases a node.\n"
+	"\n"
+	"A released node is on probation, not in service: the next job that runs on it\n"
+	"(or the canary job, policy quarantine.canary_job) is watched by the epilog.\n"
+	"A clean epilog, no new Xid and a runtime that is not a straggler against the\n"
+	"job's earlier runs elsewhere return it to admitted; a failure opens the case\n"
+	"again, as a retry (docs/admission.md, \"Probation\").\n"
+	"\n"
+	"A lemon (quarantined quarantine.lemon_count times within lemon_days, default 3\n"
+	"in 30, as a node or as one GPU by its UUID) is never released this way:\n"
+	"release refuses and says what the evidence supports replacing. After the\n"
+	"repair, --force with --by and --reason releases it, audited as such.\n"
 	"\n"
 	"NODE is the node's stable id or its scheduler name (SLURMD_NODENAME, the short\n"
 	"host name); a name that two nodes have had is refused, listing both ids.\n"
@@ -49,8 +68,9 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"release admits a node nothing has measured since it failed.\n",
 	.opts = release_opts,
 	.help_tail =
-	"Exit status: 0 released; 1 not released (no open case, or the condition does not\n"
-	"hold yet); 2 usage error; 3 the store could not be opened, read or written.\n",
+	"Exit status: 0 released to probation; 1 not released (no open case, the condition\n"
+	"does not hold yet, or a lemon without --force); 2 usage error; 3 the store could\n"
+	"not be opened, read or written.\n",
 	.exec = exec_release,
 };
 
@@ -98,7 +118,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
 	const char *spec = NULL, *by = NULL, *reason = NULL;
-	bool manual = false, json = false, land_slurm = false;
+	bool manual = false, json = false, land_slurm = false, force = false, land_kube = false;
 	const char *land_node = NULL;
 	int c;
 	struct ng_opt_parser op;
@@ -106,10 +126,13 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
 		case OPT_MANUAL: manual = true; break;
+		case OPT_FORCE: force = true; break;
 		case OPT_LAND:
-			if (strcmp(op.arg, "slurm") != 0 && strcmp(op.arg, "none") != 0)
-				return ng_cmd_usage_error(e, "--land takes slurm or none");
+			if (strcmp(op.arg, "slurm") != 0 && strcmp(op.arg, "kube") != 0 &&
+			    strcmp(op.arg, "none") != 0)
+				return ng_cmd_usage_error(e, "--land takes slurm, kube or none");
 			land_slurm = strcmp(op.arg, "slurm") == 0;
+			land_kube = strcmp(op.arg, "kube") == 0;
 			break;
 		case OPT_NODE: land_node = op.arg; break;
 		case 'b': by = op.arg; break;
@@ -126,6 +149,9 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	if (manual && (!by || !*by || !reason || !*reason))
 		return ng_cmd_usage_error(e, "--manual needs --by NAME and --reason TEXT: a release "
 		                             "without passing runs must say who decided it and why");
+	if (force && (!by || !*by || !reason || !*reason))
+		return ng_cmd_usage_error(e, "--force needs --by NAME and --reason TEXT: releasing a "
+		                             "lemon must say who decided it and why");
 	if (by && (!*by || strlen(by) >= sizeof c0.closed_by))
 		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof c0.closed_by - 1);
 	/* The reason is kept with a prefix saying how the case was released. */
@@ -184,7 +210,35 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
 	int64_t now = ng_now();
-	if (ng_store_close_case(st, c0.id, now, by, why, &err) < 0) {
+	ng_lemon_verdict lemon;
+	if (ng_lemon_of(st, &cli->policy, node, now, &lemon, &err) < 0) {
+		ng_store_case_free(&c0);
+		ng_store_close(st);
+		return ng_cli_store_error(e, &err);
+	}
+	if (lemon.lemon && !force) {
+		char word[NG_SHELL_WORD_MAX];
+		fprintf(stderr,
+		        "nodegate release: node %s is a lemon: %s. It is never released automatically.\n"
+		        "Evidence: %s.\nAfter the repair: nodegate release %s --force --by NAME "
+		        "--reason TEXT\n",
+		        argv[optind], lemon.why, lemon.replace, ng_cli_shell_word(node, word));
+		ng_store_case_free(&c0);
+		ng_store_close(st);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	char detail[640] = "";
+	if (lemon.lemon) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddBoolToObject(d, "forced", true);
+		cJSON_AddStringToObject(d, "lemon", lemon.why);
+		char *t = cJSON_PrintUnformatted(d);
+		cJSON_Delete(d);
+		if (t && strlen(t) < sizeof detail)
+			memcpy(detail, t, strlen(t) + 1);
+		cJSON_free(t);
+	}
+	if (ng_store_release_to_probation(st, c0.id, now, by, why, detail, &err) < 0) {
 		rc = ng_cli_store_error(e, &err);
 	} else {
 		ng_store_case c1;
@@ -195,6 +249,18 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 			                      : c0.node_name[0] ? c0.node_name
 			                      : argv[optind],
 			                      by, now, &rc);
+		const char *kube_node = land_node ? land_node : c0.node_name[0] ? c0.node_name : argv[optind];
+		if (land_kube && !cli->no_land && !ng_kube_node_ok(kube_node))
+			fprintf(stderr, "nodegate release: \"%s\" is not a Kubernetes node name: nothing "
+			                "landed (--node names it)\n",
+			        kube_node);
+		else if (land_kube && !cli->no_land &&
+		         ng_kube_probation(kube_node, (long long)c0.id,
+		                           &(ng_kube_opts){.out = json ? stderr : stdout}) != 0)
+			fprintf(stderr, "nodegate release: the node is on probation in the store, but a "
+			                "kubectl step failed (above): `nodegate kube probation %s --case "
+			                "%lld` again\n",
+			        kube_node, (long long)c0.id);
 		r = rc == NG_EXIT_OK ? ng_store_get_case(st, c0.id, &c1, &err) : -2;
 		if (r == -2) {
 			cJSON_Delete(landing);
@@ -214,21 +280,33 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 				cJSON_AddNumberToObject(o, "closed_at", (double)c1.closed_at);
 				cJSON_AddStringToObject(o, "closed_by", c1.closed_by);
 				cJSON_AddStringToObject(o, "close_reason", c1.close_reason);
+				cJSON_AddStringToObject(o, "state", "probation");
+				cJSON_AddStringToObject(o, "canary_job", cli->policy.canary_job);
+				cJSON_AddBoolToObject(o, "forced_lemon", lemon.lemon);
 				if (landing)
 					cJSON_AddItemToObject(o, "landing", landing);
 				ng_print_json(o);
 				cJSON_Delete(o);
 			} else {
-				printf("released node %s: case %" PRId64 " closed by %s (%s)\n",
+				printf("released node %s to probation: case %" PRId64 " closed by %s (%s)\n",
 				       c1.node_name[0] ? c1.node_name : c1.node, c1.id,
 				       c1.closed_by, c1.close_reason);
+				if (cli->policy.canary_job[0])
+					printf("The canary job \"%s\" decides: a clean run returns the node to "
+					       "admitted, a failing one quarantines it again.\n",
+					       cli->policy.canary_job);
+				else
+					printf("Its next job decides: a clean run returns the node to admitted, a "
+					       "failing one quarantines it again.\n");
+				if (lemon.lemon)
+					printf("A lemon released by force: %s.\n", lemon.why);
 				const cJSON *m = landing ? cJSON_GetObjectItem(landing, "message") : NULL;
 				if (cJSON_IsString(m))
 					printf("slurm: %s\n", m->valuestring);
 				cJSON_Delete(landing);
 				if (manual)
-					printf("Nothing has measured %s since it failed %s: its next admission "
-					       "run is its first evidence.\n",
+					printf("Nothing has measured %s since it failed %s: the job that ends "
+					       "its probation is its first evidence.\n",
 					       node, c1.metric);
 			}
 			ng_store_case_free(&c1);

@@ -25,6 +25,7 @@
 
 #include "cli/cmd.h"
 #include "cli/fabric.h"
+#include "cli/selftest_probation.h"
 #include "cli/store_cli.h"
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
@@ -80,6 +81,10 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"fleet (nodegate-fabric-synth beside the binary, as srun, all_reduce_perf and\n"
 	"ib_write_bw): a slow node planted in a 16-node gang found by bisection, a\n"
 	"socket fallback caught (incomparable), a bad peer not blamed on the candidate.\n"
+	"Probation cases quarantine this machine's own node id in a store of their own,\n"
+	"release it, and run `nodegate epilog` as the end of a job: a healthy job\n"
+	"returns the node to admitted, one ending with an ECC fault opens its case\n"
+	"again, and a third quarantine in 30 days is a lemon that release refuses.\n"
 	"\n"
 	"Landing is checked in dry-run: every run has --land none, and a row compares\n"
 	"what the landing would do (verdict, drain flag, drain reason) with the table;\n"
@@ -583,6 +588,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 		run_gpu_case(&c, &gpu_cases[i], break_nvml ? broken_lib : NULL);
 	run_admission(&c);
 	ng_selftest_fabric(c.dir, c.self, c.policy, fabric_row, &c);
+	ng_selftest_probation(c.dir, c.self, c.policy, break_nvml ? broken_lib : c.lib, fabric_row, &c);
 
 	if (c.json) {
 		cJSON *doc = cJSON_CreateObject();

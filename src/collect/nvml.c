@@ -72,6 +72,9 @@ struct nvml {
 	FN(nvmlDeviceGetClockInfo) clock;
 	FN(nvmlDeviceGetMaxClockInfo) clock_max;
 	FN(nvmlDeviceGetPowerUsage) power;
+	FN(nvmlDeviceGetEnforcedPowerLimit) power_limit;
+	FN(nvmlDeviceGetPowerManagementDefaultLimit) power_default;
+	FN(nvmlDeviceGetApplicationsClock) app_clock;
 	FN(nvmlDeviceGetMinorNumber) minor;
 	FN(nvmlDeviceGetUtilizationRates) utilization;
 	FN(nvmlDeviceGetPerformanceState) pstate;
@@ -221,6 +224,9 @@ static bool resolve(struct nvml *n, ng_gpu_snapshot *out)
 	OPTIONAL(clock, "nvmlDeviceGetClockInfo");
 	OPTIONAL(clock_max, "nvmlDeviceGetMaxClockInfo");
 	OPTIONAL(power, "nvmlDeviceGetPowerUsage");
+	OPTIONAL(power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+	OPTIONAL(power_default, "nvmlDeviceGetPowerManagementDefaultLimit");
+	OPTIONAL(app_clock, "nvmlDeviceGetApplicationsClock");
 	OPTIONAL(minor, "nvmlDeviceGetMinorNumber");
 	OPTIONAL(utilization, "nvmlDeviceGetUtilizationRates");
 	OPTIONAL(pstate, "nvmlDeviceGetPerformanceState");
@@ -304,6 +310,9 @@ typedef FN(nvmlDeviceGetPowerUsage) uint_getter;
 _Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetCurrPcieLinkGeneration)), "getter");
 _Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetPcieReplayCounter)), "getter");
 _Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetMinorNumber)), "getter");
+_Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetEnforcedPowerLimit)), "getter");
+_Static_assert(__builtin_types_compatible_p(uint_getter, FN(nvmlDeviceGetPowerManagementDefaultLimit)),
+               "getter");
 
 static bool read_uint(struct gpu_reader *r, ng_gpu_field *f, uint_getter fn, const char *call)
 {
@@ -386,9 +395,11 @@ static bool read_activity(struct gpu_reader *r)
 	if (!n->utilization) {
 		absent(&g->utilization_gpu);
 	} else {
+		/* The call first: the order a function's arguments are evaluated
+		 * in is unspecified, and u.gpu must be read after it. */
 		nvmlUtilization_t u = {0};
-		if (!settle(r, &g->utilization_gpu, n->utilization(r->dev, &u), u.gpu,
-		            "nvmlDeviceGetUtilizationRates"))
+		nvmlReturn_t rc = n->utilization(r->dev, &u);
+		if (!settle(r, &g->utilization_gpu, rc, u.gpu, "nvmlDeviceGetUtilizationRates"))
 			return false;
 	}
 	if (!n->pstate) {
@@ -435,6 +446,8 @@ static bool read_sm_clock(struct gpu_reader *r, ng_gpu_field *f, FN(nvmlDeviceGe
 	return settle(r, f, rc, v, call);
 }
 _Static_assert(__builtin_types_compatible_p(FN(nvmlDeviceGetClockInfo), FN(nvmlDeviceGetMaxClockInfo)), "clock");
+_Static_assert(__builtin_types_compatible_p(FN(nvmlDeviceGetClockInfo), FN(nvmlDeviceGetApplicationsClock)),
+               "clock");
 
 static bool read_link_counter(struct gpu_reader *r, ng_gpu_field *f, unsigned int l, nvmlNvLinkErrorCounter_t c)
 {
@@ -618,6 +631,10 @@ static bool read_gpu(const struct nvml *n, unsigned int idx, unsigned int count,
 		read_sm_clock(&r, &g->sm_clock_mhz, n->clock, "nvmlDeviceGetClockInfo") &&
 		read_sm_clock(&r, &g->sm_clock_max_mhz, n->clock_max, "nvmlDeviceGetMaxClockInfo") &&
 		read_uint(&r, &g->power_mw, n->power, "nvmlDeviceGetPowerUsage") &&
+		read_uint(&r, &g->power_limit_mw, n->power_limit, "nvmlDeviceGetEnforcedPowerLimit") &&
+		read_uint(&r, &g->power_default_limit_mw, n->power_default,
+		          "nvmlDeviceGetPowerManagementDefaultLimit") &&
+		read_sm_clock(&r, &g->app_sm_clock_mhz, n->app_clock, "nvmlDeviceGetApplicationsClock") &&
 		read_activity(&r) &&
 		read_nvlink(&r);
 	if (!alive)

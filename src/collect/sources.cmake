@@ -2,6 +2,10 @@
 # Every source of this folder is listed here, and only here.
 set(NG_COLLECT_SOURCES
   bounded.c
+  evidence_compute.c
+  evidence_fabric.c
+  evidence_memory.c
+  evidence_storage.c
   gpu_backend_load.c
   gpu_kernel.c
   gpu_nvml_sampler.c

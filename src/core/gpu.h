@@ -89,6 +89,9 @@ typedef struct {
 	ng_gpu_field pstate;          /* 0 (P0, fastest) to 15; P8 and deeper is idle */
 	ng_gpu_field processes;       /* compute processes running on it */
 	ng_gpu_field memory_used_mib, memory_total_mib;
+	/* what the failing domain's evidence reads (collect/evidence_compute.c) */
+	ng_gpu_field power_limit_mw, power_default_limit_mw; /* enforced, and the board's default */
+	ng_gpu_field app_sm_clock_mhz;                       /* the application SM clock */
 	size_t n_pids;
 	uint32_t pid[8]; /* the first of those processes */
 

@@ -13,7 +13,8 @@
 	X(pcie_gen) X(pcie_gen_max) X(pcie_width) X(pcie_width_max) X(pcie_replays) \
 	X(clock_reasons)                                                          \
 	X(temperature_c) X(sm_clock_mhz) X(sm_clock_max_mhz) X(power_mw) X(minor) \
-	X(utilization_gpu) X(pstate) X(processes) X(memory_used_mib) X(memory_total_mib)
+	X(utilization_gpu) X(pstate) X(processes) X(memory_used_mib) X(memory_total_mib) \
+	X(power_limit_mw) X(power_default_limit_mw) X(app_sm_clock_mhz)
 
 /* The counters of ng_nvlink_state, likewise. */
 #define NG_NVLINK_FIELDS(X) X(active) X(replay_errors) X(recovery_errors) X(crc_errors)

@@ -132,6 +132,16 @@ static const struct param params[NG_P_COUNT] = {
 		"`admit --prolog` screens the nodes of a job whose constraint (--constraint) names this feature."},
 	[NG_P_PROLOG_COMMENT] = {"admission", "prolog_comment", K_STRING, OFF(prolog_comment), 0, 0, 0, false, false,
 		"`admit --prolog` screens the nodes of a job whose comment (--comment) holds this word."},
+	[NG_P_LEMON_COUNT] = {"quarantine", "lemon_count", K_COUNT, OFF(lemon_count), 0, 2, 100, false, false,
+		"Quarantines of one node, or of one GPU by its UUID, within lemon_days that make it a lemon: never released automatically, `nodegate release --force` only."},
+	[NG_P_LEMON_DAYS] = {"quarantine", "lemon_days", K_COUNT, OFF(lemon_days), 0, 1, 3650, false, false,
+		"The window, in days, over which lemon_count quarantines are counted."},
+	[NG_P_PROBATION_CANARY_JOB] = {"quarantine", "canary_job", K_STRING, OFF(canary_job), 0, 0, 0, false, false,
+		"The Slurm job name (SLURM_JOB_NAME) whose clean epilog ends a released node's probation; unset, the next job that runs on it does."},
+	[NG_P_PROBATION_STRAGGLER_RATIO] = {"quarantine", "straggler_ratio", K_DOUBLE, OFF(straggler_ratio), 0, 1, 10, true, false,
+		"A probation job whose runtime is more than this many times the median of the same job's earlier clean runs on other nodes is a straggler: the probation fails."},
+	[NG_P_PROBATION_HISTORY_MIN] = {"quarantine", "history_min", K_COUNT, OFF(probation_history_min), 0, 1, 1000, false, false,
+		"Fewest earlier clean runs of the same job name that make a history to judge a probation job's runtime against; fewer, and the runtime is not judged."},
 };
 
 void ng_policy_default(ng_policy *p)
@@ -219,6 +229,15 @@ void ng_policy_default(ng_policy *p)
 		.prolog_min_nodes = 0,
 		.prolog_feature = "ng_screen",
 		.prolog_comment = "ng:screen",
+		/* Seed 002's repeat offender: three quarantines in a month is a
+		 * part to replace, not a node to release again. */
+		.lemon_count = 3,
+		.lemon_days = 30,
+		.canary_job = "",
+		/* A job half again as long as its usual runs on healthy nodes is
+		 * not noise: the node held it back. */
+		.straggler_ratio = 1.5,
+		.probation_history_min = 3,
 	};
 }
 

@@ -78,6 +78,11 @@ enum ng_policy_param {
 	NG_P_PROLOG_MIN_NODES,
 	NG_P_PROLOG_FEATURE,
 	NG_P_PROLOG_COMMENT,
+	NG_P_LEMON_COUNT,
+	NG_P_LEMON_DAYS,
+	NG_P_PROBATION_CANARY_JOB,
+	NG_P_PROBATION_STRAGGLER_RATIO,
+	NG_P_PROBATION_HISTORY_MIN,
 	NG_P_COUNT
 };
 
@@ -158,6 +163,13 @@ typedef struct {
 	char prolog_feature[NG_TEMPLATE_MAX];    /* a job whose --constraint names this feature */
 	char prolog_comment[NG_TEMPLATE_MAX];    /* a job whose --comment holds this word */
 	double gpu_series_drop;      /* a last third this much below the first third is a falling series */
+
+	/* Repeat offenders and probation (docs/admission.md). */
+	long lemon_count;            /* quarantines of a node or GPU within lemon_days that make a lemon */
+	long lemon_days;
+	char canary_job[NG_TEMPLATE_MAX]; /* the job name that ends a probation; "": the next job */
+	double straggler_ratio;      /* a canary job slower than this many times its history's median */
+	long probation_history_min;  /* fewest earlier runs of the job that make a history */
 
 	/* Absolute floors (section "floors": {"metric": value}), in the metric's
 	 * canonical unit, from what the workload needs. A metric without one is

@@ -24,6 +24,12 @@ cJSON *ng_policy_to_json(const ng_policy *p)
 		ng_strbuf_reset(&val);
 		ng_policy_param_value(p, i, &val);
 		cJSON *v = val.s ? cJSON_Parse(val.s) : NULL;
+		/* An unset text value ("") is its default; a policy file cannot
+		 * say "" (policy.c refuses an empty string), so it is left out. */
+		if (cJSON_IsString(v) && !v->valuestring[0]) {
+			cJSON_Delete(v);
+			continue;
+		}
 		ok = sec && v && cJSON_AddItemToObject(sec, dot + 1, v);
 		if (!ok)
 			cJSON_Delete(v);

@@ -11,6 +11,7 @@
 #include "collect/identity.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "flow/probation.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
 
@@ -368,6 +369,15 @@ static void store_child(int wfd, const struct ng_gpu_check_result *c, const void
 		snprintf(msg, sizeof msg, "shadow policy: %.400s (nothing of it is landed)", err.msg);
 		ng_write_all(wfd, msg, strlen(msg));
 	}
+	/* A released node's probation is decided by the job this epilog follows. */
+	if (rc == 0)
+		rc = ng_probation_after_check(st, &c->ctx.policy,
+		                              &(ng_probation_check){.node = host,
+		                                                    .mode = ng_check_mode_name(c->mode),
+		                                                    .outcome = c->outcome,
+		                                                    .drained = c->drain,
+		                                                    .new_xids = c->n_xid, .now = now},
+		                              NULL, NULL, 0, &err);
 	if (rc < 0) {
 		snprintf(msg, sizeof msg, "store %.200s: %.400s: records not kept", ng_store_where(st),
 		         err.msg);

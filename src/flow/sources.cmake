@@ -3,6 +3,7 @@
 set(NG_FLOW_SOURCES
   admit_queue.c
   ctx.c
+  evidence.c
   gpu_check.c
   gpu_check_each.c
   gpu_check_inventory.c
@@ -10,7 +11,9 @@ set(NG_FLOW_SOURCES
   gpu_check_store.c
   gpu_check_xid.c
   gpu_forget.c
+  lemon.c
   policy_history.c
+  probation.c
   promote.c
   redecide.c
   replay.c

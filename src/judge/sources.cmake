@@ -5,6 +5,7 @@ set(NG_JUDGE_SOURCES
   admit.c
   baseline.c
   breaker.c
+  evidence_summary.c
   fabric.c
   false_reject.c
   gate.c
@@ -13,6 +14,8 @@ set(NG_JUDGE_SOURCES
   gpu_series.c
   gpu_siblings.c
   hysteresis.c
+  lemon.c
+  probation.c
   prolog_ask.c
 )
 list(TRANSFORM NG_JUDGE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -193,19 +193,15 @@ int ng_kube_cordon(const char *node, const char *reason, const ng_kube_opts *o)
 	return failed + step(o, tainting, NULL) + step(o, labelling, NULL);
 }
 
-int ng_kube_release(const char *node, const ng_kube_opts *o)
+/* The cordon is undone only when nodegate set it, as a Slurm drain is
+ * resumed only when its reason is nodegate's. Returns the steps that failed. */
+static int uncordon_ours(const char *node, const ng_kube_opts *o)
 {
-	char untaint[] = NG_KUBE_TAINT_KEY ":NoSchedule-";
-	char unlabel[] = NG_KUBE_LABEL_KEY "-";
 	char unmark[] = NG_KUBE_CORDON_ANNOTATION "-";
 	char *k = (char *)kubectl(), *n = (char *)node;
-	char *untainting[] = {k, "taint", "nodes", n, untaint, NULL};
-	char *unlabelling[] = {k, "label", "nodes", n, unlabel, NULL};
 	char *uncordon[] = {k, "uncordon", n, NULL};
 	char *unmarking[] = {k, "annotate", "node", n, unmark, NULL};
-	int failed = step(o, untainting, "not found") + step(o, unlabelling, "not found");
-	/* The cordon is undone only when nodegate set it, as a Slurm drain is
-	 * resumed only when its reason is nodegate's. */
+	int failed = 0;
 	char ours[16];
 	int r = read_field(o, node, ANNOTATION_PATH, ours, sizeof ours, "true");
 	FILE *f = o->out ? o->out : stdout;
@@ -220,4 +216,35 @@ int ng_kube_release(const char *node, const ng_kube_opts *o)
 	}
 	int u = step(o, uncordon, NULL);
 	return failed + u + (u ? 0 : step(o, unmarking, "not found"));
+}
+
+int ng_kube_release(const char *node, const ng_kube_opts *o)
+{
+	char untaint[] = NG_KUBE_TAINT_KEY ":NoSchedule-";
+	char unprobation[] = NG_KUBE_PROBATION_KEY ":NoSchedule-";
+	char unlabel[] = NG_KUBE_LABEL_KEY "-";
+	char *k = (char *)kubectl(), *n = (char *)node;
+	char *untainting[] = {k, "taint", "nodes", n, untaint, NULL};
+	char *unprobing[] = {k, "taint", "nodes", n, unprobation, NULL};
+	char *unlabelling[] = {k, "label", "nodes", n, unlabel, NULL};
+	int failed = step(o, untainting, "not found") + step(o, unprobing, "not found") +
+	             step(o, unlabelling, "not found");
+	return failed + uncordon_ours(node, o);
+}
+
+int ng_kube_probation(const char *node, long long case_id, const ng_kube_opts *o)
+{
+	char untaint[] = NG_KUBE_TAINT_KEY ":NoSchedule-";
+	char taint[sizeof NG_KUBE_PROBATION_KEY + 48];
+	snprintf(taint, sizeof taint, "%s=case-%lld:NoSchedule", NG_KUBE_PROBATION_KEY, case_id);
+	char label[] = NG_KUBE_LABEL_KEY "=probation";
+	char *k = (char *)kubectl(), *n = (char *)node;
+	char *untainting[] = {k, "taint", "nodes", n, untaint, NULL};
+	char *tainting[] = {k, "taint", "nodes", n, taint, "--overwrite", NULL};
+	char *labelling[] = {k, "label", "nodes", n, label, "--overwrite", NULL};
+	/* The probation taint goes on before the quarantine's comes off, so no
+	 * ordinary pod lands in between. */
+	int failed = step(o, tainting, NULL);
+	failed += step(o, untainting, "not found") + step(o, labelling, NULL);
+	return failed + uncordon_ours(node, o);
 }

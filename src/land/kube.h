@@ -12,6 +12,8 @@
 #define NG_KUBE_TIMEOUT_S 30.0
 #define NG_KUBE_TAINT_KEY "nodegate.io/quarantine"
 #define NG_KUBE_LABEL_KEY "nodegate.io/outcome"
+/* a released node on probation: only canary workloads tolerate it */
+#define NG_KUBE_PROBATION_KEY "nodegate.io/probation"
 /* set on a node nodegate cordoned: only such a cordon is undone by release */
 #define NG_KUBE_CORDON_ANNOTATION "nodegate.io/cordoned"
 #define NG_KUBE_VALUE_MAX 63 /* a label (and taint) value's limit */
@@ -40,7 +42,12 @@ typedef struct {
  * left as it is, unmarked. reason must pass ng_kube_value_ok. Every step is
  * tried; returns the number that failed (0: all done). */
 int ng_kube_cordon(const char *node, const char *reason, const ng_kube_opts *o);
-/* Removes the taint and the label (already gone is not a failure), and
+/* A released node on probation (docs/admission.md, "Probation"): taints it
+ * nodegate.io/probation=case-N:NoSchedule (canary workloads tolerate it),
+ * then removes the quarantine taint, labels it nodegate.io/outcome=probation
+ * and uncordons it as release does. Returns the number of steps that failed. */
+int ng_kube_probation(const char *node, long long case_id, const ng_kube_opts *o);
+/* Removes both taints and the label (already gone is not a failure), and
  * uncordons NODE only when the annotation says nodegate cordoned it: another
  * party's cordon is left alone. Returns the number of steps that failed. */
 int ng_kube_release(const char *node, const ng_kube_opts *o);

@@ -192,7 +192,7 @@ static int load_lines(ng_sql *db, struct line_row **out, size_t *n, ng_err *err)
 /* ---- the families --------------------------------------------------------------------- */
 
 static const char *const outcomes[] = {"admitted", "admitted-warn", "held", "suspect",
-                                       "quarantined", "released"};
+                                       "quarantined", "released", "probation"};
 #define N_OUTCOMES (sizeof outcomes / sizeof outcomes[0])
 
 static bool known_outcome(const char *s)

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "judge/lemon.h"
 #include "store/store.h"
 
 /* The file name the textfile collector reads in its directory. */
@@ -39,6 +40,11 @@ int ng_metrics_render_gpus(ng_store *st, ng_metrics_scope scope, const char *nod
 /* metrics_shadow.c: the shadow policy's would-be drains and quarantines
  * per rule and class (none when no policy runs in shadow). */
 int ng_metrics_render_shadow(ng_store *st, ng_strbuf *out, ng_err *err);
+/* metrics_repeat.c: the nodes on probation and how probations ended; per
+ * node of nodes[] (n of them) its lemon verdict v[] (flow/lemon.h computes
+ * them: the policy's window is the caller's). */
+int ng_metrics_render_repeat(ng_store *st, const char (*nodes)[256], const ng_lemon_verdict *v,
+                             size_t n, ng_strbuf *out, ng_err *err);
 /* nodegate_build_info{version="..."} 1 */
 void ng_metrics_build_info(ng_strbuf *out);
 

@@ -5,6 +5,7 @@ set(NG_LAND_SOURCES
   kube.c
   metrics.c
   metrics_gpu.c
+  metrics_repeat.c
   metrics_shadow.c
   slurm.c
   slurm_features.c

@@ -24,6 +24,7 @@ set(NG_PARSE_SOURCES
   perftest.c
   perftest_records.c
   perftest_text.c
+  proc_text.c
   sacct.c
   text.c
   xid.c

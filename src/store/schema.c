@@ -164,6 +164,25 @@ static const char *const migrations[] = {
 	" run_id TEXT NOT NULL, node TEXT NOT NULL, class TEXT NOT NULL, policy TEXT NOT NULL,"
 	" enforced TEXT NOT NULL, shadow TEXT NOT NULL, rule TEXT NOT NULL, at {INT} NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS shadow_outcomes_by_at ON shadow_outcomes (at);",
+	/* 11: a released node's probation under a real job (store/probation.c):
+	 * one row per release, open until a watched job ends it; the evidence
+	 * of the failing domain captured before its confirmation, by run (the
+	 * case's evidence names its run); and each job's
+	 * runtime as the epilog saw it, the history a canary job is compared
+	 * with. */
+	"CREATE TABLE IF NOT EXISTS probations ("
+	" id {ID}, case_id {INT} NOT NULL, node TEXT NOT NULL, started_at {INT} NOT NULL,"
+	" ended_at {INT} NOT NULL DEFAULT 0, outcome TEXT NOT NULL DEFAULT '',"
+	" job TEXT NOT NULL DEFAULT '', detail TEXT NOT NULL DEFAULT '');"
+	"CREATE INDEX IF NOT EXISTS probations_by_node ON probations (node, ended_at);"
+	"CREATE TABLE IF NOT EXISTS case_evidence ("
+	" id {ID}, node TEXT NOT NULL, run_id TEXT NOT NULL, domain TEXT NOT NULL,"
+	" captured_at {INT} NOT NULL, body TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS case_evidence_by_run ON case_evidence (node, run_id);"
+	"CREATE TABLE IF NOT EXISTS job_runs ("
+	" node TEXT NOT NULL, job TEXT NOT NULL, job_name TEXT NOT NULL, runtime_s {INT} NOT NULL,"
+	" clean {INT} NOT NULL, at {INT} NOT NULL, PRIMARY KEY (node, job));"
+	"CREATE INDEX IF NOT EXISTS job_runs_by_name ON job_runs (job_name, at);",
 };
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7

@@ -12,6 +12,7 @@ set(NG_STORE_SOURCES
   node_names.c
   nodes.c
   policies.c
+  probation.c
   records.c
   report_queries.c
   schema.c

@@ -319,6 +319,8 @@ UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, S_PCIE_GEN_MAX, pcie_gen_max)
 UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, S_PCIE_WIDTH_MAX, pcie_width_max)
 UINT_GETTER(nvmlDeviceGetPcieReplayCounter, S_PCIE_REPLAY, pcie_replays)
 UINT_GETTER(nvmlDeviceGetPowerUsage, S_POWER, power_mw)
+UINT_GETTER(nvmlDeviceGetEnforcedPowerLimit, S_POWER_LIMIT, power_limit_mw)
+UINT_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, S_POWER_DEFAULT, power_default_limit_mw)
 UINT_GETTER(nvmlDeviceGetMinorNumber, S_MINOR, minor)
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
@@ -431,6 +433,19 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type
 {
 	DEVICE_CALL(S_CLOCK_MAX, device, g);
 	return clock_of(g, type, true, clock);
+}
+
+/* The application clock: the SM clock a job is run at unless it asks
+ * otherwise; the other domains as their current ones. */
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t type,
+                                            unsigned int *clock)
+{
+	DEVICE_CALL(S_APP_CLOCK, device, g);
+	if (clock && type == NVML_CLOCK_SM) {
+		*clock = g->app_sm_clock_mhz;
+		return NVML_SUCCESS;
+	}
+	return clock_of(g, type, false, clock);
 }
 
 /* No links: NOT_SUPPORTED. A link past the last: INVALID_ARGUMENT. */

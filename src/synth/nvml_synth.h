@@ -60,6 +60,9 @@
 	X(CLOCK, "nvmlDeviceGetClockInfo")                             \
 	X(CLOCK_MAX, "nvmlDeviceGetMaxClockInfo")                      \
 	X(POWER, "nvmlDeviceGetPowerUsage")                            \
+	X(POWER_LIMIT, "nvmlDeviceGetEnforcedPowerLimit")              \
+	X(POWER_DEFAULT, "nvmlDeviceGetPowerManagementDefaultLimit")   \
+	X(APP_CLOCK, "nvmlDeviceGetApplicationsClock")                 \
 	X(MINOR, "nvmlDeviceGetMinorNumber")                           \
 	X(UTILIZATION, "nvmlDeviceGetUtilizationRates")                \
 	X(PSTATE, "nvmlDeviceGetPerformanceState")                     \
@@ -98,7 +101,7 @@ static const struct {
 	{"clock_reasons", BIT(S_CLOCK_EVENT) | BIT(S_CLOCK_THROTTLE)},
 	{"temperature", BIT(S_TEMPERATURE)},
 	{"clocks", BIT(S_CLOCK) | BIT(S_CLOCK_MAX)},
-	{"power", BIT(S_POWER)},
+	{"power", BIT(S_POWER) | BIT(S_POWER_LIMIT) | BIT(S_POWER_DEFAULT)},
 	{"nvlink", BIT(S_NVLINK_STATE) | BIT(S_NVLINK_ERRORS)},
 };
 
@@ -143,6 +146,7 @@ struct nvmlDevice_st {
 	unsigned pcie_gen, pcie_gen_max, pcie_width, pcie_width_max, pcie_replays;
 	unsigned long long clock_reasons;
 	unsigned temperature_c, sm_clock_mhz, sm_clock_max_mhz, power_mw;
+	unsigned power_limit_mw, power_default_limit_mw, app_sm_clock_mhz;
 	unsigned minor; /* /dev/nvidiaN */
 	unsigned utilization_gpu, pstate, memory_used_mib, memory_total_mib;
 	unsigned n_processes;

@@ -268,6 +268,8 @@ static void gpu_defaults(struct nvmlDevice_st *g, unsigned i)
 	g->sm_clock_mhz = 345;
 	g->sm_clock_max_mhz = 1980;
 	g->power_mw = 71000;
+	g->power_limit_mw = g->power_default_limit_mw = 700000;
+	g->app_sm_clock_mhz = 1980;
 	g->minor = i;
 	/* between jobs: nothing running, the lowest P-state */
 	g->pstate = 8;
@@ -368,7 +370,8 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 {
 	static const char *const keys[] = {
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
-		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw", "minor", "utilization_gpu", "pstate",
+		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw",
+		"power_limit_mw", "power_default_limit_mw", "app_sm_clock_mhz", "minor", "utilization_gpu", "pstate",
 		"memory_used_mib", "memory_total_mib", "processes", "nvlink",
 		"not_supported", "errors", "hang",
 		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
@@ -447,7 +450,10 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 	    !get_uint(r, o, "sm_clock_max_mhz", &g->sm_clock_max_mhz) || !get_uint(r, o, "power_mw", &g->power_mw) ||
 	    !get_uint(r, o, "minor", &g->minor) || !get_uint(r, o, "utilization_gpu", &g->utilization_gpu) ||
 	    !get_uint(r, o, "pstate", &g->pstate) || !get_uint(r, o, "memory_used_mib", &g->memory_used_mib) ||
-	    !get_uint(r, o, "memory_total_mib", &g->memory_total_mib))
+	    !get_uint(r, o, "memory_total_mib", &g->memory_total_mib) ||
+	    !get_uint(r, o, "power_limit_mw", &g->power_limit_mw) ||
+	    !get_uint(r, o, "power_default_limit_mw", &g->power_default_limit_mw) ||
+	    !get_uint(r, o, "app_sm_clock_mhz", &g->app_sm_clock_mhz))
 		return false;
 
 	const cJSON *nv = cJSON_GetObjectItemCaseSensitive(o, "nvlink");

@@ -343,6 +343,7 @@ def test_kube(tmp):
     check("reason as a taint value: nccl-busbw-86-of-median" in p.stdout, p.stdout)
     _, calls = kube("release", "gpu-node-7", expect=0, FAKE_KUBECTL_STATE=state)
     check(calls == [["taint", "nodes", "gpu-node-7", "nodegate.io/quarantine:NoSchedule-"],
+                    ["taint", "nodes", "gpu-node-7", "nodegate.io/probation:NoSchedule-"],
                     ["label", "nodes", "gpu-node-7", "nodegate.io/outcome-"],
                     GET_OURS,
                     ["uncordon", "gpu-node-7"],
@@ -360,7 +361,23 @@ def test_kube(tmp):
     check(json.load(open(state))["unsched"] is True, "another party's cordon undone")
     p, calls = kube("release", "gpu-node-7", expect=0, FAKE_KUBECTL_FAIL="taint",
                     FAKE_KUBECTL_GONE="1")
-    check("already absent" in p.stdout and len(calls) == 3, p.stdout)
+    check("already absent" in p.stdout and len(calls) == 4, p.stdout)
+    # Probation: the canary taint goes on before the quarantine's comes off.
+    json.dump({"unsched": False, "ann": {}}, open(state, "w"))
+    kube("cordon", "gpu-node-7", "--reason", "x", expect=0, FAKE_KUBECTL_STATE=state)
+    p, calls = kube("probation", "gpu-node-7", "--case", "12", expect=0, FAKE_KUBECTL_STATE=state)
+    check(calls == [
+        ["taint", "nodes", "gpu-node-7", "nodegate.io/probation=case-12:NoSchedule", "--overwrite"],
+        ["taint", "nodes", "gpu-node-7", "nodegate.io/quarantine:NoSchedule-"],
+        ["label", "nodes", "gpu-node-7", "nodegate.io/outcome=probation", "--overwrite"],
+        GET_OURS,
+        ["uncordon", "gpu-node-7"],
+        ["annotate", "node", "gpu-node-7", "nodegate.io/cordoned-"],
+    ], f"probation ran {calls}")
+    for bad in (["probation", "gpu-node-7"], ["probation", "gpu-node-7", "--case", "x"],
+                ["cordon", "gpu-node-7", "--reason", "r", "--case", "3"]):
+        _, calls = kube(*bad, expect=2)
+        check(calls == [], f"{bad} ran {calls}")
     p, calls = kube("cordon", "gpu-node-7", "--reason", "x", expect=1, FAKE_KUBECTL_FAIL="cordon")
     check(len(calls) == 4 and "server is gone" in p.stdout, f"{calls} {p.stdout}")
     p, calls = kube("cordon", "gpu-node-7", "--reason", "x" * 100, "--dry-run", expect=0)

@@ -72,7 +72,7 @@ def invocations(verb, tmp):
         _, hout, _ = run(["probe", "--help"], tmp)
         kinds = re.findall(r"^  ([a-z][\w-]*) ", hout.split("Kinds:\n", 1)[1], re.M)
         return [["probe", k] for k in kinds]
-    m = re.search(r'unknown (?:subcommand|tool) "%s" \(([^)]*)\)|: say ([\w -]*)$' % BOGUS, err, re.M)
+    m = re.search(r'unknown (?:subcommand|tool) "%s" \(([^)]*)\)|: say ([\w ,-]*)$' % BOGUS, err, re.M)
     if not m:
         extra = [[verb, "check"]] if verb == "policy" else []
         return [[verb]] + extra

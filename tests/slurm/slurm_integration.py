@@ -715,6 +715,63 @@ def case_admit_prolog(c):
            f"prolog.log:\n{text[-1500:]}")
 
 
+def case_probation_job(c):
+    """Release puts the node on probation; the next real job's Epilog (with
+    the hooks' store) returns it to admitted."""
+    ng = c.nodegate
+    store = os.path.join(c.dir, "store", "nodegate.db")
+    for suffix in ("", "-queue", ".audit-head"):
+        if os.path.exists(store + suffix):
+            os.unlink(store + suffix)
+    files = os.path.join(c.dir, "admission")
+    os.makedirs(files, exist_ok=True)
+
+    def write(name, recs):
+        p = os.path.join(files, name)
+        with open(p, "w") as f:
+            json.dump(recs, f)
+        return p
+
+    def nodegate(*args, want):
+        p = subprocess.run([ng, "--store", store, *args], env=c.env, capture_output=True,
+                           text=True, timeout=60)
+        if p.returncode != want:
+            raise Fail(f"nodegate {' '.join(args)}: exit {p.returncode}, expected {want}\n"
+                       f"{p.stdout}{p.stderr}")
+        return p.stdout
+    # The Epilog keys the node by this machine's id: the case must be that id's.
+    ident = json.loads(nodegate("identity", "--json", want=0))
+    node_id = ident["profile"]["node_id"]
+    history = []
+    for i in range(12):
+        history += admission_records(f"peer{i:02d}", 300.0 * (1 + 0.001 * (i - 6)),
+                                     software="sw-probation")
+    nodegate("ingest", "--accepted", write("history.json", history), want=0)
+    slow = write("slow.json", admission_records(node_id, 250.0, software="sw-probation",
+                                                name=NODE))
+    nodegate("admit", "--land", "slurm", "--from", slow, "--confirm-from", slow, want=1)
+    c.wait("the quarantine drain", lambda: drained(c), 15, step=0.02)
+    t0 = time.monotonic()
+    nodegate("release", NODE, "--manual", "--by", "ci", "--reason", "probation test",
+             "--land", "slurm", want=0)
+    c.wait_state("idle")
+    shown = json.loads(nodegate("quarantine", "show", "1", "--json", want=0))
+    expect(shown.get("state") == "probation", f"after release: {shown.get('state')}")
+    job = c.submit()
+    c.wait_job_end(job)
+
+    def ended():
+        s = json.loads(nodegate("quarantine", "show", "1", "--json", want=0))
+        return s.get("probation", {}).get("outcome") not in (None, "in force")
+    c.wait("the probation's end", ended, 15, step=0.1)
+    shown = json.loads(nodegate("quarantine", "show", "1", "--json", want=0))
+    p = shown["probation"]
+    expect(p["outcome"] == "passed" and p["job"] == str(job),
+           f"probation ended {p['outcome']} by job {p['job']} (job {job}): {p['why']}")
+    stays_idle(c, "after its probation job")
+    print(f"release->probation passed {time.monotonic() - t0:.2f} s; {p['why']}")
+
+
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
 
 

@@ -172,6 +172,8 @@ static void test_param_names_and_values(void **state)
 		"health.ecc_corrected_volatile", "health.memory_used_share", "health.idle_clock_ratio",
 		"probe.gpu_memory_share", "probe.gpu_sibling_fraction", "probe.gpu_series_drop",
 		"admission.prolog_min_nodes", "admission.prolog_feature", "admission.prolog_comment",
+		"quarantine.lemon_count", "quarantine.lemon_days", "quarantine.canary_job",
+		"quarantine.straggler_ratio", "quarantine.history_min",
 	};
 	assert_int_equal(ng_policy_param_count(), sizeof names / sizeof *names);
 	assert_int_equal(ng_policy_param_count(), NG_P_COUNT);
@@ -267,6 +269,8 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"ecc_corrected_volatile\":50,\"memory_used_share\":0.1,\"idle_clock_ratio\":0.2},"
 	                       "\"probe\":{\"gpu_memory_share\":0.5,\"gpu_sibling_fraction\":0.8,"
 	                       "\"gpu_series_drop\":0.2},"
+	                       "\"quarantine\":{\"lemon_count\":4,\"lemon_days\":14,\"canary_job\":\"canary\","
+	                       "\"straggler_ratio\":1.25,\"history_min\":5},"
 	                       "\"floors\":{\"nccl.all_reduce.busbw\":270,\"storage.seqread.gbps\":2}}",
 	                       "/etc/nodegate/policy.json", &err),
 	                 0);
@@ -332,6 +336,11 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.prolog_min_nodes, 64);
 	assert_string_equal(p.prolog_feature, "screen_me");
 	assert_string_equal(p.prolog_comment, "ng:check");
+	assert_int_equal(p.lemon_count, 4);
+	assert_int_equal(p.lemon_days, 14);
+	assert_string_equal(p.canary_job, "canary");
+	assert_true(p.straggler_ratio == 1.25);
+	assert_int_equal(p.probation_history_min, 5);
 	assert_true(ng_policy_floor(&p, "nccl.all_reduce.busbw") == 270);
 	assert_true(ng_policy_floor(&p, "storage.seqread.gbps") == 2);
 	assert_true(isnan(ng_policy_floor(&p, "cpu.fp64.gflops")));
@@ -557,6 +566,13 @@ static void test_refuse_ranges(void **state)
 		{"{\"health\":{\"clock_ratio_under_load\":1.01}}", "health.clock_ratio_under_load"},
 		{"{\"health\":{\"rate_min_hours\":0}}", "health.rate_min_hours"},
 		{"{\"health\":{\"rate_min_hours\":8761}}", "health.rate_min_hours"},
+		{"{\"quarantine\":{\"lemon_count\":1}}", "quarantine.lemon_count"},
+		{"{\"quarantine\":{\"lemon_count\":101}}", "quarantine.lemon_count"},
+		{"{\"quarantine\":{\"lemon_days\":0}}", "quarantine.lemon_days"},
+		{"{\"quarantine\":{\"lemon_days\":3651}}", "quarantine.lemon_days"},
+		{"{\"quarantine\":{\"straggler_ratio\":1}}", "quarantine.straggler_ratio"},
+		{"{\"quarantine\":{\"straggler_ratio\":10.5}}", "quarantine.straggler_ratio"},
+		{"{\"quarantine\":{\"history_min\":0}}", "quarantine.history_min"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		expect_refused(bad[i].doc, bad[i].name, "out of range");

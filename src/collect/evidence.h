@@ -1,0 +1,46 @@
+/* The evidence of a failing domain (seed 000: "follow the failing domain
+ * instead of rerunning everything"), captured when admission flags the
+ * domain, before its confirmation, and kept with the case (store/probation.h).
+ * One collector per domain:
+ *   evidence_compute.c  each GPU's processes, current, maximum and application
+ *                       clocks, power draw and limit, temperature, clock event
+ *                       reasons, ECC; this process's CPU affinity and cgroup;
+ *                       the CPU frequency governor
+ *   evidence_memory.c   the diagnostic's error code and test (from the flagged
+ *                       records), each GPU's ECC, retired pages and remapped
+ *                       rows, the host's EDAC counters and HardwareCorrupted
+ *   evidence_storage.c  /proc/diskstats twice (latency, queue and the other
+ *                       I/O on each device between), the target's file system,
+ *                       mount options, shared-service mounts, the page cache
+ *   evidence_fabric.c   every InfiniBand/RoCE port's state, rate and error
+ *                       counters, each HCA's NUMA node, the transport the
+ *                       environment selects (NCCL_IB_HCA, NCCL_SOCKET_IFNAME...)
+ * Files are read under a root (tests plant them); NVML through collect/nvml.c
+ * (the synthetic NVML in tests). Never a shell, never a decision: what a file
+ * or call could not give is listed under "unreadable". */
+#ifndef NODEGATE_COLLECT_EVIDENCE_H
+#define NODEGATE_COLLECT_EVIDENCE_H
+
+#include <cjson/cJSON.h>
+
+typedef struct {
+	const char *root;       /* NULL: $NODEGATE_ROOT, else "/" */
+	const char *nvml_lib;   /* NULL: as collect/nvml.h finds it */
+	const cJSON *records;   /* the flagged run's records (an array), or NULL */
+	double settle_s;        /* storage: seconds between the two reads; <= 0: 1 */
+} ng_evidence_opts;
+
+/* Each returns an object {"domain": ..., ...}; NULL only when out of memory. */
+cJSON *ng_evidence_compute(const ng_evidence_opts *o);
+cJSON *ng_evidence_memory(const ng_evidence_opts *o);
+cJSON *ng_evidence_storage(const ng_evidence_opts *o);
+cJSON *ng_evidence_fabric(const ng_evidence_opts *o);
+/* The collector of a domain by name; NULL for a domain that has none. */
+cJSON *ng_evidence_collect(const char *domain, const ng_evidence_opts *o);
+
+/* evidence_compute.c, shared: the root in force, and one NVML field as a
+ * number (absent when it was not read). */
+const char *ng_evidence_root(const ng_evidence_opts *o);
+void ng_evidence_add_field(cJSON *obj, const char *key, const void *field);
+
+#endif
