@@ -81,65 +81,6 @@ int ng_shipped_path(const char *in_build, const char *in_install, char *out, siz
 	return access(out, F_OK) == 0 ? 0 : -1;
 }
 
-char *ng_read_file(const char *path, size_t *len, ng_err *err)
-{
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f) {
-		ng_fail(err, "cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n - 1, f);
-		if (n < cap - 1)
-			break;
-		char *b2 = realloc(buf, cap * 2);
-		if (!b2) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = b2;
-		cap *= 2;
-	}
-	bool failed = ferror(f);
-	if (f != stdin)
-		fclose(f);
-	if (!buf || failed) {
-		free(buf);
-		ng_fail(err, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err)
-{
-	*text = ng_read_file(path, len, err);
-	if (!*text)
-		return NULL;
-	ng_err perr;
-	cJSON *doc = ng_json_parse(*text, *len, &perr);
-	ng_strbuf dup = {0};
-	if (!doc) {
-		ng_fail(err, "%s: %s", path, perr.msg);
-	} else if (ng_json_find_duplicate(doc, &dup)) {
-		ng_fail(err, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
-		        path, dup.s ? dup.s : "");
-		cJSON_Delete(doc);
-		doc = NULL;
-	}
-	ng_strbuf_free(&dup);
-	if (!doc) {
-		free(*text);
-		*text = NULL;
-	}
-	return doc;
-}
-
 int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
 {
 	size_t len;
@@ -190,14 +131,6 @@ int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)
 	*out = v;
 	*n = k;
 	return 0;
-}
-
-void ng_json_add_number(cJSON *obj, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(obj, key, v);
-	else
-		cJSON_AddNullToObject(obj, key);
 }
 
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
@@ -257,18 +190,7 @@ void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON 
 
 const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])
 {
-	ng_strbuf q = {0}, p = {0};
-	ng_strbuf_add_shell_word(&q, s);
-	ng_strbuf_add_printable(&p, q.s ? q.s : "");
-	/* A word that does not fit is not cut (a cut quote would change what
-	 * the rest of the line means): it is named instead. */
-	if (!p.s || p.oom || q.oom || p.len >= NG_SHELL_WORD_MAX)
-		snprintf(out, NG_SHELL_WORD_MAX, "NAME");
-	else
-		memcpy(out, p.s, p.len + 1);
-	ng_strbuf_free(&q);
-	ng_strbuf_free(&p);
-	return out;
+	return ng_shell_word(s, out);
 }
 
 void ng_cli_print_line(FILE *out, const char *prefix, const char *s)

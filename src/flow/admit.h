@@ -1,13 +1,17 @@
-/* One admission run of one node, shared by cmd_admit.c (the flow and the
- * landing) and admit_report.c (the table and the JSON). */
-#ifndef NODEGATE_CLI_ADMIT_H
-#define NODEGATE_CLI_ADMIT_H
+/* One admission run of one node: the flow `nodegate admit` runs (collect,
+ * judge, confirm, land, store the decision), its result, and the result's
+ * JSON. admit_run.c drives it; admit_judge.c, admit_land.c and
+ * admit_profile.c are its stages; cli/cmd_admit.c parses the options and
+ * cli/admit_report.c draws the table. */
+#ifndef NODEGATE_FLOW_ADMIT_H
+#define NODEGATE_FLOW_ADMIT_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cli/cmd.h"
+#include "flow/admit_profile.h"
+#include "flow/ctx.h"
 #include "judge/admit.h"
 #include "store/store.h"
 
@@ -50,6 +54,7 @@ struct ng_admit_run {
 	int64_t case_id;       /* the case this run opened or counted toward, 0 if none */
 	int64_t fleet_event;   /* the class's open fleet-regression event, 0 if none */
 	cJSON *notes;          /* sentences for the operator, in order */
+	cJSON *records[2];     /* the first stage's and the confirmation's records (owned) */
 };
 
 /* The judged record a decision's named result came from. */
@@ -61,26 +66,59 @@ const char *ng_admit_str(const cJSON *obj, const char *key);
 
 /* admit_judge.c: stores a stage's records ("first" or "confirm") and judges
  * each; then the decision over both stages so far. */
-int ng_admit_judge_stage(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+int ng_admit_judge_stage(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                          const cJSON *records, const char *stage, ng_err *err);
 int ng_admit_decide_run(struct ng_admit_run *r, const ng_policy *pol);
 
 /* admit_land.c: lands r->d (sets r->outcome, r->recheck_at, cases and
  * events), then stores the decision. */
-int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r, ng_err *err);
+int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_err *err);
 int ng_admit_store_decision(ng_store *st, struct ng_admit_run *r, ng_err *err);
 /* --land slurm: a quarantined node is drained through scontrol with the
  * case's reason (land/slurm.h: never over an operator's drain), as node
  * (NULL: r->node_name, the scheduler's name for it, never the stable id); what happened is a note and a "land.drain" audit entry.
  * -1 only when the store failed. */
-int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+int ng_admit_land_slurm(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                         const char *node, ng_err *err);
 
 void ng_admit_note(struct ng_admit_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* admit_report.c */
-void ng_admit_print_table(FILE *out, const struct ng_admit_run *r);
+/* admit_json.c: the decision as JSON (schema nodegate/admission/1), what
+ * `admit --json` prints and the --on-verdict program reads. */
 cJSON *ng_admit_json(const struct ng_admit_run *r);
+/* A judged line's status name, "not-judged" for a record kept out of the
+ * outcome (a latency). */
+const char *ng_admit_status_of(const struct ng_admit_judged *j);
+
+/* ---- the whole run (admit_run.c) ------------------------------------------------------ */
+
+/* What one run is asked to do. Records come from files (from, confirm_from),
+ * from memory (records, confirm_records: borrowed, never changed), or, with
+ * neither, from measuring this node with the profile. */
+struct ng_admit_request {
+	struct ng_admit_profile profile;
+	const char *const *from, *const *confirm_from;
+	size_t n_from, n_confirm_from;
+	const cJSON *records, *confirm_records;
+	bool land_slurm;       /* drain a quarantined node through scontrol */
+	const char *land_node; /* its Slurm name, when not the records' node */
+};
+
+/* Runs one admission in ctx (ctx->store must be open): reads or measures the
+ * first stage's records, judges them, confirms what was flagged (from the
+ * request's confirmation records, or live after the exclusivity and
+ * environment checks), lands the outcome, stores the decision, and tells
+ * ctx->on_verdict. Starts r afresh; release it with ng_admit_run_release
+ * whatever this returns. 0 with r->outcome set; -1 with err classed:
+ * NG_ERR_INPUT (records unusable: nothing stored), NG_ERR_STORE, or
+ * NG_ERR_INTERNAL (out of memory). */
+int ng_admit_run_flow(const ng_ctx *ctx, const struct ng_admit_request *req,
+                      struct ng_admit_run *r, ng_err *err);
+/* The exit status the outcome calls for: 0 admitted or admitted-warn, 1
+ * held, suspect or quarantined. */
+int ng_admit_exit_status(const struct ng_admit_run *r);
+/* Frees what r holds (r itself is the caller's) and zeroes it. */
+void ng_admit_run_release(struct ng_admit_run *r);
 
 #endif
