@@ -3,7 +3,7 @@
 # the port reader (collect), `nodegate fabric pair|gang|ports` (cli), and
 # the stand-in fleet (srun, all_reduce_perf, ib_write_bw in one program)
 # the tests and `nodegate selftest` run it on.
-target_sources(nodegate_core PRIVATE src/judge/fabric.c)
+target_sources(nodegate_judge PRIVATE src/judge/fabric.c)
 target_sources(nodegate_parse PRIVATE src/parse/nccl_transport.c src/parse/ib_counters.c)
 target_sources(nodegate_collect PRIVATE src/collect/ib_ports.c)
 target_sources(nodegate_store PRIVATE src/store/fabric_peers.c)

@@ -2,7 +2,7 @@
 # the NVML sampler (collect), the sibling and series rules (judge, pure),
 # `nodegate probe gpu-compute|gpu-memory|gpu-copy` (cli), and the synthetic
 # backend the tests drive them with. docs/gpu-probes.md.
-target_sources(nodegate_core PRIVATE
+target_sources(nodegate_judge PRIVATE
   src/judge/gpu_siblings.c
   src/judge/gpu_series.c
 )

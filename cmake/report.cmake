@@ -2,8 +2,8 @@
 # counts with (GPU-hours attribution, false rejects), the sacct parser, the
 # store's reads for it, the policy digest decisions are kept with, and the
 # synthetic fleet generator its tests and benchmark run on.
-target_sources(nodegate_core PRIVATE
-  src/core/policy_digest.c
+target_sources(nodegate_core PRIVATE src/core/policy_digest.c)
+target_sources(nodegate_judge PRIVATE
   src/judge/gpu_hours.c
   src/judge/false_reject.c)
 target_sources(nodegate_parse PRIVATE src/parse/sacct.c)

@@ -10,7 +10,7 @@
 #include "core/json.h"
 #include "core/json_file.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/strbuf.h"
 #include "flow/records_in.h"
 

@@ -14,7 +14,7 @@
 
 #include "cli/cmd.h"
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/strbuf.h"
 #include "judge/hysteresis.h"
 

@@ -11,7 +11,7 @@
 #include "collect/identity.h"
 #include "collect/harness.h"
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/record_build.h"
 
 static int exec_run(struct ng_cli *cli, int argc, char **argv);

@@ -9,7 +9,7 @@
 #include "flow/class_baseline.h"
 #include "core/json.h"
 #include "core/metric.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/stats.h"
 #include "judge/hysteresis.h"
 

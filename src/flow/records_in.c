@@ -6,7 +6,7 @@
 #include "collect/harness.h"
 #include "core/json.h"
 #include "core/json_file.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/record_build.h"
 #include "flow/records_in.h"
 

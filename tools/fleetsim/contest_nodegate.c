@@ -1,7 +1,7 @@
 /* Contestant 5: nodegate's own admission path, through the library.
  *
  * The rule (DESIGN.md, docs/admission.md, the seeds 000 and 001): every run
- * of a metric goes through the gate (judge/gate.h, via core/record.h's
+ * of a metric goes through the gate (judge/gate.h, via judge/record.h's
  * record and baseline inputs exactly as `nodegate admit` builds them from
  * JSON) against its class baseline (judge/baseline.h: median of per-node
  * medians of accepted runs, within baseline_window_days, rebuilt when older
@@ -33,7 +33,7 @@
 
 #include "core/metric.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/stats.h"
 #include "judge/admit.h"
 #include "judge/baseline.h"
