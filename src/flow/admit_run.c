@@ -164,11 +164,13 @@ int ng_admit_exit_status(const struct ng_admit_run *r)
 	               : 1;
 }
 
-/* A stage's records: borrowed from memory (copied, so the run owns what it
- * judged), read from files, or NULL with neither. */
+/* A stage's records: from memory (checked as files are, and copied, so the
+ * run owns what it judged), read from files, or NULL with neither. */
 static cJSON *stage_records(const cJSON *mem, const char *const *files, size_t n, ng_err *err)
 {
 	if (mem) {
+		if (ng_records_check(mem, "record", err) < 0)
+			return NULL;
 		cJSON *copy = cJSON_IsArray(mem) ? cJSON_Duplicate(mem, true) : cJSON_CreateArray();
 		if (copy && !cJSON_IsArray(mem))
 			cJSON_AddItemToArray(copy, cJSON_Duplicate(mem, true));

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "core/clock.h"
+#include "core/policy_digest.h"
 
 int64_t ng_ctx_now(const ng_ctx *ctx)
 {
@@ -17,4 +18,20 @@ void ng_ctx_note(const ng_ctx *ctx, const char *verb, const char *fmt, ...)
 	va_start(ap, fmt);
 	ctx->note(ctx->note_arg, verb, fmt, ap);
 	va_end(ap);
+}
+
+int ng_ctx_open_store(ng_ctx *ctx, const char *spec, ng_err *err)
+{
+	ng_store *st;
+	if (ng_store_open(spec, &st, err) < 0) {
+		if (err)
+			err->code = NG_ERR_STORE;
+		return -1;
+	}
+	/* Decisions and cases written through it name the policy that made them. */
+	char digest[NG_POLICY_DIGEST_LEN];
+	ng_policy_digest(&ctx->policy, digest);
+	ng_store_set_policy(st, digest);
+	ctx->store = st;
+	return 0;
 }

@@ -11,6 +11,17 @@
 #include "flow/records_in.h"
 
 /* Loads record files into one array: each file an array of records or one. */
+int ng_records_check(const cJSON *doc, const char *what, ng_err *err)
+{
+	ng_err serr;
+	int k = 0;
+	for (const cJSON *r = cJSON_IsArray(doc) ? doc->child : doc; r;
+	     r = cJSON_IsArray(doc) ? r->next : NULL, k++)
+		if (cJSON_IsObject(r) && ng_record_check_strict(r, true, &serr) < 0)
+			return ng_fail(err, "%s: record %d: %s", what, k, serr.msg);
+	return 0;
+}
+
 cJSON *ng_records_load_files(const char *const *files, size_t n, ng_err *err)
 {
 	cJSON *all = cJSON_CreateArray();
@@ -26,16 +37,9 @@ cJSON *ng_records_load_files(const char *const *files, size_t n, ng_err *err)
 		/* Records from a file are checked as ingest checks them (a sample
 		 * of 0 may be a dead path measured, so it is kept); this node's own
 		 * records are nodegate's. */
-		ng_err serr;
-		int bad = -1, k = 0;
-		for (const cJSON *r = cJSON_IsArray(doc) ? doc->child : doc; r && bad < 0;
-		     r = cJSON_IsArray(doc) ? r->next : NULL, k++)
-			if (cJSON_IsObject(r) && ng_record_check_strict(r, true, &serr) < 0)
-				bad = k;
-		if (bad >= 0) {
+		if (ng_records_check(doc, files[i], err) < 0) {
 			cJSON_Delete(doc);
 			cJSON_Delete(all);
-			ng_fail(err, "%s: record %d: %s", files[i], bad, serr.msg);
 			return NULL;
 		}
 		if (cJSON_IsObject(doc)) {
