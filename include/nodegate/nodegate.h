@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,6 +140,15 @@ typedef struct {
 int nodegate_gate(const nodegate_ctx *ctx, const char *record_json, const char *baseline_json,
                   const double *cohort_drops, size_t n_cohort, nodegate_verdict *out,
                   nodegate_error *err);
+
+/* The gate over a stream, as `nodegate gate --batch` (docs/gate.md): one
+ * case per line of in (a JSON object: "record", and optionally "baseline",
+ * "cohort_drops", "history", "blocked", "clear_after", "escalate_after"), one
+ * line out per line in, in order: {"verdict": ...} (with "effective" and
+ * "blocked" when a history is given) or {"error": ...}. Returns 0 when every
+ * line was judged, 1 when a line was refused (the run goes on), -1 when in
+ * could not be read or out written, or memory ran out (err says which). */
+int nodegate_gate_batch(const nodegate_ctx *ctx, FILE *in, FILE *out, nodegate_error *err);
 
 /* ---- the parsers -------------------------------------------------------------------- */
 

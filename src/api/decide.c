@@ -1,5 +1,8 @@
 /* The public API's decisions (include/nodegate/nodegate.h): the gate over one
  * record, the parsers, and an admission run from records. */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +10,7 @@
 #include "core/json.h"
 #include "core/verdict.h"
 #include "flow/admit.h"
+#include "flow/gate_batch.h"
 #include "judge/record.h"
 #include "parse/parse.h"
 
@@ -54,6 +58,32 @@ int nodegate_gate(const nodegate_ctx *c, const char *record_json, const char *ba
 	cJSON_Delete(rec);
 	cJSON_Delete(base);
 	return rc < 0 ? ng_api_fail(eout, &err) : 0;
+}
+
+/* The flow's note, kept as the error's message. */
+static void keep_note(void *arg, const char *verb, const char *fmt, va_list ap)
+{
+	nodegate_error *err = arg;
+	(void)verb;
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+}
+
+int nodegate_gate_batch(const nodegate_ctx *c, FILE *in, FILE *out, nodegate_error *err)
+{
+	if (!c || !in || !out)
+		return ng_api_fail_as(err, NODEGATE_ERR_USAGE, "no context, input or output");
+	nodegate_error local = {0};
+	ng_ctx ctx = c->ctx;
+	ctx.note = keep_note;
+	ctx.note_arg = &local;
+	int rc = ng_flow_gate_batch(&ctx, in, out);
+	if (rc < 0) {
+		bool oom = strstr(local.message, "out of memory") != NULL;
+		local.code = oom ? NODEGATE_ERR_INTERNAL : NODEGATE_ERR_INPUT;
+		if (err)
+			*err = local;
+	}
+	return rc;
 }
 
 /* ---- the parsers -------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include "core/policy.h"
 #include "judge/record.h"
 #include "core/strbuf.h"
+#include "flow/ctx.h"
 #include "flow/records_in.h"
 
 /* Exit statuses every verb shares. */
@@ -131,5 +132,10 @@ void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON 
                               double timeout_s);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
+
+/* cli_ctx.c: the flow layer's context for a verb (flow/ctx.h): cli's policy,
+ * store st (may be NULL), --on-verdict and landing, the actor, and the
+ * flow's notes on standard error as "nodegate VERB: ...". */
+void ng_cli_ctx(const struct ng_cli *cli, ng_store *st, ng_ctx *out);
 
 #endif

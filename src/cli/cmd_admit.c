@@ -198,15 +198,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- the verb -------------------------------------------------------------------------- */
 
-/* The flow's notes are this verb's lines on standard error. */
-static void note_stderr(void *arg, const char *verb, const char *fmt, va_list ap)
-{
-	(void)arg;
-	fprintf(stderr, "nodegate %s: ", verb);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 static int admit_main(struct ng_cli *cli, int argc, char **argv)
 {
 	struct opts o = {0};
@@ -229,8 +220,8 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		snprintf(raw, sizeof raw, "%.*s/raw", len, slash ? ng_store_where(st) : ".");
 		o.profile.raw_dir = raw;
 	}
-	ng_ctx ctx = {.policy = cli->policy, .store = st, .actor = ng_actor(),
-	              .on_verdict = cli->on_verdict, .no_land = cli->no_land, .note = note_stderr};
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	struct ng_admit_request q = {.profile = o.profile, .from = o.from, .n_from = o.n_from,
 	                             .confirm_from = o.confirm_from, .n_confirm_from = o.n_confirm_from,
 	                             .land_slurm = o.land_slurm, .land_node = o.land_node};
