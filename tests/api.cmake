@@ -12,3 +12,18 @@ add_test(NAME example_pkgconfig COMMAND ${NODEGATE_PYTHON}
   --source ${CMAKE_SOURCE_DIR} --cc ${CMAKE_C_COMPILER}
   "--flags=$<$<BOOL:${NODEGATE_SANITIZE}>:-fsanitize=address,undefined>")
 set_tests_properties(example_pkgconfig PROPERTIES TIMEOUT 300)
+
+# Every allocation of the gate's batch mode and of an admission from records
+# failed in turn (tests/alloc/test_alloc_fail.c): a clean error each time,
+# never a crash or a pass. The plain build only: the sanitizers keep their
+# own allocator.
+if(NOT NODEGATE_SANITIZE)
+  add_executable(test_alloc_fail alloc/test_alloc_fail.c)
+  target_link_libraries(test_alloc_fail PRIVATE nodegate_api)
+  target_link_options(test_alloc_fail PRIVATE -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+                      -Wl,--wrap=strdup,--wrap=strndup)
+  add_test(NAME alloc_fail COMMAND ${NODEGATE_PYTHON} -c
+    "import subprocess, sys, tempfile\nwith tempfile.TemporaryDirectory() as d:\n    sys.exit(subprocess.run([sys.argv[1], d]).returncode)"
+    $<TARGET_FILE:test_alloc_fail>)
+  set_tests_properties(alloc_fail PROPERTIES TIMEOUT 240)
+endif()
