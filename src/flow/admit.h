@@ -101,6 +101,13 @@ struct ng_admit_request {
 	const char *const *from, *const *confirm_from;
 	size_t n_from, n_confirm_from;
 	const cJSON *records, *confirm_records;
+	/* When set, the confirmation re-measures through this instead of the
+	 * profile's probes (a front end that measures elsewhere: the fleet
+	 * simulator): the records of the named domains, or NULL when they could
+	 * not be measured again (the run is held). With records given and no
+	 * confirmation's records, it is what confirms. */
+	cJSON *(*remeasure)(void *arg, const char *const *domains, size_t n_domains);
+	void *remeasure_arg;
 	bool land_slurm;       /* drain a quarantined node through scontrol */
 	const char *land_node; /* its Slurm name, when not the records' node */
 };

@@ -268,6 +268,8 @@ int ng_admit_run_flow(const ng_ctx *ctx, const struct ng_admit_request *q,
 			}
 			ng_admit_note(r, "confirmation from --confirm-from: exclusivity was the harness's "
 			                 "to ensure; node, class and software identity match");
+		} else if (q->remeasure) {
+			confirm = q->remeasure(q->remeasure_arg, r->d.confirm, r->d.n_confirm);
 		} else if (!given) {
 			confirm = confirm_live(ctx, q, r);
 		}
@@ -276,7 +278,7 @@ int ng_admit_run_flow(const ng_ctx *ctx, const struct ng_admit_request *q,
 			return store_failed(err);
 		if (confirm && ng_admit_decide_run(r, &ctx->policy) < 0)
 			return ng_fail_as(err, NG_ERR_INTERNAL, "out of memory");
-		if (!confirm && !given) {
+		if (!confirm && (!given || q->remeasure)) {
 			/* It was flagged and could not be confirmed: not a pass, not proof. */
 			r->d.outcome = NG_ADMIT_HELD;
 		}

@@ -61,10 +61,27 @@ static int put_profile(ng_store *st, ng_sql_stmt **q, const char *profile, char 
 	return 0;
 }
 
+/* The class has the record's node as of its time (ng_store_count_class_nodes). */
+static int class_node_seen(ng_store *st, ng_sql_stmt **q, const ng_store_record *r, ng_err *err)
+{
+	if (!*q && ng_sql_prepare(st->db,
+	                          "INSERT INTO class_nodes (class, node, last_at) VALUES (?, ?, ?)"
+	                          " ON CONFLICT (class, node) DO UPDATE SET last_at ="
+	                          " CASE WHEN excluded.last_at > class_nodes.last_at"
+	                          " THEN excluded.last_at ELSE class_nodes.last_at END",
+	                          q, err) < 0)
+		return -1;
+	ng_sql_reset(*q);
+	ng_sql_bind_text(*q, 1, r->class_key);
+	ng_sql_bind_text(*q, 2, r->node);
+	ng_sql_bind_int64(*q, 3, r->taken_at);
+	return ng_sql_step(*q, err) < 0 ? -1 : 0;
+}
+
 static int put_all(ng_store *st, void *arg, ng_err *err)
 {
 	const struct put *p = arg;
-	ng_sql_stmt *ins = NULL, *prof = NULL;
+	ng_sql_stmt *ins = NULL, *prof = NULL, *seen = NULL;
 	char last[65] = "", digest[65];
 	int64_t first_id = 0, last_id = 0;
 	int rc = ng_sql_prepare(st->db,
@@ -116,6 +133,8 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 			;
 		if (s < 0)
 			rc = -1;
+		if (rc == 0)
+			rc = class_node_seen(st, &seen, r, err);
 		/* A record that knows its node's scheduler name keeps the pair (a
 		 * batch is one node's, so this is one upsert in practice). */
 		const ng_store_record *prev = i ? &p->recs[i - 1] : NULL;
@@ -126,6 +145,7 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 	}
 	ng_sql_finalize(ins);
 	ng_sql_finalize(prof);
+	ng_sql_finalize(seen);
 	if (rc == 0 && p->audit)
 		rc = audit_batch(st, p, first_id, last_id, err);
 	return rc;
@@ -482,7 +502,7 @@ int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t 
 {
 	int64_t n = 0;
 	return ng_q_int64(st, err, &n,
-	                  "SELECT count(DISTINCT node) FROM records WHERE class = ? AND taken_at >= ?",
+	                  "SELECT count(*) FROM class_nodes WHERE class = ? AND last_at >= ?",
 	                  "ti", class_key, since) < 0
 	               ? -1
 	               : n;

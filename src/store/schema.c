@@ -149,6 +149,16 @@ static const char *const migrations[] = {
 	"ALTER TABLE fleet_events ADD COLUMN metric TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE fleet_events ADD COLUMN clean_runs {INT} NOT NULL DEFAULT 0;"
 	"CREATE INDEX IF NOT EXISTS cases_by_metric ON cases (class, software, metric, opened_at);",
+	/* 10: each (class, node) and its newest record, kept as records are
+	 * stored: how many nodes a class has lately (the baseline's regrowth,
+	 * the breaker's share) is read from one row per node, not from every
+	 * record the class ever had. Filled from the records there are. */
+	"CREATE TABLE IF NOT EXISTS class_nodes (class TEXT NOT NULL, node TEXT NOT NULL,"
+	" last_at {INT} NOT NULL, PRIMARY KEY (class, node));"
+	"CREATE INDEX IF NOT EXISTS class_nodes_by_at ON class_nodes (class, last_at);"
+	"INSERT INTO class_nodes (class, node, last_at)"
+	" SELECT class, node, max(taken_at) FROM records GROUP BY class, node"
+	" ON CONFLICT (class, node) DO NOTHING;",
 };
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7
