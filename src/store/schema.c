@@ -149,17 +149,22 @@ static const char *const migrations[] = {
 	"ALTER TABLE fleet_events ADD COLUMN metric TEXT NOT NULL DEFAULT '';"
 	"ALTER TABLE fleet_events ADD COLUMN clean_runs {INT} NOT NULL DEFAULT 0;"
 	"CREATE INDEX IF NOT EXISTS cases_by_metric ON cases (class, software, metric, opened_at);",
-	/* 10: each (class, node) and its newest record, kept as records are
-	 * stored: how many nodes a class has lately (the baseline's regrowth,
-	 * the breaker's share) is read from one row per node, not from every
-	 * record the class ever had. Filled from the records there are. */
+	/* 10: each (class, node) and its newest record, and each node's newest
+	 * run with samples per (class, software, metric) with its median, kept
+	 * as records are stored (cohort_runs.c): how many nodes a class has
+	 * lately and what the cohort ran are read from one row per node, not
+	 * from every record in the window. Filled from the records there are
+	 * (migrate()). */
 	"CREATE TABLE IF NOT EXISTS class_nodes (class TEXT NOT NULL, node TEXT NOT NULL,"
 	" last_at {INT} NOT NULL, PRIMARY KEY (class, node));"
 	"CREATE INDEX IF NOT EXISTS class_nodes_by_at ON class_nodes (class, last_at);"
-	"INSERT INTO class_nodes (class, node, last_at)"
-	" SELECT class, node, max(taken_at) FROM records GROUP BY class, node"
-	" ON CONFLICT (class, node) DO NOTHING;",
+	"CREATE TABLE IF NOT EXISTS cohort_runs (class TEXT NOT NULL, software TEXT NOT NULL,"
+	" metric TEXT NOT NULL, node TEXT NOT NULL, taken_at {INT} NOT NULL,"
+	" record_id {INT} NOT NULL, median {REAL} NOT NULL,"
+	" PRIMARY KEY (class, software, metric, node));",
 };
+/* The migration from which class_nodes and cohort_runs are kept. */
+#define COHORT_KEPT_FROM 10
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -272,6 +277,9 @@ static int migrate(ng_store *st, void *arg, ng_err *err)
 	ng_strbuf_free(&ddl);
 	if (rc < 0 || version == (long)N_MIGRATIONS)
 		return rc;
+	/* The class nodes and cohort runs of the records stored before schema 10. */
+	if (version > 0 && version < COHORT_KEPT_FROM && ng_cohort_fill(st, err) < 0)
+		return -1;
 	/* The store's id, which its audit anchor names (audit_anchor.c). */
 	if (version < STATE_COVERED_FROM) {
 		unsigned char raw[16];
