@@ -43,7 +43,12 @@ add_library(nodegate_shared SHARED ${NODEGATE_API_SOURCES})
 target_include_directories(nodegate_shared PUBLIC ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(nodegate_shared PRIVATE nodegate_flow)
 target_link_options(nodegate_shared PRIVATE
-  -Wl,--version-script=${CMAKE_SOURCE_DIR}/src/api/libnodegate.map -Wl,--no-undefined)
+  -Wl,--version-script=${CMAKE_SOURCE_DIR}/src/api/libnodegate.map)
+# Everything it needs is linked in; an instrumented build leaves the
+# sanitizers' runtime to the program that loads it.
+if(NOT NODEGATE_FUZZ AND NOT NODEGATE_SANITIZE)
+  target_link_options(nodegate_shared PRIVATE -Wl,--no-undefined)
+endif()
 set_target_properties(nodegate_shared PROPERTIES
   OUTPUT_NAME nodegate VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LINK_DEPENDS ${CMAKE_SOURCE_DIR}/src/api/libnodegate.map

@@ -1,14 +1,12 @@
 /* nodegate admit: its options and its output. The admission itself (screen,
  * judge, confirm, land, store) is the flow's: flow/admit.h. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/admit_report.h"
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
-#include "core/clock.h"
 #include "flow/admit.h"
 
 static int admit_main(struct ng_cli *cli, int argc, char **argv);
