@@ -153,7 +153,7 @@ static const char *const migrations[] = {
 	 * run with samples per (class, software, metric) with its median, kept
 	 * as records are stored (cohort_runs.c): how many nodes a class has
 	 * lately and what the cohort ran are read from one row per node, not
-	 * from every record in the window. Filled from the records there are
+	 * from every record in the window; and the current baseline by an index. Filled from the records there are
 	 * (migrate()). */
 	"CREATE TABLE IF NOT EXISTS class_nodes (class TEXT NOT NULL, node TEXT NOT NULL,"
 	" last_at {INT} NOT NULL, PRIMARY KEY (class, node));"
@@ -161,7 +161,10 @@ static const char *const migrations[] = {
 	"CREATE TABLE IF NOT EXISTS cohort_runs (class TEXT NOT NULL, software TEXT NOT NULL,"
 	" metric TEXT NOT NULL, node TEXT NOT NULL, taken_at {INT} NOT NULL,"
 	" record_id {INT} NOT NULL, median {REAL} NOT NULL,"
-	" PRIMARY KEY (class, software, metric, node));",
+	" PRIMARY KEY (class, software, metric, node));"
+	/* The key's current baseline, found without sorting its history. */
+	"CREATE INDEX IF NOT EXISTS baselines_by_pin"
+	" ON baselines (class, software, metric, pinned_at, built_at);",
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 10
