@@ -25,7 +25,7 @@
 
 #include "core/json.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/verdict.h"
 #include "judge/gate.h"
 

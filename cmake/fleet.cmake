@@ -18,6 +18,6 @@ add_library(nodegate_fleetsim STATIC
   tools/fleetsim/contest_nodegate.c
 )
 target_include_directories(nodegate_fleetsim PUBLIC ${CMAKE_SOURCE_DIR}/tools/fleetsim)
-target_link_libraries(nodegate_fleetsim PUBLIC nodegate_fleet_model nodegate_core)
+target_link_libraries(nodegate_fleetsim PUBLIC nodegate_fleet_model nodegate_flow)
 add_executable(nodegate-fleetsim tools/fleetsim/main.c)
 target_link_libraries(nodegate-fleetsim PRIVATE nodegate_fleetsim)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "judge/hysteresis.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* libFuzzer target: a record as `nodegate ingest` reads it (core/record.h
+/* libFuzzer target: a record as `nodegate ingest` reads it (judge/record.h
  * ng_record_check_strict, core/json.h ng_json_find_duplicate). Either it is
  * refused with a message, or every sample is a finite number above 0, wrong
  * is a whole number of 0 or more (or null), and no object repeats a key. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 # The fabric across nodes: the pure rules and parsers, and `nodegate fabric`
 # on the stand-in fleet (tests/cli/fabric_tests.py).
 add_executable(test_fabric unit/test_fabric.c)
-target_link_libraries(test_fabric PRIVATE nodegate_parse PkgConfig::CMOCKA)
+target_link_libraries(test_fabric PRIVATE nodegate_parse nodegate_judge PkgConfig::CMOCKA)
 add_test(NAME unit_fabric COMMAND test_fabric)
 add_test(NAME fabric_cli COMMAND ${NODEGATE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/cli/fabric_tests.py
          --nodegate $<TARGET_FILE:nodegate> --synth $<TARGET_FILE:nodegate-fabric-synth>)

@@ -4,7 +4,7 @@
 # and the synthetic NVML (tests/cli/gpu_probe_tests.py).
 foreach(t gpu_siblings gpu_series)
   add_executable(test_${t} unit/test_${t}.c)
-  target_link_libraries(test_${t} PRIVATE nodegate_core PkgConfig::CMOCKA)
+  target_link_libraries(test_${t} PRIVATE nodegate_judge PkgConfig::CMOCKA)
   add_test(NAME unit_${t} COMMAND test_${t})
 endforeach()
 add_executable(test_gpu_probes unit/test_gpu_probes.c)

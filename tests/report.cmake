@@ -3,7 +3,7 @@
 
 foreach(t gpu_hours false_reject)
   add_executable(test_${t} unit/test_${t}.c)
-  target_link_libraries(test_${t} PRIVATE nodegate_core PkgConfig::CMOCKA)
+  target_link_libraries(test_${t} PRIVATE nodegate_judge PkgConfig::CMOCKA)
   add_test(NAME unit_${t} COMMAND test_${t})
 endforeach()
 add_executable(test_parse_sacct unit/test_parse_sacct.c)

@@ -10,40 +10,12 @@
 #include "flow/admit_queue.h"
 #include "parse/sacct.h"
 
-static void note_to_run(void *arg, const char *verb, const char *fmt, va_list ap)
-{
-	(void)verb;
-	char buf[600];
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	ng_admit_note(arg, "%s", buf);
-}
-
 static void note_to_stdout(void *arg, const char *verb, const char *fmt, va_list ap)
 {
 	(void)arg;
 	printf("nodegate %s --prolog: ", verb);
 	vprintf(fmt, ap);
 	printf("\n");
-}
-
-int ng_admit_land_queue(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
-                        const char *node, ng_err *err)
-{
-	ng_ctx ctx = {.policy = cli->policy, .store = st, .actor = r->actor, .no_land = cli->no_land,
-	              .note = note_to_run, .note_arg = r};
-	/* The node's comment says why it stays out: the case, else the
-	 * first of the run's notes. */
-	char why[400] = "";
-	const cJSON *first = cJSON_GetArrayItem(r->notes, 0);
-	if (r->case_id)
-		snprintf(why, sizeof why, "case %lld (nodegate quarantine show %lld)",
-		         (long long)r->case_id, (long long)r->case_id);
-	else if (cJSON_IsString(first))
-		snprintf(why, sizeof why, "%s", first->valuestring);
-	else
-		snprintf(why, sizeof why, "run %s", r->run_id);
-	return ng_flow_admit_queue(&ctx, r->node, node ? node : r->node_name[0] ? r->node_name : NULL,
-	                           r->outcome, why, err);
 }
 
 struct unscreen {

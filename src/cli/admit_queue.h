@@ -3,12 +3,8 @@
 #ifndef NODEGATE_CLI_ADMIT_QUEUE_H
 #define NODEGATE_CLI_ADMIT_QUEUE_H
 
-#include "cli/admit.h"
-
-/* --queue: lands r->outcome on the node's Slurm features, the reason from
- * the run; what happened is a note. -1 only when the store failed. */
-int ng_admit_land_queue(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
-                        const char *node, ng_err *err);
+#include "cli/cmd.h"
+#include "flow/admit.h"
 
 /* --unscreen LIST: every node of the Slurm host list loses ng_admitted and
  * gains unscreened (the queue's way back in), one line each. 0 when every

@@ -1,10 +1,10 @@
-/* How an admission run reads: one table for people, one JSON object for
- * machines, both from the same run. */
+/* How an admission run reads for people: one table (the JSON for machines
+ * is the flow's, flow/admit_json.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/admit.h"
+#include "cli/admit_report.h"
 #include "cli/store_cli.h"
 
 static void num(char *out, size_t cap, double v)
@@ -15,10 +15,6 @@ static void num(char *out, size_t cap, double v)
 		snprintf(out, cap, "-");
 }
 
-static const char *status_of(const struct ng_admit_judged *j)
-{
-	return j->judged ? ng_admit_metric_status_name(j->line.status) : "not-judged";
-}
 
 void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 {
@@ -42,7 +38,7 @@ void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 		else
 			snprintf(p, sizeof p, "-");
 		fprintf(out, "%-8s %-8s %-28s %10s %10s %10s %10s %7s %-10s %s\n", j->stage,
-		        j->res.domain, j->metric, v, m, f, b, p, ng_verdict_name(j->raw), status_of(j));
+		        j->res.domain, j->metric, v, m, f, b, p, ng_verdict_name(j->raw), ng_admit_status_of(j));
 	}
 	size_t establishing = 0, have = 0, need = 0;
 	for (size_t i = 0; i < r->n; i++) {
@@ -77,86 +73,11 @@ void ng_admit_print_table(FILE *out, const struct ng_admit_run *r)
 		if (!j)
 			continue;
 		fprintf(out, "  because: %s %s %s = %.4g %s (%s", j->stage, j->res.domain, j->metric,
-		        j->res.value, j->unit, status_of(j));
+		        j->res.value, j->unit, ng_admit_status_of(j));
 		if (isfinite(j->line.flag.bar))
 			fprintf(out, ", bar %.4g", j->line.flag.bar);
 		fprintf(out, ")\n");
 	}
 	const cJSON *n;
 	cJSON_ArrayForEach(n, r->notes) ng_cli_print_line(out, "note: ", n->valuestring);
-}
-
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
-cJSON *ng_admit_json(const struct ng_admit_run *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "schema", "nodegate/admission/1");
-	cJSON_AddStringToObject(o, "node", r->node);
-	cJSON_AddStringToObject(o, "node_name", r->node_name);
-	cJSON_AddStringToObject(o, "class", r->class_key);
-	cJSON_AddStringToObject(o, "software", r->software);
-	cJSON_AddStringToObject(o, "run", r->run_id);
-	cJSON_AddNumberToObject(o, "at", (double)r->now);
-	cJSON_AddStringToObject(o, "outcome", r->outcome);
-	cJSON_AddStringToObject(o, "judged", ng_admit_outcome_name(r->d.outcome));
-	if (r->recheck_at)
-		cJSON_AddNumberToObject(o, "recheck_at", (double)r->recheck_at);
-	else
-		cJSON_AddNullToObject(o, "recheck_at");
-	if (r->case_id)
-		cJSON_AddNumberToObject(o, "case", (double)r->case_id);
-	else
-		cJSON_AddNullToObject(o, "case");
-	if (r->fleet_event)
-		cJSON_AddNumberToObject(o, "fleet_event", (double)r->fleet_event);
-	cJSON *confirm = cJSON_AddArrayToObject(o, "confirm");
-	for (size_t i = 0; r->d.outcome == NG_ADMIT_SUSPECT && i < r->d.n_confirm; i++)
-		cJSON_AddItemToArray(confirm, cJSON_CreateString(r->d.confirm[i]));
-	cJSON *results = cJSON_AddArrayToObject(o, "results");
-	for (size_t i = 0; i < r->n; i++) {
-		const struct ng_admit_judged *j = &r->j[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "stage", j->stage);
-		cJSON_AddStringToObject(x, "domain", j->res.domain);
-		cJSON_AddStringToObject(x, "metric", j->metric);
-		cJSON_AddStringToObject(x, "unit", j->unit);
-		add_num(x, "value", j->res.value);
-		add_num(x, "baseline_median", j->res.baseline_median);
-		add_num(x, "floor", j->res.floor);
-		add_num(x, "bar", j->line.flag.bar);
-		add_num(x, "percent_of_median", j->line.flag.percent);
-		cJSON_AddBoolToObject(x, "flagged", j->line.flag.flagged);
-		cJSON_AddStringToObject(x, "gate", ng_verdict_name(j->raw));
-		cJSON_AddStringToObject(x, "hysteresis", ng_verdict_name(j->effective));
-		cJSON_AddStringToObject(x, "status", status_of(j));
-		cJSON *b = cJSON_AddObjectToObject(x, "baseline");
-		cJSON_AddStringToObject(b, "status", j->base.status);
-		if (j->have_base)
-			cJSON_AddNumberToObject(b, "id", (double)j->base.id);
-		add_num(b, "cv", j->base.cv);
-		cJSON_AddNumberToObject(b, "nodes", (double)j->base.n_nodes);
-		cJSON_AddNumberToObject(x, "cohort_nodes", (double)j->n_cohort);
-		cJSON_AddNumberToObject(x, "record", (double)j->record_id);
-		cJSON_AddItemToArray(results, x);
-	}
-	cJSON *because = cJSON_AddArrayToObject(o, "because");
-	for (size_t i = 0; i < r->d.n_named; i++) {
-		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
-		if (!j)
-			continue;
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "stage", j->stage);
-		cJSON_AddStringToObject(x, "metric", j->metric);
-		cJSON_AddNumberToObject(x, "record", (double)j->record_id);
-		cJSON_AddItemToArray(because, x);
-	}
-	cJSON_AddItemToObject(o, "notes", cJSON_Duplicate(r->notes, true));
-	return o;
 }

@@ -7,10 +7,14 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/json.h"
+#include "core/json_file.h"
 #include "core/policy.h"
-#include "core/read_file.h"
-#include "core/record.h"
+#include "judge/record.h"
+#include "core/strbuf.h"
 #include "cli/options.h"
+#include "flow/ctx.h"
+#include "flow/records_in.h"
 
 /* Exit statuses every verb shares. */
 enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2, NG_EXIT_STORE = 3 };
@@ -87,28 +91,24 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
  * installed tree works wherever it is copied. out gets the first that
  * exists; 0 found, -1 neither (out: the install path, for messages). */
 int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
-/* ng_read_file: core/read_file.h */
+/* ng_read_file, ng_load_json_file: core/json_file.h. */
 /* Removes every variable whose name starts with prefix ("SLURM_") from this
  * process's environment, for the runs it starts. */
 void ng_cli_unset_prefix(const char *prefix);
-/* Reads and parses a JSON file; *text keeps the source for literal checks.
- * A key given twice in one object is refused, naming it. */
-cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err);
 /* Reads a policy file over p (ng_policy_apply_json); err names the file and
  * what is wrong with it. A key given twice anywhere is refused. */
 int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);
 /* s as one shell word for a command suggested in a message (`nodegate
  * release 'x;touch y'`), control characters escaped (core/strbuf.h), in out
  * (NG_SHELL_WORD_MAX holds any node or class name). */
-#define NG_SHELL_WORD_MAX 1100
+/* (NG_SHELL_WORD_MAX: core/strbuf.h, ng_shell_word) */
 /* prefix, then s with its control characters escaped, then a newline: a
  * message that carries a name from outside cannot forge a line. */
 void ng_cli_print_line(FILE *out, const char *prefix, const char *s);
 const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX]);
 /* "0.1,0.2,-0.05" -> numbers. Every item must be a number. */
 int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
-/* A double for JSON output: null when not finite. */
-void ng_json_add_number(cJSON *obj, const char *key, double v);
+/* ng_json_add_number: core/json.h. */
 /* gate_report.c: a verdict with its arithmetic, as text or one JSON line. */
 void ng_report_gate_explain(FILE *out, const char *label, const ng_gate_input *in,
                             const ng_gate_trace *t, const ng_policy *pol);
@@ -126,9 +126,7 @@ struct ng_emit_opts {
 };
 int ng_emit_records(struct ng_cli *cli, const struct ng_cmd_entry *cmd, cJSON *records,
                     const struct ng_emit_opts *o);
-/* cmd_run.c: copies the "diag" map of the records in path (the --out of
- * `nodegate run dcgmi`) into every record that has none. */
-int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err);
+/* ng_apply_diag_file: flow/records_in.h. */
 /* Runs the --on-verdict program, if any, with doc on its standard input
  * (src/land/hook.h); nothing when cli->no_land. Returns its failure as a
  * note (NULL when it ran cleanly or nothing ran); the caller frees it. */
@@ -141,5 +139,10 @@ void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON 
                               double timeout_s);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
+
+/* cli_ctx.c: the flow layer's context for a verb (flow/ctx.h): cli's policy,
+ * store st (may be NULL), --on-verdict and landing, the actor, and the
+ * flow's notes on standard error as "nodegate VERB: ...". */
+void ng_cli_ctx(const struct ng_cli *cli, ng_store *st, ng_ctx *out);
 
 #endif

@@ -1,27 +1,14 @@
-/* nodegate admit: screen this node (or records measured elsewhere) against
- * its class baselines, confirm what was flagged once, and land the outcome.
- *
- * The flow is the admission seed's: measure every domain; judge each metric
- * against its class baseline and floor; when anything is flagged, check that
- * the node is still exclusive and its environment unchanged, and re-run only
- * the flagged domains once; then admit, admit with a warning and a recheck
- * date, hold (nothing measured: fix the harness), or quarantine with a case
- * that names its evidence and its release condition. Everything it measured
- * and decided is in the store before it says so. */
-#include <stdarg.h>
+/* nodegate admit: its options and its output. The admission itself (screen,
+ * judge, confirm, land, store) is the flow's: flow/admit.h. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cli/admit.h"
-#include "flow/shadow.h"
-#include "core/record.h"
-#include "cli/admit_profile.h"
 #include "cli/admit_queue.h"
+#include "cli/admit_report.h"
+#include "cli/cmd.h"
 #include "cli/store_cli.h"
-#include "flow/evidence.h"
-#include "collect/identity.h"
-#include "core/json.h"
+#include "flow/admit.h"
 
 static int admit_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -121,22 +108,6 @@ struct opts {
 	const char *land_node; /* --node: its Slurm name, when not the records' node */
 };
 
-const char *ng_admit_str(const cJSON *obj, const char *key)
-{
-	const cJSON *v = ng_json_get(obj, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-void ng_admit_note(struct ng_admit_run *r, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	cJSON_AddItemToArray(r->notes, cJSON_CreateString(buf));
-}
-
 /* ---- options ------------------------------------------------------------------------ */
 
 static int add_file(const char ***list, size_t *n, const char *path)
@@ -234,266 +205,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
-/* ---- records in -------------------------------------------------------------------- */
-
-/* Loads record files into one array: each file an array of records or one. */
-static cJSON *load_records(const char **files, size_t n, ng_err *err)
-{
-	cJSON *all = cJSON_CreateArray();
-	for (size_t i = 0; all && i < n; i++) {
-		char *text;
-		size_t len;
-		cJSON *doc = ng_load_json_file(files[i], &text, &len, err);
-		free(text);
-		if (!doc) {
-			cJSON_Delete(all);
-			return NULL;
-		}
-		/* Records from a file are checked as ingest checks them (a sample
-		 * of 0 may be a dead path measured, so it is kept); this node's own
-		 * records are nodegate's. */
-		ng_err serr;
-		int bad = -1, k = 0;
-		for (const cJSON *r = cJSON_IsArray(doc) ? doc->child : doc; r && bad < 0;
-		     r = cJSON_IsArray(doc) ? r->next : NULL, k++)
-			if (cJSON_IsObject(r) && ng_record_check_strict(r, true, &serr) < 0)
-				bad = k;
-		if (bad >= 0) {
-			cJSON_Delete(doc);
-			cJSON_Delete(all);
-			ng_fail(err, "%s: record %d: %s", files[i], bad, serr.msg);
-			return NULL;
-		}
-		if (cJSON_IsObject(doc)) {
-			cJSON_AddItemToArray(all, doc);
-			continue;
-		}
-		if (!cJSON_IsArray(doc)) {
-			cJSON_Delete(doc);
-			cJSON_Delete(all);
-			ng_fail(err, "%s: records must be a JSON array of records or one record", files[i]);
-			return NULL;
-		}
-		cJSON *r;
-		while ((r = cJSON_DetachItemFromArray(doc, 0)))
-			cJSON_AddItemToArray(all, r);
-		cJSON_Delete(doc);
-	}
-	if (!all)
-		ng_fail(err, "out of memory");
-	return all;
-}
-
-/* Every record of a run must be of one node, one class and one software
- * identity: a run is one node's, judged against one class. */
-static int identify(struct ng_admit_run *r, const cJSON *records, const char *what, ng_err *err)
-{
-	const cJSON *rec;
-	int i = 0;
-	cJSON_ArrayForEach(rec, records)
-	{
-		const char *node = ng_admit_str(rec, "node"), *cls = ng_admit_str(rec, "class");
-		const char *sw = ng_admit_str(rec, "software");
-		if (!cJSON_IsObject(rec))
-			return ng_fail(err, "%s record %d is not a JSON object", what, i);
-		const char *metric = ng_admit_str(rec, "metric");
-		if (!metric || !metric[0])
-			return ng_fail(err, "%s record %d has no metric", what, i);
-		if (!node || !cls || !node[0] || !cls[0])
-			return ng_fail(err,
-			               "%s record %d has no %s: records from `nodegate probe` and `run` carry "
-			               "node and class (or the class template cannot describe this node: see "
-			               "`nodegate identity`)",
-			               what, i, node ? "class" : "node");
-		const char *name = ng_admit_str(rec, "node_name");
-		if (name && !r->node_name[0])
-			ng_copy(r->node_name, sizeof r->node_name, name);
-		if (!r->node[0]) {
-			ng_copy(r->node, sizeof r->node, node);
-			ng_copy(r->class_key, sizeof r->class_key, cls);
-			ng_copy(r->software, sizeof r->software, sw ? sw : "");
-		} else if (strcmp(r->node, node) != 0 || strcmp(r->class_key, cls) != 0 ||
-		           strcmp(r->software, sw ? sw : "") != 0) {
-			return ng_fail(err,
-			               "%s record %d is of %s (%s, %s), not %s (%s, %s): one run is one "
-			               "node's, of one class and software identity",
-			               what, i, node, cls, sw ? sw : "no software identity", r->node,
-			               r->class_key, r->software[0] ? r->software : "no software identity");
-		}
-		i++;
-	}
-	if (i == 0)
-		return ng_fail(err, "%s: no records", what);
-	return 0;
-}
-
-/* ---- judging ------------------------------------------------------------------------ */
-
-/* ---- the confirmation ---------------------------------------------------------------- */
-
-/* Exclusivity and environment parity, checked before re-running anything:
- * a confirmation under different conditions confirms nothing. */
-static bool ready_to_confirm(const struct ng_cli *cli, struct ng_admit_run *r)
-{
-	long others = ng_admit_other_runnable();
-	if (others < 0) {
-		ng_admit_note(r, "not confirmed: cannot read /proc/stat to check the node is exclusive");
-		return false;
-	}
-	if (others > cli->policy.exclusive_max_runnable) {
-		ng_admit_note(r,
-		              "not confirmed: the node is not exclusive (%ld other runnable tasks, "
-		              "admission.exclusive_max_runnable is %ld): drain it and screen again",
-		              others, cli->policy.exclusive_max_runnable);
-		return false;
-	}
-	/* The first run's records stamped again, as they were then (their
-	 * tools' versions are part of the software identity), so the same node
-	 * in the same state gives the same class and software identity. */
-	ng_err err = {0};
-	cJSON *probe = cJSON_CreateArray();
-	static const char *const stamped[] = {"node", "class", "software", "profile"};
-	for (size_t i = 0; probe && i < r->n; i++) {
-		if (strcmp(r->j[i].stage, "first") != 0)
-			continue;
-		cJSON *copy = cJSON_Duplicate(r->j[i].rec, true);
-		for (size_t k = 0; copy && k < sizeof stamped / sizeof stamped[0]; k++)
-			cJSON_DeleteItemFromObjectCaseSensitive(copy, stamped[k]);
-		cJSON_AddItemToArray(probe, copy);
-	}
-	bool same = false;
-	if (ng_identity_stamp(probe, &cli->policy, NULL, &err) == 0) {
-		const cJSON *first = cJSON_GetArrayItem(probe, 0);
-		const char *cls = ng_admit_str(first, "class"), *sw = ng_admit_str(first, "software");
-		same = cls && sw && strcmp(cls, r->class_key) == 0 && strcmp(sw, r->software) == 0;
-		if (!same)
-			ng_admit_note(r,
-			              "not confirmed: the environment changed since the first run (class %s, "
-			              "software %s; was %s, %s)",
-			              cls ? cls : "?", sw ? sw : "?", r->class_key, r->software);
-	} else {
-		ng_admit_note(r, "not confirmed: cannot read the node's identity again: %s", err.msg);
-	}
-	cJSON_Delete(probe);
-	return same;
-}
-
-/* Live: re-runs the flagged domains once. Returns the records, or NULL when
- * the confirmation could not be run (a note says why). */
-static cJSON *confirm_live(const struct ng_cli *cli, const struct opts *o, struct ng_admit_run *r)
-{
-	if (!ready_to_confirm(cli, r))
-		return NULL;
-	cJSON *missing = NULL;
-	cJSON *recs = ng_admit_collect(cli, &o->profile, r->d.confirm, r->d.n_confirm, &missing);
-	const cJSON *m;
-	cJSON_ArrayForEach(m, missing)
-	{
-		ng_admit_note(r,
-		              "cannot re-run %s here: run its harness again under the same conditions "
-		              "and judge both runs with --from and --confirm-from",
-		              m->valuestring);
-	}
-	bool short_of = cJSON_GetArraySize(missing) > 0;
-	cJSON_Delete(missing);
-	if (short_of) {
-		cJSON_Delete(recs);
-		return NULL;
-	}
-	return recs;
-}
-
 /* ---- the verb -------------------------------------------------------------------------- */
-
-static int exit_for(const struct ng_admit_run *r)
-{
-	return strcmp(r->outcome, "admitted") == 0 || strcmp(r->outcome, "admitted-warn") == 0
-	               ? NG_EXIT_OK
-	               : NG_EXIT_NOT_ADMISSIBLE;
-}
-
-static int run(struct ng_cli *cli, const struct opts *o, ng_store *st, struct ng_admit_run *r,
-               cJSON **keep, int *exit_code)
-{
-	const struct ng_cmd_entry *e = &ng_cmd_admit_entry;
-	ng_err err;
-	cJSON *first;
-	if (o->n_from) {
-		first = load_records(o->from, o->n_from, &err);
-	} else {
-		cJSON *missing = NULL;
-		first = ng_admit_collect(cli, &o->profile, NULL, 0, &missing);
-		cJSON_Delete(missing);
-		if (!first)
-			ng_fail(&err, "out of memory");
-	}
-	keep[0] = first;
-	if (!first || identify(r, first, o->n_from ? "--from" : "this node's", &err) < 0) {
-		fprintf(stderr, "nodegate admit: %s\n", err.msg);
-		*exit_code = NG_EXIT_USAGE;
-		return -1;
-	}
-	/* Records from elsewhere may not say what the scheduler calls the node:
-	 * the store may know it from an earlier run. */
-	if (!r->node_name[0] && ng_store_node_name_of(st, r->node, r->node_name, sizeof r->node_name,
-	                                              &err) < 0)
-		goto store_failed;
-	ng_run_id(r->run_id, r->node, r->now);
-	if (ng_admit_judge_stage(st, cli, r, first, "first", &err) < 0 || ng_admit_decide_run(r, &cli->policy) < 0)
-		goto store_failed;
-
-	if (r->d.outcome == NG_ADMIT_SUSPECT) {
-		/* The flagged domains' evidence, before the confirmation changes it. */
-		if (ng_evidence_capture(st,
-		                        &(ng_evidence_capture_in){.node = r->node, .run_id = r->run_id,
-		                                                  .domains = r->d.confirm,
-		                                                  .n_domains = r->d.n_confirm,
-		                                                  .records = first, .now = r->now},
-		                        &err) < 0)
-			goto store_failed;
-		cJSON *confirm = NULL;
-		if (o->n_confirm_from) {
-			confirm = load_records(o->confirm_from, o->n_confirm_from, &err);
-			struct ng_admit_run probe = {.notes = NULL};
-			ng_copy(probe.node, sizeof probe.node, r->node);
-			ng_copy(probe.class_key, sizeof probe.class_key, r->class_key);
-			ng_copy(probe.software, sizeof probe.software, r->software);
-			if (!confirm || identify(&probe, confirm, "--confirm-from", &err) < 0) {
-				fprintf(stderr, "nodegate admit: %s\n", err.msg);
-				cJSON_Delete(confirm);
-				*exit_code = NG_EXIT_USAGE;
-				return -1;
-			}
-			ng_admit_note(r, "confirmation from --confirm-from: exclusivity was the harness's "
-			                 "to ensure; node, class and software identity match");
-		} else if (!o->n_from) {
-			confirm = confirm_live(cli, o, r);
-		}
-		keep[1] = confirm;
-		if (confirm && (ng_admit_judge_stage(st, cli, r, confirm, "confirm", &err) < 0 ||
-		                ng_admit_decide_run(r, &cli->policy) < 0))
-			goto store_failed;
-		if (!confirm && !o->n_from) {
-			/* It was flagged and could not be confirmed: not a pass, not proof. */
-			r->d.outcome = NG_ADMIT_HELD;
-		}
-	}
-	if (ng_admit_land(st, cli, r, &err) < 0 || ng_admit_store_decision(st, r, &err) < 0)
-		goto store_failed;
-	if (ng_shadow_admission(st, &(ng_shadow_admit){r->node, r->class_key, r->run_id, r->now,
-	                        r->first, r->confirm, r->n_first, r->n_confirm, r->outcome}, &err) < 0)
-		ng_admit_note(r, "shadow policy: %s (the enforcing outcome stands)", err.msg);
-	if (o->land_slurm && ng_admit_land_slurm(st, cli, r, o->land_node, &err) < 0)
-		goto store_failed;
-	if (o->queue && ng_admit_land_queue(st, cli, r, o->land_node, &err) < 0)
-		goto store_failed;
-	*exit_code = exit_for(r);
-	return 0;
-
-store_failed:
-	*exit_code = ng_cli_store_error(e, &err);
-	return -1;
-}
 
 static int admit_main(struct ng_cli *cli, int argc, char **argv)
 {
@@ -521,21 +233,17 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		snprintf(raw, sizeof raw, "%.*s/raw", len, slash ? ng_store_where(st) : ".");
 		o.profile.raw_dir = raw;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	struct ng_admit_run r = {.now = ng_now(), .actor = ng_actor(),
-	                         .started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9,
-	                         .notes = cJSON_CreateArray()};
-	cJSON *keep[2] = {NULL, NULL};
-	int exit_code = NG_EXIT_USAGE;
-	if (run(cli, &o, st, &r, keep, &exit_code) == 0) {
-		/* The decision is in the store: tell the --on-verdict program. */
-		cJSON *verdict = ng_admit_json(&r);
-		char *hook_note = ng_cli_on_verdict(cli, verdict);
-		cJSON_Delete(verdict);
-		if (hook_note)
-			ng_admit_note(&r, "%s", hook_note);
-		free(hook_note);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	struct ng_admit_request q = {.profile = o.profile, .from = o.from, .n_from = o.n_from,
+	                             .confirm_from = o.confirm_from, .n_confirm_from = o.n_confirm_from,
+	                             .land_slurm = o.land_slurm, .land_node = o.land_node,
+	                             .queue = o.queue};
+	struct ng_admit_run r;
+	ng_err err;
+	int exit_code;
+	if (ng_admit_run_flow(&ctx, &q, &r, &err) == 0) {
+		exit_code = ng_admit_exit_status(&r) == 0 ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
 		if (o.json) {
 			cJSON *j = ng_admit_json(&r);
 			ng_print_json(j);
@@ -543,17 +251,13 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		} else {
 			ng_admit_print_table(stdout, &r);
 		}
+	} else if (err.code == NG_ERR_STORE) {
+		exit_code = ng_cli_store_error(&ng_cmd_admit_entry, &err);
+	} else {
+		fprintf(stderr, "nodegate admit: %s\n", err.msg);
+		exit_code = err.code == NG_ERR_INTERNAL ? NG_EXIT_STORE : NG_EXIT_USAGE;
 	}
-	cJSON_Delete(keep[0]);
-	cJSON_Delete(keep[1]);
-	cJSON_Delete(r.notes);
-	for (size_t i = 0; i < r.n; i++)
-		free(r.j[i].cohort);
-	free(r.j);
-	free(r.first);
-	free(r.confirm);
-	free(r.first_idx);
-	free(r.confirm_idx);
+	ng_admit_run_release(&r);
 	free(o.from);
 	free(o.confirm_from);
 	ng_store_close(st);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/class_baseline.h"
+#include "flow/class_baseline.h"
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
 

@@ -6,7 +6,7 @@
 
 #include "cli/cmd.h"
 #include "cli/exit.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "judge/gate.h"
 
 static int exec_gate(struct ng_cli *cli, int argc, char **argv);

@@ -7,7 +7,7 @@
 #include "cli/store_cli.h"
 #include "core/json.h"
 #include "core/metric.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv);
 

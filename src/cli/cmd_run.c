@@ -10,7 +10,7 @@
 #include "collect/identity.h"
 #include "collect/harness.h"
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/record_build.h"
 
 static int exec_run(struct ng_cli *cli, int argc, char **argv);
@@ -74,43 +74,6 @@ static bool parse_positive(const char *s, double max, double *out)
 		return false;
 	*out = v;
 	return true;
-}
-
-/* Copies the worst status per test from the diag records into every record
- * that carries no diag of its own. */
-int ng_apply_diag_file(cJSON *records, const char *path, ng_err *err)
-{
-	char *text;
-	size_t len;
-	cJSON *doc = ng_load_json_file(path, &text, &len, err);
-	if (!doc)
-		return -1;
-	cJSON *merged = ng_record_new("dcgm.diag", NULL, NULL);
-	cJSON_DeleteItemFromObjectCaseSensitive(merged, "diag");
-	const cJSON *items = cJSON_IsArray(doc) ? doc->child : doc;
-	bool any = false;
-	for (const cJSON *r = items; r; r = cJSON_IsArray(doc) ? r->next : NULL) {
-		if (!cJSON_IsObject(ng_json_get(r, "diag")))
-			continue;
-		if (!any) {
-			ng_json_set(merged, "diag", cJSON_Duplicate(ng_json_get(r, "diag"), 1));
-			any = true;
-		} else {
-			ng_records_merge(merged, r);
-		}
-	}
-	int rc = 0;
-	if (!any) {
-		rc = ng_fail(err, "%s holds no record with a \"diag\" map", path);
-	} else {
-		for (cJSON *r = records->child; r; r = r->next)
-			if (!cJSON_GetObjectItemCaseSensitive(r, "diag"))
-				ng_json_set(r, "diag", cJSON_Duplicate(ng_json_get(merged, "diag"), 1));
-	}
-	cJSON_Delete(merged);
-	cJSON_Delete(doc);
-	free(text);
-	return rc;
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)

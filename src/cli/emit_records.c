@@ -8,7 +8,7 @@
 #include "cli/cmd.h"
 #include "core/atomic_file.h"
 #include "core/json.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 /* Judges the records the baseline is for (its metric, when it names one) and
  * every record that measured nothing. Returns the exit status. */

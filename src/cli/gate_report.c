@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "cli/cmd.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 static const char *pct(char *buf, size_t n, double v)
 {

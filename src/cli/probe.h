@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cli/cmd.h"
+#include "collect/probe_gpu_common.h"
 
 /* What every probe's arguments start with: the options all probes share. */
 struct ng_probe_args {
@@ -75,11 +76,7 @@ struct ng_gpu_pick;
  * of a usage error. */
 int ng_probe_gpus_option(const struct ng_probe_kind *kind, const char *arg, int *out,
                          struct ng_gpu_pick *pick);
-/* The backend, loaded and started, with its GPUs described (heap); NULL
- * with why (no library, no GPU, ...) when there is none to measure with,
- * and *absent (when not NULL) true when no backend is installed at all. */
-struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent);
-void ng_probe_gpu_close(struct ng_gpu_loaded *g);
+/* ng_probe_gpu_open, ng_probe_gpu_close: collect/probe_gpu_common.h. */
 
 extern const struct ng_probe_kind ng_probe_storage;
 extern const struct ng_probe_kind ng_probe_cpu;

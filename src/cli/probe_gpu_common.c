@@ -45,30 +45,3 @@ int ng_probe_gpus_option(const struct ng_probe_kind *kind, const char *arg, int 
 	pick->index = out;
 	return -1;
 }
-
-struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent)
-{
-	struct ng_gpu_loaded *g = malloc(sizeof *g);
-	if (absent)
-		*absent = false;
-	if (!g) {
-		snprintf(why, why_len, "out of memory");
-		return NULL;
-	}
-	int rc = ng_gpu_backend_open(g, why, why_len);
-	if (rc < 0) {
-		if (absent)
-			*absent = rc == NG_GPU_LOAD_ABSENT;
-		free(g);
-		return NULL;
-	}
-	return g;
-}
-
-void ng_probe_gpu_close(struct ng_gpu_loaded *g)
-{
-	if (!g)
-		return;
-	ng_gpu_backend_close(g);
-	free(g);
-}

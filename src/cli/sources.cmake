@@ -1,12 +1,9 @@
 # src/cli/: the nodegate binary: main, one cmd_<verb>.c per verb, their options and printing.
 # Every source of this folder is listed here, and only here.
 set(NG_CLI_SOURCES
-  admit_judge.c
-  admit_land.c
-  admit_profile.c
   admit_queue.c
   admit_report.c
-  class_baseline.c
+  cli_ctx.c
   cmd_admit.c
   cmd_audit.c
   cmd_baseline.c

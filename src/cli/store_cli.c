@@ -11,27 +11,18 @@
 
 #include "cli/store_cli.h"
 #include "cli/exit.h"
-#include "core/policy_digest.h"
-#include "core/policy_json.h"
-#include "store/policies.h"
+#include "flow/ctx.h"
 
 ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                             const char *spec)
 {
-	ng_store *st;
+	ng_ctx ctx = {.policy = cli->policy};
 	ng_err err;
-	if (ng_store_open(spec ? spec : cli->store_spec, &st, &err) < 0) {
+	if (ng_ctx_open_store(&ctx, spec ? spec : cli->store_spec, &err) < 0) {
 		ng_cli_store_error(e, &err);
 		return NULL;
 	}
-	/* Decisions and cases written through it name the policy that made them. */
-	char digest[NG_POLICY_DIGEST_LEN];
-	ng_policy_digest(&cli->policy, digest);
-	/* ... and keep its text, so a replay can decide with it again. */
-	char *text = ng_policy_to_text(&cli->policy);
-	ng_store_set_policy_text(st, digest, text);
-	free(text);
-	return st;
+	return ctx.store;
 }
 
 /* Opening a store creates it when it is missing, so a read with a mistyped

@@ -87,30 +87,6 @@ int ng_shipped_path(const char *in_build, const char *in_install, char *out, siz
 	return access(out, F_OK) == 0 ? 0 : -1;
 }
 
-cJSON *ng_load_json_file(const char *path, char **text, size_t *len, ng_err *err)
-{
-	*text = ng_read_file(path, len, err);
-	if (!*text)
-		return NULL;
-	ng_err perr;
-	cJSON *doc = ng_json_parse(*text, *len, &perr);
-	ng_strbuf dup = {0};
-	if (!doc) {
-		ng_fail_as(err, NG_ERR_INPUT, "%s: %s", path, perr.msg);
-	} else if (ng_json_find_duplicate(doc, &dup)) {
-		ng_fail_as(err, NG_ERR_INPUT, "%s: key \"%.200s\" is given twice: which value was meant? (remove one)",
-		        path, dup.s ? dup.s : "");
-		cJSON_Delete(doc);
-		doc = NULL;
-	}
-	ng_strbuf_free(&dup);
-	if (!doc) {
-		free(*text);
-		*text = NULL;
-	}
-	return doc;
-}
-
 int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
 {
 	size_t len;
@@ -161,14 +137,6 @@ int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)
 	*out = v;
 	*n = k;
 	return 0;
-}
-
-void ng_json_add_number(cJSON *obj, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(obj, key, v);
-	else
-		cJSON_AddNullToObject(obj, key);
 }
 
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
@@ -225,18 +193,7 @@ void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON 
 
 const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])
 {
-	ng_strbuf q = {0}, p = {0};
-	ng_strbuf_add_shell_word(&q, s);
-	ng_strbuf_add_printable(&p, q.s ? q.s : "");
-	/* A word that does not fit is not cut (a cut quote would change what
-	 * the rest of the line means): it is named instead. */
-	if (!p.s || p.oom || q.oom || p.len >= NG_SHELL_WORD_MAX)
-		snprintf(out, NG_SHELL_WORD_MAX, "NAME");
-	else
-		memcpy(out, p.s, p.len + 1);
-	ng_strbuf_free(&q);
-	ng_strbuf_free(&p);
-	return out;
+	return ng_shell_word(s, out);
 }
 
 void ng_cli_print_line(FILE *out, const char *prefix, const char *s)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collect/gpu_backend_load.h"
 #include "core/json.h"
 #include "core/record_build.h"
 #include "core/stats.h"
@@ -231,4 +232,31 @@ out:
 	free(work);
 	free(out);
 	free(done);
+}
+
+struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent)
+{
+	struct ng_gpu_loaded *g = malloc(sizeof *g);
+	if (absent)
+		*absent = false;
+	if (!g) {
+		snprintf(why, why_len, "out of memory");
+		return NULL;
+	}
+	int rc = ng_gpu_backend_open(g, why, why_len);
+	if (rc < 0) {
+		if (absent)
+			*absent = rc == NG_GPU_LOAD_ABSENT;
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void ng_probe_gpu_close(struct ng_gpu_loaded *g)
+{
+	if (!g)
+		return;
+	ng_gpu_backend_close(g);
+	free(g);
 }

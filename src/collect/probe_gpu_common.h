@@ -56,4 +56,10 @@ cJSON *ng_gpu_unmeasured(const char *const *metrics, size_t n, const char *probe
  * siblings': detail.siblings {median, percent, outlier, fraction, count}. */
 void ng_gpu_mark_siblings(cJSON *records, double fraction);
 
+/* The backend, loaded and started, with its GPUs described (heap); NULL
+ * with why (no library, no GPU, ...) when there is none to measure with,
+ * and *absent (when not NULL) true when no backend is installed at all. */
+struct ng_gpu_loaded *ng_probe_gpu_open(char *why, size_t why_len, bool *absent);
+void ng_probe_gpu_close(struct ng_gpu_loaded *g);
+
 #endif

@@ -787,3 +787,11 @@ bool ng_json_is_integer_literal(const char *text, size_t len, const cJSON *root,
 	}
 	return false;
 }
+
+void ng_json_add_number(cJSON *obj, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(obj, key, v);
+	else
+		cJSON_AddNullToObject(obj, key);
+}

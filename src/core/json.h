@@ -63,4 +63,7 @@ void ng_json_each_member(const cJSON *obj, void (*fn)(const cJSON *member, void 
  * so a hostile object costs n log n. */
 bool ng_json_find_duplicate(const cJSON *v, ng_strbuf *path);
 
+/* A double for JSON output: null when not finite. */
+void ng_json_add_number(cJSON *obj, const char *key, double v);
+
 #endif

@@ -33,8 +33,10 @@ char *ng_read_file(const char *path, size_t *len, ng_err *err)
 	if (f != stdin)
 		fclose(f);
 	if (!buf || failed) {
+		bool oom = !buf;
 		free(buf);
-		ng_fail_as(err, buf ? NG_ERR_INPUT : NG_ERR_INTERNAL, "cannot read %s: %s", path, buf ? "read error" : "out of memory");
+		ng_fail_as(err, oom ? NG_ERR_INTERNAL : NG_ERR_INPUT, "cannot read %s: %s", path,
+		           oom ? "out of memory" : "read error");
 		return NULL;
 	}
 	buf[n] = '\0';

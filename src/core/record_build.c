@@ -1,6 +1,5 @@
 #include "core/record_build.h"
 #include "core/metric.h"
-#include "core/record.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,6 +8,10 @@
 
 #include <cjson/cJSON.h>
 
+/* The schemas of a record and of a class baseline, as documents carry them. */
+#define NG_RECORD_SCHEMA "nodegate/record/1"
+#define NG_BASELINE_SCHEMA "nodegate/baseline/1"
+
 /* {"schema": "nodegate/record/1", "domain", "metric", "unit", "samples": [],
  * "wrong": null}. domain and unit come from the metric registry when NULL.
  * Returns NULL when out of memory. */

@@ -7,13 +7,13 @@ set(NG_CORE_SOURCES
   gpu_json.c
   json.c
   json_duplicates.c
+  json_file.c
   json_path.c
   metric.c
   policy.c
   policy_digest.c
   policy_json.c
   read_file.c
-  record.c
   record_build.c
   sha256.c
   stats.c

@@ -132,3 +132,19 @@ void ng_strbuf_add_double(ng_strbuf *b, double v)
 	}
 	ng_strbuf_adds(b, tmp);
 }
+
+const char *ng_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])
+{
+	ng_strbuf q = {0}, p = {0};
+	ng_strbuf_add_shell_word(&q, s);
+	ng_strbuf_add_printable(&p, q.s ? q.s : "");
+	/* A word that does not fit is not cut (a cut quote would change what
+	 * the rest of the line means): it is named instead. */
+	if (!p.s || p.oom || q.oom || p.len >= NG_SHELL_WORD_MAX)
+		snprintf(out, NG_SHELL_WORD_MAX, "NAME");
+	else
+		memcpy(out, p.s, p.len + 1);
+	ng_strbuf_free(&q);
+	ng_strbuf_free(&p);
+	return out;
+}

@@ -30,4 +30,10 @@ void ng_strbuf_add_printable(ng_strbuf *b, const char *s);
  * as '\''), so a command suggested in a message can be pasted safely. */
 void ng_strbuf_add_shell_word(ng_strbuf *b, const char *s);
 
+/* s as one shell word for a command suggested in a message (`nodegate
+ * release 'x;touch y'`), control characters escaped, in out
+ * (NG_SHELL_WORD_MAX holds any node or class name). */
+#define NG_SHELL_WORD_MAX 1100
+const char *ng_shell_word(const char *s, char out[NG_SHELL_WORD_MAX]);
+
 #endif

@@ -1,5 +1,7 @@
 /* The admission queue's landing and the Prolog's question (flow/admit_queue.h). */
 #include "flow/admit_queue.h"
+#include <stdarg.h>
+#include "flow/admit.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -71,4 +73,37 @@ int ng_flow_prolog_asks(const ng_ctx *ctx, const char *job_id, const char *slurm
 		return -1;
 	}
 	return ng_prolog_job_asks(&ctx->policy, &job, why, len) ? 1 : 0;
+}
+
+/* ---- from an admission run ----------------------------------------------------------- */
+
+static void note_to_run(void *arg, const char *verb, const char *fmt, va_list ap)
+{
+	(void)verb;
+	char buf[600];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	ng_admit_note(arg, "%s", buf);
+}
+
+int ng_admit_land_queue(ng_store *st, const ng_ctx *in, struct ng_admit_run *r,
+                        const char *node, ng_err *err)
+{
+	ng_ctx ctx = *in;
+	ctx.store = st;
+	ctx.actor = r->actor;
+	ctx.note = note_to_run;
+	ctx.note_arg = r;
+	/* The node's comment says why it stays out: the case, else the
+	 * first of the run's notes. */
+	char why[400] = "";
+	const cJSON *first = cJSON_GetArrayItem(r->notes, 0);
+	if (r->case_id)
+		snprintf(why, sizeof why, "case %lld (nodegate quarantine show %lld)",
+		         (long long)r->case_id, (long long)r->case_id);
+	else if (cJSON_IsString(first))
+		snprintf(why, sizeof why, "%s", first->valuestring);
+	else
+		snprintf(why, sizeof why, "run %s", r->run_id);
+	return ng_flow_admit_queue(&ctx, r->node, node ? node : r->node_name[0] ? r->node_name : NULL,
+	                           r->outcome, why, err);
 }

@@ -24,4 +24,12 @@ int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slur
 int ng_flow_prolog_asks(const ng_ctx *ctx, const char *job_id, const char *slurm_node,
                         char *why, size_t len);
 
+struct ng_admit_run;
+/* The admission queue's landing of one run (admit --queue): r->outcome on
+ * the node's Slurm features (node: its Slurm name, else the run's), the
+ * reason from the run's case or first note; what happened is a note of the
+ * run. -1 only when the store failed. */
+int ng_admit_land_queue(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
+                        const char *node, ng_err *err);
+
 #endif

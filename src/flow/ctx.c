@@ -1,8 +1,12 @@
 #include "flow/ctx.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/clock.h"
+#include "core/policy_digest.h"
+#include "core/policy_json.h"
+#include "store/policies.h"
 
 int64_t ng_ctx_now(const ng_ctx *ctx)
 {
@@ -17,4 +21,23 @@ void ng_ctx_note(const ng_ctx *ctx, const char *verb, const char *fmt, ...)
 	va_start(ap, fmt);
 	ctx->note(ctx->note_arg, verb, fmt, ap);
 	va_end(ap);
+}
+
+int ng_ctx_open_store(ng_ctx *ctx, const char *spec, ng_err *err)
+{
+	ng_store *st;
+	if (ng_store_open(spec, &st, err) < 0) {
+		if (err)
+			err->code = NG_ERR_STORE;
+		return -1;
+	}
+	/* Decisions and cases written through it name the policy that made them. */
+	char digest[NG_POLICY_DIGEST_LEN];
+	ng_policy_digest(&ctx->policy, digest);
+	/* ... and keep its text, so a replay can decide with it again. */
+	char *text = ng_policy_to_text(&ctx->policy);
+	ng_store_set_policy_text(st, digest, text);
+	free(text);
+	ctx->store = st;
+	return 0;
 }

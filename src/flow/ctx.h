@@ -46,4 +46,9 @@ int64_t ng_ctx_now(const ng_ctx *ctx);
 void ng_ctx_note(const ng_ctx *ctx, const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Opens the store spec names (NULL: $NODEGATE_STORE, else the default
+ * path) into ctx->store, so that decisions written through it name the
+ * policy in ctx (its digest). -1 with an NG_ERR_STORE error. */
+int ng_ctx_open_store(ng_ctx *ctx, const char *spec, ng_err *err);
+
 #endif

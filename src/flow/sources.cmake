@@ -1,9 +1,16 @@
 # src/flow/: orchestration over collect, store and land; never prints.
 # Every source of this folder is listed here, and only here.
 set(NG_FLOW_SOURCES
+  admit_json.c
+  admit_judge.c
+  admit_land.c
+  admit_profile.c
   admit_queue.c
+  admit_run.c
+  class_baseline.c
   ctx.c
   evidence.c
+  gate_batch.c
   gpu_check.c
   gpu_check_each.c
   gpu_check_inventory.c
@@ -15,6 +22,7 @@ set(NG_FLOW_SOURCES
   policy_history.c
   probation.c
   promote.c
+  records_in.c
   redecide.c
   replay.c
   replay_model.c

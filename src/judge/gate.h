@@ -3,7 +3,7 @@
  * This is the fabric-gate runbook's gate() (its Python is the reference
  * behaviour), with every constant taken from the policy. Pure: no I/O, no
  * clock, no globals, no allocation. The inputs are views the JSON layer
- * (core/record.h) fills in; non-numbers arrive as NaN, which the rule treats
+ * (judge/record.h) fills in; non-numbers arrive as NaN, which the rule treats
  * exactly as the reference treats a non-finite number. */
 #ifndef NODEGATE_JUDGE_GATE_H
 #define NODEGATE_JUDGE_GATE_H

@@ -17,5 +17,6 @@ set(NG_JUDGE_SOURCES
   lemon.c
   probation.c
   prolog_ask.c
+  record.c
 )
 list(TRANSFORM NG_JUDGE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

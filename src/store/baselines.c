@@ -104,13 +104,25 @@ int ng_store_put_baseline(ng_store *st, ng_store_baseline *b, const char *actor,
 int ng_store_current_baseline(ng_store *st, const char *class_key, const char *software,
                               const char *metric, ng_store_baseline *out, ng_err *err)
 {
+	/* A pinned baseline first (the newest pinned), else the newest built
+	 * "ok" one: two queries, each an index walk that stops at its first row
+	 * (baselines_by_pin), where one would sort every baseline of the key. */
+	const char *sw = software ? software : "";
+	int r = one_baseline(ng_q(st, err,
+	                          "SELECT " BASELINE_COLUMNS " FROM baselines"
+	                          " WHERE class = ? AND software = ? AND metric = ? AND pinned_at > 0"
+	                          " AND expired_at = 0 ORDER BY pinned_at DESC, built_at DESC, id DESC"
+	                          " LIMIT 1",
+	                          "ttt", class_key, sw, metric),
+	                     out, err);
+	if (r != 0)
+		return r;
 	return one_baseline(ng_q(st, err,
 	                         "SELECT " BASELINE_COLUMNS " FROM baselines"
-	                         " WHERE class = ? AND software = ? AND metric = ? AND expired_at = 0"
-	                         " AND (pinned_at > 0 OR status = 'ok')"
-	                         " ORDER BY pinned_at > 0 DESC, pinned_at DESC, built_at DESC, id DESC"
-	                         " LIMIT 1",
-	                         "ttt", class_key, software ? software : "", metric),
+	                         " WHERE class = ? AND software = ? AND metric = ? AND pinned_at = 0"
+	                         " AND expired_at = 0 AND status = 'ok'"
+	                         " ORDER BY built_at DESC, id DESC LIMIT 1",
+	                         "ttt", class_key, sw, metric),
 	                    out, err);
 }
 

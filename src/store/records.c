@@ -64,7 +64,7 @@ static int put_profile(ng_store *st, ng_sql_stmt **q, const char *profile, char 
 static int put_all(ng_store *st, void *arg, ng_err *err)
 {
 	const struct put *p = arg;
-	ng_sql_stmt *ins = NULL, *prof = NULL;
+	ng_sql_stmt *ins = NULL, *prof = NULL, *seen = NULL, *run = NULL;
 	char last[65] = "", digest[65];
 	int64_t first_id = 0, last_id = 0;
 	int rc = ng_sql_prepare(st->db,
@@ -116,6 +116,8 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 			;
 		if (s < 0)
 			rc = -1;
+		if (rc == 0)
+			rc = ng_cohort_note(st, &seen, &run, r, last_id, err);
 		/* A record that knows its node's scheduler name keeps the pair (a
 		 * batch is one node's, so this is one upsert in practice). */
 		const ng_store_record *prev = i ? &p->recs[i - 1] : NULL;
@@ -126,6 +128,8 @@ static int put_all(ng_store *st, void *arg, ng_err *err)
 	}
 	ng_sql_finalize(ins);
 	ng_sql_finalize(prof);
+	ng_sql_finalize(seen);
+	ng_sql_finalize(run);
 	if (rc == 0 && p->audit)
 		rc = audit_batch(st, p, first_id, last_id, err);
 	return rc;
@@ -388,53 +392,6 @@ int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *soft
 	return 0;
 }
 
-int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *software,
-                          const char *metric, const char *exclude_node, int64_t since,
-                          double median, double **drops, size_t *n, ng_err *err)
-{
-	*drops = NULL;
-	*n = 0;
-	ng_sql_stmt *q = ng_q(st, err,
-	         "SELECT node, samples FROM records"
-	         " WHERE class = ? AND software = ? AND metric = ? AND node <> ?"
-	         " AND n_samples > 0 AND taken_at >= ? ORDER BY node, taken_at DESC, id DESC",
-	         "tttti", class_key, software ? software : "", metric, exclude_node, since);
-	if (!q)
-		return -1;
-	size_t cap = 0;
-	double *work = NULL;
-	size_t work_cap = 0;
-	char last[256] = "";
-	int r;
-	while ((r = ng_sql_step(q, err)) == 1) {
-		const char *node = ng_sql_column_text(q, 0);
-		if (strcmp(node, last) == 0)
-			continue; /* only each node's newest run */
-		ng_copy(last, sizeof last, node);
-		size_t len;
-		const void *blob = ng_sql_column_blob(q, 1, &len);
-		size_t k = len / sizeof(double);
-		if (!k)
-			continue;
-		if (grow((void **)&work, &work_cap, k, sizeof(double)) < 0 ||
-		    grow((void **)drops, &cap, *n + 1, sizeof(double)) < 0) {
-			r = ng_fail_as(err, NG_ERR_STORE, "out of memory");
-			break;
-		}
-		memcpy(work, blob, k * sizeof(double));
-		(*drops)[(*n)++] = 1.0 - ng_np_median_inplace(work, k) / median;
-	}
-	ng_sql_finalize(q);
-	free(work);
-	if (r < 0) {
-		free(*drops);
-		*drops = NULL;
-		*n = 0;
-		return -1;
-	}
-	return 0;
-}
-
 int ng_store_baseline_keys(ng_store *st, const char *class_key, int64_t since, char **keys,
                            size_t *n, ng_err *err)
 {
@@ -475,17 +432,6 @@ int ng_store_baseline_keys(ng_store *st, const char *class_key, int64_t since, c
 		return -1;
 	}
 	return 0;
-}
-
-int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t since,
-                                   ng_err *err)
-{
-	int64_t n = 0;
-	return ng_q_int64(st, err, &n,
-	                  "SELECT count(DISTINCT node) FROM records WHERE class = ? AND taken_at >= ?",
-	                  "ti", class_key, since) < 0
-	               ? -1
-	               : n;
 }
 
 int ng_store_last_gpu_check(ng_store *st, const char *node, ng_store_gpu_check *out, ng_err *err)

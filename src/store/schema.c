@@ -183,7 +183,25 @@ static const char *const migrations[] = {
 	" node TEXT NOT NULL, job TEXT NOT NULL, job_name TEXT NOT NULL, runtime_s {INT} NOT NULL,"
 	" clean {INT} NOT NULL, at {INT} NOT NULL, PRIMARY KEY (node, job));"
 	"CREATE INDEX IF NOT EXISTS job_runs_by_name ON job_runs (job_name, at);",
+	/* 12: each (class, node) and its newest record, and each node's newest
+	 * run with samples per (class, software, metric) with its median, kept
+	 * as records are stored (cohort_runs.c): how many nodes a class has
+	 * lately and what the cohort ran are read from one row per node, not
+	 * from every record in the window; and the current baseline by an index. Filled from the records there are
+	 * (migrate()). */
+	"CREATE TABLE IF NOT EXISTS class_nodes (class TEXT NOT NULL, node TEXT NOT NULL,"
+	" last_at {INT} NOT NULL, PRIMARY KEY (class, node));"
+	"CREATE INDEX IF NOT EXISTS class_nodes_by_at ON class_nodes (class, last_at);"
+	"CREATE TABLE IF NOT EXISTS cohort_runs (class TEXT NOT NULL, software TEXT NOT NULL,"
+	" metric TEXT NOT NULL, node TEXT NOT NULL, taken_at {INT} NOT NULL,"
+	" record_id {INT} NOT NULL, median {REAL} NOT NULL,"
+	" PRIMARY KEY (class, software, metric, node));"
+	/* The key's current baseline, found without sorting its history. */
+	"CREATE INDEX IF NOT EXISTS baselines_by_pin"
+	" ON baselines (class, software, metric, pinned_at, built_at);",
 };
+/* The migration from which class_nodes and cohort_runs are kept. */
+#define COHORT_KEPT_FROM 12
 /* The migration after which the chain covers state. */
 #define STATE_COVERED_FROM 7
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -296,6 +314,9 @@ static int migrate(ng_store *st, void *arg, ng_err *err)
 	ng_strbuf_free(&ddl);
 	if (rc < 0 || version == (long)N_MIGRATIONS)
 		return rc;
+	/* The class nodes and cohort runs of the records stored before schema 12. */
+	if (version > 0 && version < COHORT_KEPT_FROM && ng_cohort_fill(st, err) < 0)
+		return -1;
 	/* The store's id, which its audit anchor names (audit_anchor.c). */
 	if (version < STATE_COVERED_FROM) {
 		unsigned char raw[16];

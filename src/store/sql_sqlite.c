@@ -31,6 +31,8 @@
 #define BUSY_TIMEOUT_MS 30000
 #define QUEUE_COUNTER_BYTES 8 /* the ticket counter, then one byte per ticket */
 
+#define SQ_CACHE_MAX 64
+
 struct sq_db {
 	ng_sql base;
 	sqlite3 *h;
@@ -44,6 +46,11 @@ struct sq_db {
 	 * the ticket this connection holds while it writes (-1: none). */
 	int queue_fd;
 	int64_t ticket;
+	/* Statements finalized, kept prepared for the next prepare of the same
+	 * text: an admission runs the same few dozen queries for every record,
+	 * and preparing them costs as much as running them. */
+	sqlite3_stmt *cache[SQ_CACHE_MAX];
+	size_t n_cache;
 };
 
 struct sq_stmt {
@@ -169,9 +176,16 @@ static int sq_prepare(ng_sql *db, const char *sql, ng_sql_stmt **out, ng_err *er
 	*out = NULL;
 	sqlite3_stmt *h = NULL;
 	const char *tail = NULL;
+	for (size_t i = 0; i < d->n_cache; i++) {
+		if (strcmp(sqlite3_sql(d->cache[i]), sql) == 0) {
+			h = d->cache[i];
+			d->cache[i] = d->cache[--d->n_cache];
+			break;
+		}
+	}
 	/* Statements are often kept for a loop of inserts; PERSISTENT keeps
 	 * them out of the small lookaside pool the connection needs for itself. */
-	int rc = sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &h, &tail);
+	int rc = h ? SQLITE_OK : sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &h, &tail);
 	if (rc != SQLITE_OK)
 		return sq_fail_sql(d, err, rc, sql);
 	if (!h || (tail && *tail && !only_comments(d->h, tail))) {
@@ -315,7 +329,14 @@ static void sq_reset(ng_sql_stmt *st)
 
 static void sq_finalize(ng_sql_stmt *st)
 {
-	sqlite3_finalize(stmt_of(st)->h);
+	struct sq_db *d = db_of(st->db);
+	sqlite3_stmt *h = stmt_of(st)->h;
+	/* Reset, its values cleared, it is as new for the next prepare. */
+	if (d->n_cache < SQ_CACHE_MAX && sqlite3_reset(h) == SQLITE_OK &&
+	    sqlite3_clear_bindings(h) == SQLITE_OK)
+		d->cache[d->n_cache++] = h;
+	else
+		sqlite3_finalize(h);
 	free(st);
 }
 
@@ -507,6 +528,8 @@ static ng_sql_error sq_last_error(ng_sql *db) { return db_of(db)->last; }
 static void sq_close(ng_sql *db)
 {
 	struct sq_db *d = db_of(db);
+	for (size_t i = 0; i < d->n_cache; i++)
+		sqlite3_finalize(d->cache[i]);
 	/* close_v2: statements a caller forgot to finalize do not keep the
 	 * file open forever, they end it when they go. */
 	sqlite3_close_v2(d->h);

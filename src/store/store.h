@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 11
+#define NG_STORE_SCHEMA_VERSION 12
 
 typedef struct ng_store ng_store;
 

@@ -125,4 +125,12 @@ int ng_store_schema_ensure(ng_store *st, ng_err *err);
  * decisions are written under, once per digest. */
 int ng_store_keep_policy(ng_store *st, int64_t at, ng_err *err);
 
+/* cohort_runs.c: the class's nodes and each node's newest run, noted as
+ * record r (stored as record_id) is (statements kept in *seen and *run for a
+ * batch; the caller finalizes them); and filled from the records there are,
+ * for a store from before they were kept (schema 10). */
+int ng_cohort_note(ng_store *st, ng_sql_stmt **seen, ng_sql_stmt **run,
+                   const ng_store_record *r, int64_t record_id, ng_err *err);
+int ng_cohort_fill(ng_store *st, ng_err *err);
+
 #endif

@@ -264,6 +264,8 @@ static void older_schema_is_migrated(void **state)
 	ng_store_record r = rec("n1", CLASS, SW, METRIC, 100, s, 3, true, true);
 	put_ok(st, &r, 1, NULL);
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
+	                             "DROP TABLE class_nodes;"
+	                             "DROP TABLE cohort_runs;"
 	                             "DROP TABLE gpu_counters;"
 	                             "ALTER TABLE node_states DROP COLUMN duration_ms;"
 	                             "DROP INDEX cases_by_metric;"
@@ -770,6 +772,45 @@ static void cohort_drops_take_each_nodes_newest_run(void **state)
 		0);
 	assert_int_equal(n, 0);
 	free(drops);
+	done(st, spec);
+}
+
+/* A store from before schema 10 has its class nodes and cohort runs filled
+ * from its records when it is opened: the same cohort and count as a store
+ * that kept them from the start. */
+static void cohort_is_filled_for_an_older_store(void **state)
+{
+	(void)state;
+	char spec[1024];
+	ng_store *st = fresh_store("cohort_fill", spec, sizeof spec);
+	double s100[] = {99, 100, 101}, s90[] = {90, 89, 91}, s50[] = {50}, s70[] = {70, 70};
+	ng_store_record recs[] = {
+		rec("a", CLASS, SW, METRIC, 100, s100, 3, true, true),
+		rec("a", CLASS, SW, METRIC, 200, s90, 3, false, false),
+		rec("c", CLASS, SW, METRIC, 120, s50, 1, true, true),
+		rec("c", CLASS, SW, METRIC, 120, s70, 2, true, true),
+		rec("e", CLASS, SW, METRIC, 40, s50, 1, true, true),
+	};
+	put_ok(st, recs, sizeof recs / sizeof recs[0], NULL);
+	ng_err err = {0};
+	assert_int_equal(ng_sql_exec(ng_store_sql(st),
+	                             "DELETE FROM cohort_runs; DELETE FROM class_nodes;"
+	                             "UPDATE meta SET value = '9' WHERE key = 'schema_version'",
+	                             &err),
+	                 0);
+	ng_store_close(st);
+	st = open_ok(spec);
+	double *drops = NULL;
+	size_t n = 0;
+	assert_int_equal(
+		ng_store_cohort_drops(st, CLASS, SW, METRIC, "me", 60, 100.0, &drops, &n, &err), 0);
+	assert_int_equal(n, 2);
+	qsort(drops, n, sizeof *drops, cmp_double);
+	assert_true(fabs(drops[0] - 0.10) < 1e-12); /* a's newest: 90 */
+	assert_true(fabs(drops[1] - 0.30) < 1e-12); /* c's last written at 120: 70 */
+	free(drops);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 60, &err), 2);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 0, &err), 3);
 	done(st, spec);
 }
 
@@ -1805,6 +1846,7 @@ int main(void)
 		cmocka_unit_test(baseline_runs_are_the_accepted_idle_runs_in_the_window),
 		cmocka_unit_test(accept_records_lets_runs_into_baselines),
 		cmocka_unit_test(cohort_drops_take_each_nodes_newest_run),
+		cmocka_unit_test(cohort_is_filled_for_an_older_store),
 		cmocka_unit_test(baselines_pinned_beat_built_and_expired_are_never_current),
 		cmocka_unit_test(cases_open_retry_close),
 		cmocka_unit_test(overrides_are_active_from_created_until_expiry),

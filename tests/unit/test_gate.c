@@ -27,7 +27,7 @@
 
 #include "core/json.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/strbuf.h"
 #include "judge/gate.h"
 

@@ -12,7 +12,7 @@
 
 #include "collect/probe_cpu.h"
 #include "core/metric.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 static struct ng_cpu_opts short_opts(const char *tier, unsigned threads)
 {

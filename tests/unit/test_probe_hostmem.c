@@ -17,7 +17,7 @@
 
 #include "collect/probe_hostmem.h"
 #include "core/metric.h"
-#include "core/record.h"
+#include "judge/record.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

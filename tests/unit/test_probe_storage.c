@@ -22,7 +22,7 @@
 #include "collect/probe_storage.h"
 #include "core/json.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/record_build.h"
 
 static char tmpdir[256];

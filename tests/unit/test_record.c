@@ -1,5 +1,5 @@
 /* Records, baselines and cohorts from JSON into the gate's views: each field
- * read as the reference rule reads a Python dict (see core/record.h), and the
+ * read as the reference rule reads a Python dict (see judge/record.h), and the
  * buffers behind the views reused from one record to the next. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 
 #include "core/json.h"
 #include "core/policy.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/strbuf.h"
 
 static cJSON *must_parse(const char *text)

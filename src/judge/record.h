@@ -13,17 +13,16 @@
  *   class    absent and null are the same; 1, 1.0 and true are the same
  * Pure: no I/O. Buffers are reused across calls, so judging a stream of
  * records allocates only when a record is larger than any before it. */
-#ifndef NODEGATE_CORE_RECORD_H
-#define NODEGATE_CORE_RECORD_H
+#ifndef NODEGATE_JUDGE_RECORD_H
+#define NODEGATE_JUDGE_RECORD_H
 
 #include <cjson/cJSON.h>
 
 #include "core/error.h"
+#include "core/record_build.h" /* NG_RECORD_SCHEMA, NG_BASELINE_SCHEMA */
 #include "core/strbuf.h"
 #include "judge/gate.h"
 
-#define NG_RECORD_SCHEMA "nodegate/record/1"
-#define NG_BASELINE_SCHEMA "nodegate/baseline/1"
 
 typedef struct {
 	ng_gate_record rec;

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/admit.h"
-#include "cli/store_cli.h"
+#include "flow/admit.h"
+#include "core/clock.h"
 #include "core/json.h"
 #include "judge/breaker.h"
 #include "land/slurm.h"
@@ -116,10 +116,10 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
  * it trips the breaker, the event opens all the same, saying the class is
  * below its floor, for the change owner.
  * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
-static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                       bool below_floor, ng_err *err)
 {
-	const ng_policy *pol = &cli->policy;
+	const ng_policy *pol = &ctx->policy;
 	const ng_admit_result *what = r->d.n_named ? r->d.named[0] : NULL;
 	const char *metric = what ? what->metric : "";
 	int64_t window = (int64_t)pol->breaker_window_hours * 3600;
@@ -223,7 +223,7 @@ static int quarantine(ng_store *st, const struct ng_cli *cli, struct ng_admit_ru
 	              "(`nodegate quarantine show %s`)",
 	              (long long)r->case_id, what ? what->domain : "", what ? what->metric : "",
 	              wrong ? "returned wrong results" : below_floor ? "fell below its floor twice" : "failed twice",
-	              pol->release_passes, ng_cli_shell_word(r->node_name[0] ? r->node_name : r->node, word));
+	              pol->release_passes, ng_shell_word(r->node_name[0] ? r->node_name : r->node, word));
 	return 0;
 }
 
@@ -329,7 +329,7 @@ static bool event_covers(const ng_store_fleet_event *ev, size_t n, const char *m
 }
 
 /* Counts this run toward the node's open case, when it ran the case's test. */
-static int count_toward_case(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+static int count_toward_case(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                              const ng_store_case *c, ng_err *err)
 {
 	r->case_id = c->id;
@@ -342,7 +342,7 @@ static int count_toward_case(ng_store *st, const struct ng_cli *cli, struct ng_a
 	bool ok = passed(j->line.status);
 	if (ng_store_case_retry(st, c->id, ok, r->run_id, r->now, err) < 0)
 		return -1;
-	long have = (long)c->passes + ok, need = cli->policy.release_passes;
+	long have = (long)c->passes + ok, need = ctx->policy.release_passes;
 	ng_admit_note(r,
 	              "still quarantined (case %lld): %s %s; %ld of %ld passing runs since it began%s",
 	              (long long)c->id, c->metric, ok ? "passed" : "failed again", have, need,
@@ -350,9 +350,9 @@ static int count_toward_case(ng_store *st, const struct ng_cli *cli, struct ng_a
 	return 0;
 }
 
-int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r, ng_err *err)
+int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_err *err)
 {
-	const ng_policy *pol = &cli->policy;
+	const ng_policy *pol = &ctx->policy;
 	r->outcome = ng_admit_outcome_name(r->d.outcome);
 	if (pol->n_floors == 0)
 		ng_admit_note(r, "peers only: the policy sets no floors, and a class that degrades "
@@ -394,7 +394,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 		              (long long)ov.id, ov.by, until, ov.reason, r->outcome);
 		r->outcome = "admitted-warn";
 	} else if (path == NG_LAND_OPEN_CASE) {
-		rc = count_toward_case(st, cli, r, &open_case, err);
+		rc = count_toward_case(st, ctx, r, &open_case, err);
 		r->outcome = "quarantined";
 	} else if (path == NG_LAND_EVENT_OPEN) {
 		ng_admit_note(r, "would have been quarantined; not, while fleet-regression event %lld "
@@ -405,7 +405,7 @@ int ng_admit_land(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r
 	} else if (path == NG_LAND_QUARANTINE) {
 		if (below_floor && n_events)
 			ng_admit_note(r, "below the floor: quarantined whatever the fleet did");
-		int q = quarantine(st, cli, r, below_floor, err);
+		int q = quarantine(st, ctx, r, below_floor, err);
 		rc = q < 0 ? -1 : 0;
 		if (q == 1) {
 			r->outcome = declined(r);
@@ -505,10 +505,10 @@ static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
 	return ng_slurm_hook_drain_is_ours(reason, stamp, last.mode, last.drain, last.at);
 }
 
-int ng_admit_land_slurm(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+int ng_admit_land_slurm(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                         const char *node, ng_err *err)
 {
-	if (cli->no_land || strcmp(r->outcome, "quarantined") != 0 || !r->case_id)
+	if (ctx->no_land || strcmp(r->outcome, "quarantined") != 0 || !r->case_id)
 		return 0;
 	ng_store_case c = {0};
 	int has = ng_store_open_case_of(st, r->node, &c, err);

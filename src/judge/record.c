@@ -1,4 +1,4 @@
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/json.h"
 
 #include <float.h>

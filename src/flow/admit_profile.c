@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/admit_profile.h"
-#include "cli/probe.h"
+#include "flow/admit_profile.h"
+#include "flow/records_in.h"
 #include "collect/harness.h"
 #include "collect/identity.h"
 #include "collect/probe_cpu.h"
@@ -27,12 +27,12 @@ static bool wanted(const char *domain, const char *const *domains, size_t n)
 
 /* Names the probe in each of its records (as `nodegate probe` does) and
  * moves them into all. */
-static void take(cJSON *all, cJSON *recs, const char *probe, ng_err *err)
+static void take(const ng_ctx *ctx, cJSON *all, cJSON *recs, const char *probe, ng_err *err)
 {
 	if (!recs) {
 		/* A usage or memory error in the probe itself: say it in one record
 		 * so the run is held, never silently shorter. */
-		fprintf(stderr, "nodegate admit: probe %s: %s\n", probe, err->msg);
+		ng_ctx_note(ctx, "admit", "probe %s: %s", probe, err->msg);
 		return;
 	}
 	cJSON *r;
@@ -49,7 +49,7 @@ static void take(cJSON *all, cJSON *recs, const char *probe, ng_err *err)
 /* The fabric tool through the harness: help-text option check, timeout,
  * raw output kept with its digest. What it could not measure is a record
  * that says so, as for the probes. */
-static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
+static void collect_fabric(const ng_ctx *ctx, cJSON *all, const struct ng_admit_profile *p)
 {
 	struct ng_harness_opts h = {
 		.parser = p->fabric_parser, .argv = p->fabric_argv, .argc = p->fabric_argc,
@@ -59,11 +59,11 @@ static void collect_fabric(cJSON *all, const struct ng_admit_profile *p)
 	ng_err err = {0};
 	cJSON *recs = ng_harness_run(&h, &err);
 	if (!recs) {
-		fprintf(stderr, "nodegate admit: fabric: %s\n", err.msg);
+		ng_ctx_note(ctx, "admit", "fabric: %s", err.msg);
 		return;
 	}
 	if (p->fabric_diag && ng_apply_diag_file(recs, p->fabric_diag, &err) < 0)
-		fprintf(stderr, "nodegate admit: --fabric-diag %s\n", err.msg);
+		ng_ctx_note(ctx, "admit", "--fabric-diag %s", err.msg);
 	cJSON *r;
 	while ((r = cJSON_DetachItemFromArray(recs, 0)))
 		cJSON_AddItemToArray(all, r);
@@ -95,8 +95,8 @@ static long gpus_on_pci(void)
  * installed backend cannot start them (no driver, a GPU the runtime does
  * not see) gets the GPU records with no samples and the reason: absent
  * evidence is not a pass, so the node is held. With no backend installed at
- * all, the GPU probes are not part of this deployment: said on stderr. */
-static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_admit_profile *p,
+ * all, the GPU probes are not part of this deployment: said in a note. */
+static bool collect_gpus(cJSON *all, const ng_ctx *ctx, const struct ng_admit_profile *p,
                          const char *const *domains, size_t n_domains)
 {
 	bool compute = !p->skip_compute && wanted("compute", domains, n_domains);
@@ -119,7 +119,7 @@ static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_a
 		snprintf(why, sizeof why, "%ld NVIDIA GPU%s on the PCI bus, but %s: %.*s", n, n == 1 ? "" : "s",
 		         absent ? "no GPU probe backend is installed" : "the GPU probes could not start",
 		         (int)NG_GPU_WHY, was);
-		fprintf(stderr, "nodegate admit: %s: the GPUs are unmeasured, the node is held\n", why);
+		ng_ctx_note(ctx, "admit", "%s: the GPUs are unmeasured, the node is held", why);
 	} else {
 		/* The backend measures the GPUs it sees; a GPU on the bus it does
 		 * not see is one nobody measured. */
@@ -133,49 +133,49 @@ static bool collect_gpus(cJSON *all, const struct ng_cli *cli, const struct ng_a
 			static const char *const metric[] = {"gpu.gemm.tflops"};
 			cJSON *one = ng_gpu_unmeasured(metric, 1, "gpu-compute", short_of);
 			ng_err e2 = {0};
-			take(all, one, "gpu-compute", &e2);
-			fprintf(stderr, "nodegate admit: %s: the node is held\n", short_of);
+			take(ctx, all, one, "gpu-compute", &e2);
+			ng_ctx_note(ctx, "admit", "%s: the node is held", short_of);
 		}
 	}
 	ng_err err = {0};
 	if (compute) {
 		struct ng_gpu_compute_opts o;
 		ng_gpu_compute_opts_default(&o);
-		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
-		o.series_drop = cli->policy.gpu_series_drop;
+		o.sibling_fraction = ctx->policy.gpu_sibling_fraction;
+		o.series_drop = ctx->policy.gpu_series_drop;
 		if (p->quick) {
 			o.duration_s = 3;
 			o.interval_s = 0.25;
 		}
-		take(all, ng_probe_gpu_compute_run(g, why, &o, &err), "gpu-compute", &err);
+		take(ctx, all, ng_probe_gpu_compute_run(g, why, &o, &err), "gpu-compute", &err);
 	}
 	if (memory) {
 		struct ng_gpu_memory_opts o;
 		ng_gpu_memory_opts_default(&o);
-		o.share = cli->policy.gpu_memory_share;
-		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
+		o.share = ctx->policy.gpu_memory_share;
+		o.sibling_fraction = ctx->policy.gpu_sibling_fraction;
 		if (p->quick) {
 			o.duration_s = 1;
 			o.interval_s = 0.1;
 		}
-		take(all, ng_probe_gpu_memory_run(g, why, &o, &err), "gpu-memory", &err);
+		take(ctx, all, ng_probe_gpu_memory_run(g, why, &o, &err), "gpu-memory", &err);
 	}
 	if (fabric) {
 		struct ng_gpu_copy_opts o;
 		ng_gpu_copy_opts_default(&o);
-		o.sibling_fraction = cli->policy.gpu_sibling_fraction;
+		o.sibling_fraction = ctx->policy.gpu_sibling_fraction;
 		if (p->quick) {
 			o.bytes = (uint64_t)64 << 20;
 			o.duration_s = 0.2;
 			o.interval_s = 0.05;
 		}
-		take(all, ng_probe_gpu_copy_run(g, why, &o, &err), "gpu-copy", &err);
+		take(ctx, all, ng_probe_gpu_copy_run(g, why, &o, &err), "gpu-copy", &err);
 	}
 	ng_probe_gpu_close(g);
 	return true;
 }
 
-cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile *p,
+cJSON *ng_admit_collect(const ng_ctx *ctx, const struct ng_admit_profile *p,
                         const char *const *domains, size_t n_domains, cJSON **missing)
 {
 	cJSON *all = cJSON_CreateArray();
@@ -194,7 +194,7 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 			o.duration_s = 2;
 			o.interval_s = 0.25;
 		}
-		take(all, ng_probe_cpu_run(&o, &err), "cpu", &err);
+		take(ctx, all, ng_probe_cpu_run(&o, &err), "cpu", &err);
 	}
 	if (!p->skip_memory && wanted("memory", domains, n_domains)) {
 		struct ng_hostmem_opts o;
@@ -204,7 +204,7 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 			o.phase_s = 0.5;
 			o.interval_s = 0.1;
 		}
-		take(all, ng_probe_hostmem_run(&o, &err), "hostmem", &err);
+		take(ctx, all, ng_probe_hostmem_run(&o, &err), "hostmem", &err);
 	}
 	if (!p->skip_storage && wanted("storage", domains, n_domains)) {
 		ng_storage_opts o;
@@ -220,11 +220,11 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 			one = cJSON_CreateArray();
 			cJSON_AddItemToArray(one, rec);
 		}
-		take(all, one, "storage", &err);
+		take(ctx, all, one, "storage", &err);
 	}
-	bool gpus = collect_gpus(all, cli, p, domains, n_domains);
+	bool gpus = collect_gpus(all, ctx, p, domains, n_domains);
 	if (p->fabric_parser && wanted("fabric", domains, n_domains))
-		collect_fabric(all, p);
+		collect_fabric(ctx, all, p);
 	/* Domains asked for that nothing here measures: fabric needs its
 	 * harness or the GPU copy probe (GPUs and a backend). */
 	static const char *const measured[] = {"compute", "memory", "storage", "fabric"};
@@ -237,8 +237,8 @@ cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile 
 			cJSON_AddItemToArray(*missing, cJSON_CreateString(domains[i]));
 	}
 	if (cJSON_GetArraySize(all) > 0) {
-		if (ng_identity_stamp(all, &cli->policy, NULL, &err) < 0)
-			fprintf(stderr, "nodegate admit: node identity: %s\n", err.msg);
+		if (ng_identity_stamp(all, &ctx->policy, NULL, &err) < 0)
+			ng_ctx_note(ctx, "admit", "node identity: %s", err.msg);
 		ng_records_settle_unmeasured(all);
 	}
 	return all;

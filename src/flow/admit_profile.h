@@ -1,13 +1,13 @@
 /* The admission profile: which probes `nodegate admit` runs for each domain,
  * with what settings, the same on every candidate of a class. */
-#ifndef NODEGATE_CLI_ADMIT_PROFILE_H
-#define NODEGATE_CLI_ADMIT_PROFILE_H
+#ifndef NODEGATE_FLOW_ADMIT_PROFILE_H
+#define NODEGATE_FLOW_ADMIT_PROFILE_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli/cmd.h"
+#include "flow/ctx.h"
 #include "parse/parse.h"
 
 struct ng_admit_profile {
@@ -31,7 +31,7 @@ struct ng_admit_profile {
  * says nothing was measured). A domain with no probe on this node gives no
  * records; *missing lists the names of asked-for domains that had none.
  * NULL only when out of memory. */
-cJSON *ng_admit_collect(const struct ng_cli *cli, const struct ng_admit_profile *p,
+cJSON *ng_admit_collect(const ng_ctx *ctx, const struct ng_admit_profile *p,
                         const char *const *domains, size_t n_domains, cJSON **missing);
 
 /* Other runnable tasks on the node now (procs_running in /proc/stat, less

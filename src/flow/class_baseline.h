@@ -1,7 +1,7 @@
 /* Building a class baseline from the store's accepted runs, and finding the
  * one to judge against: shared by `nodegate baseline build` and `admit`. */
-#ifndef NODEGATE_CLI_CLASS_BASELINE_H
-#define NODEGATE_CLI_CLASS_BASELINE_H
+#ifndef NODEGATE_FLOW_CLASS_BASELINE_H
+#define NODEGATE_FLOW_CLASS_BASELINE_H
 
 #include <stdbool.h>
 

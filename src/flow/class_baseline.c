@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/class_baseline.h"
+#include "flow/class_baseline.h"
 
 const char *ng_baseline_status_name(ng_baseline_status s)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/admit.h"
-#include "cli/class_baseline.h"
+#include "flow/admit.h"
+#include "flow/class_baseline.h"
 #include "core/json.h"
 #include "core/metric.h"
-#include "core/record.h"
+#include "judge/record.h"
 #include "core/stats.h"
 #include "judge/hysteresis.h"
 
@@ -94,7 +94,7 @@ static void subject_of(const cJSON *rec, char *out, size_t len)
  * about performance and leaves it alone. A metric measured once per GPU
  * keeps one history per GPU (metric@subject): eight records of one run are
  * eight GPUs once each, not one GPU eight times. */
-static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+static int track_hysteresis(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                             struct ng_admit_judged *j, ng_err *err)
 {
 	j->effective = j->raw;
@@ -122,7 +122,7 @@ static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_ad
 		return ng_fail(err, "out of memory");
 	}
 	const cJSON *v;
-	size_t window = (size_t)cli->policy.unstable_window;
+	size_t window = (size_t)ctx->policy.unstable_window;
 	j->unstable_recent = j->raw == NG_V_UNSTABLE;
 	cJSON_ArrayForEach(v, arr)
 	{
@@ -134,8 +134,8 @@ static int track_hysteresis(ng_store *st, const struct ng_cli *cli, struct ng_ad
 	}
 	ng_hysteresis h;
 	int rc = ng_with_hysteresis(j->raw, kinds, k, blocked,
-	                            (unsigned long long)cli->policy.clear_after,
-	                            (unsigned long long)cli->policy.escalate_after, &h);
+	                            (unsigned long long)ctx->policy.clear_after,
+	                            (unsigned long long)ctx->policy.escalate_after, &h);
 	free(kinds);
 	if (rc == 0) {
 		j->effective = h.effective;
@@ -253,10 +253,10 @@ static void note_unmeasured(struct ng_admit_run *r, const struct ng_admit_judged
 	ng_admit_note(r, "%s", text);
 }
 
-static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                      struct ng_admit_judged *j, ng_err *err)
 {
-	const ng_policy *pol = &cli->policy;
+	const ng_policy *pol = &ctx->policy;
 	j->metric = ng_admit_str(j->rec, "metric");
 	j->domain = ng_admit_str(j->rec, "domain");
 	j->unit = ng_admit_str(j->rec, "unit");
@@ -300,7 +300,7 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 			free(local.cohort);
 		}
 	}
-	if (track_hysteresis(st, cli, r, j, err) < 0)
+	if (track_hysteresis(st, ctx, r, j, err) < 0)
 		return -1;
 
 	j->res = (ng_admit_result){
@@ -333,7 +333,7 @@ static int judge_one(ng_store *st, const struct ng_cli *cli, struct ng_admit_run
 }
 
 /* Stores a stage's records and judges each. */
-int ng_admit_judge_stage(ng_store *st, const struct ng_cli *cli, struct ng_admit_run *r,
+int ng_admit_judge_stage(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                        const cJSON *records, const char *stage, ng_err *err)
 {
 	size_t n = (size_t)cJSON_GetArraySize(records);
@@ -364,7 +364,7 @@ int ng_admit_judge_stage(ng_store *st, const struct ng_cli *cli, struct ng_admit
 	{
 		struct ng_admit_judged *j = &r->j[r->n++];
 		*j = (struct ng_admit_judged){.rec = rec, .record_id = ids[i++], .stage = stage};
-		if ((rc = judge_one(st, cli, r, j, err)) < 0)
+		if ((rc = judge_one(st, ctx, r, j, err)) < 0)
 			break;
 	}
 	free(ids);
