@@ -14,9 +14,10 @@ size_t ng_report_states_of(const struct ng_report *r, size_t node, const char **
 		if (k < max)           \
 			out[k++] = (s);    \
 	} while (0)
-	/* Repeat offenders ("lemon") and nodes on probation after a release
-	 * belong here, before "quarantined" and "admitted" respectively, when
-	 * the store keeps those states. */
+	/* A repeat offender first: it is never released automatically. A node
+	 * on probation after a release has "probation" as its outcome. */
+	if (n->lemon)
+		PUT("lemon");
 	if (n->case_id)
 		PUT("quarantined");
 	else if (n->outcome[0])

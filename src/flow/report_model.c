@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "flow/report_model.h"
+#include "flow/lemon.h"
 #include "core/json.h"
 #include "core/policy_digest.h"
 #include "core/stats.h"
@@ -542,6 +543,28 @@ static int health_row(const ng_report_health *h, void *arg)
 
 /* ---- the whole load ----------------------------------------------------------------- */
 
+/* Repeat offenders (flow/lemon.h), judged now under the policy in force:
+ * the report names them beside their other state. */
+static int mark_lemons(ng_store *st, const ng_policy *pol, struct ng_report *r, ng_err *err)
+{
+	char(*ids)[256] = NULL;
+	ng_lemon_verdict *v = NULL;
+	size_t n = 0;
+	if (ng_lemon_all(st, pol, r->o.now, &ids, &v, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		long k = ng_rmap_find(&r->node_map, ids[i]);
+		if (k < 0 || r->key_node[k] < 0 || !v[i].lemon)
+			continue;
+		struct ng_rnode *node = &r->nodes[r->key_node[k]];
+		node->lemon = true;
+		node->lemon_count = v[i].node_count;
+	}
+	free(ids);
+	free(v);
+	return 0;
+}
+
 int ng_report_load(ng_store *st, const ng_ctx *ctx, struct ng_report *r, ng_err *err)
 {
 	const ng_policy *pol = &ctx->policy;
@@ -591,6 +614,8 @@ int ng_report_load(ng_store *st, const ng_ctx *ctx, struct ng_report *r, ng_err 
 		rc = ng_report_false_rejects(st, r, err);
 	if (rc == 0)
 		ng_report_truth(r);
+	if (rc == 0)
+		rc = mark_lemons(st, &ctx->policy, r, err);
 	if (rc == 0)
 		rc = ng_store_config_errors_since(st, r->since, &r->config_errors, &r->n_config_errors,
 		                                  err);

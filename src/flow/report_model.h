@@ -48,6 +48,8 @@ struct ng_rnode {
 	bool flagged;        /* below the bar in some plotted metric */
 	size_t epilog_faults, health_faults, quarantines;
 	ng_gh_tally gh;
+	bool lemon;          /* a repeat offender now (flow/lemon.h): never released automatically */
+	size_t lemon_count;   /* its quarantines in the policy's window */
 };
 
 struct ng_rclass {
