@@ -66,7 +66,9 @@ static void usage(FILE *out)
 	        "\n"
 	        "Global options:\n"
 	        "  --policy FILE  policy values to use instead of the defaults\n"
-	        "                 (also NODEGATE_POLICY; else " NG_DEFAULT_POLICY " if present)\n"
+	        "                 (also NODEGATE_POLICY; else " NG_DEFAULT_POLICY " if present);\n"
+	        "                 also taken after the verb, except by `policy`, whose\n"
+	        "                 subcommands' --policy is the proposed policy\n"
 	        "  --store S      the store: a SQLite file, or postgresql://... for a fleet\n"
 	        "                 database (also NODEGATE_STORE; else /var/lib/nodegate/\n"
 	        "                 nodegate.db as root, $XDG_STATE_HOME/nodegate otherwise)\n"
@@ -173,6 +175,39 @@ int main(int argc, char **argv)
 	if (!cmd)
 		return early_error(argc, argv, i, NG_CONFIG_VERB, true,
 		                   "unknown command \"%s\" (nodegate --help lists them)", argv[i]);
+
+	/* --policy means the same on every verb (docs/architecture.md): given after
+	 * the verb, it is the global one, taken out before the verb parses.
+	 * `policy` alone is different: its subcommands' --policy names the
+	 * proposed policy (docs/policy-changes.md). */
+	if (cmd != &ng_cmd_policy_entry) {
+		int w = i + 1;
+		bool rest = false; /* after "--": the fabric command's own arguments */
+		for (int r = i + 1; r < argc; r++) {
+			const char *a = argv[r], *value = NULL;
+			if (!rest && strcmp(a, "--") == 0)
+				rest = true;
+			if (!rest && strcmp(a, "--policy") == 0) {
+				if (r + 1 >= argc)
+					return early_error(argc, argv, i, NG_CONFIG_OPTION, false,
+					                   "%s needs a value", a);
+				value = argv[++r];
+			} else if (!rest && strncmp(a, "--policy=", 9) == 0) {
+				value = a + 9;
+			}
+			if (!value) {
+				argv[w++] = argv[r];
+				continue;
+			}
+			if (policy_path && strcmp(policy_path, value) != 0)
+				return early_error(argc, argv, i, NG_CONFIG_OPTION, false,
+				                   "--policy is given twice (%s): which policy was meant?",
+				                   value);
+			policy_path = value;
+		}
+		argv[w] = NULL;
+		argc = w;
+	}
 
 	bool explicit_policy = policy_path != NULL;
 	const char *env = getenv("NODEGATE_POLICY");

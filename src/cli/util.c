@@ -52,7 +52,30 @@ void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 	if (!e->opts)
 		return;
 	fprintf(out, "%sOptions:\n", e->help && *e->help ? "\n" : "");
-	ng_opt_print_help(e->opts, out);
+	/* --policy is main's, after the verb as before it (src/cli/main.c),
+	 * listed with the verb's own so the columns line up; `policy` has its
+	 * own --policy (the proposed one). */
+	size_t n = 0;
+	while (e->opts[n].name || e->opts[n].help)
+		n++;
+	struct ng_opt *all = strcmp(e->name, "policy") != 0 ? calloc(n + 2, sizeof *all) : NULL;
+	if (all) {
+		size_t k = 0, at = n;
+		for (size_t j = 0; j < n; j++) /* before --json and --help, which end every table */
+			if (at == n && e->opts[j].name &&
+			    (strcmp(e->opts[j].name, "json") == 0 || strcmp(e->opts[j].name, "help") == 0))
+				at = j;
+		for (size_t j = 0; j <= n; j++) {
+			if (j == at)
+				all[k++] = (struct ng_opt){"policy", NG_OPT_LONG + 1000, "FILE",
+				                           "the policy file (as before the verb; else\n"
+				                           "$NODEGATE_POLICY, else /etc/nodegate/policy.json)"};
+			if (j < n)
+				all[k++] = e->opts[j];
+		}
+	}
+	ng_opt_print_help(all ? all : e->opts, out);
+	free(all);
 	if (e->help_tail)
 		fprintf(out, "\n%s", e->help_tail);
 }
