@@ -2,7 +2,8 @@
  * libnodegate.so, through the public header alone: the request's fields
  * reach the check (the job's GPUs, the library, the root), a fault on the
  * job's GPU drains and a neighbour's does not, a missing NVML never drains,
- * and misuse and an unusable input are errors of their class. argv[1] is
+ * the context's store (and no other) remembers the node's GPUs between
+ * checks, and misuse and an unusable input are errors of their class. argv[1] is
  * the synthetic NVML (libnodegate-nvml-synth.so). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,6 +137,74 @@ static void test_missing_nvml_never_drains(void **state)
 	nodegate_ctx_free(ctx);
 }
 
+/* NODEGATE_SYNTH_GPUS = a file of n healthy synthetic GPUs. */
+static void synth_gpus(int n)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/gpus-%d.json", dir, n);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"schema\": \"nodegate/synthetic-gpus/1\", \"gpus\": [{}", f);
+	for (int i = 1; i < n; i++)
+		fputs(", {}", f);
+	fputs("]}", f);
+	fclose(f);
+	setenv("NODEGATE_SYNTH_GPUS", path, 1);
+}
+
+/* A health check of the whole synthetic node; its severity and count. */
+static void health(nodegate_ctx *ctx, int no_store, const char *severity, size_t count)
+{
+	nodegate_gpu_check_request req;
+	nodegate_gpu_check_request_init(&req, NODEGATE_CHECK_HEALTH);
+	req.library = synth;
+	req.root = dir;
+	req.no_kmsg = 1;
+	req.no_store = no_store;
+	req.deadline_s = 5;
+	nodegate_gpu_check *r = NULL;
+	nodegate_error err = {0};
+	assert_int_equal(nodegate_gpu_check_run(ctx, &req, &r, &err), 0);
+	assert_string_equal(nodegate_gpu_check_severity(r), severity);
+	assert_int_equal(nodegate_gpu_check_count(r), count);
+	nodegate_gpu_check_release(r);
+}
+
+/* Two GPUs seen, then one: the context's store knows the other is gone. */
+static void test_context_store_remembers_gpus(void **state)
+{
+	(void)state;
+	char db[300];
+	snprintf(db, sizeof db, "%s/store.db", dir);
+	nodegate_ctx *ctx = nodegate_ctx_new();
+	nodegate_error err = {0};
+	assert_int_equal(nodegate_ctx_open_store(ctx, db, &err), 0);
+	synth_gpus(2);
+	health(ctx, 0, "ok", 2);
+	synth_gpus(1);
+	health(ctx, 1, "ok", 1); /* no_store: the store is not read */
+	health(ctx, 0, "fatal", 2); /* gpu.missing */
+	nodegate_ctx_free(ctx);
+	/* A context without a store reads none, whatever $NODEGATE_STORE says. */
+	setenv("NODEGATE_STORE", db, 1);
+	ctx = nodegate_ctx_new();
+	health(ctx, 0, "ok", 1);
+	nodegate_ctx_free(ctx);
+	unsetenv("NODEGATE_STORE");
+	for (int n = 1; n <= 2; n++) {
+		char path[256];
+		snprintf(path, sizeof path, "%s/gpus-%d.json", dir, n);
+		unlink(path);
+	}
+	/* The database and what SQLite and the store keep beside it. */
+	static const char *const beside[] = {"", "-queue", "-wal", "-shm", "-journal"};
+	for (size_t i = 0; i < sizeof beside / sizeof *beside; i++) {
+		char path[320];
+		snprintf(path, sizeof path, "%s%s", db, beside[i]);
+		unlink(path);
+	}
+}
+
 static void test_misuse_is_a_usage_error(void **state)
 {
 	(void)state;
@@ -190,6 +259,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_job_gpu_fault_drains),
 		cmocka_unit_test(test_neighbour_fault_does_not_drain),
 		cmocka_unit_test(test_missing_nvml_never_drains),
+		cmocka_unit_test(test_context_store_remembers_gpus),
 		cmocka_unit_test(test_misuse_is_a_usage_error),
 		cmocka_unit_test(test_unusable_smi_file_is_an_input_error),
 	};
