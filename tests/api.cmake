@@ -7,6 +7,11 @@ target_link_libraries(example_admit PRIVATE nodegate_shared)
 add_test(NAME example_admit COMMAND ${NODEGATE_PYTHON} -c
   "import subprocess, sys, tempfile, os\nwith tempfile.TemporaryDirectory() as d:\n    r = subprocess.run([sys.argv[1], os.path.join(d, 'store.db')], capture_output=True, text=True)\nprint(r.stdout, r.stderr)\nok = r.returncode == 0 and r.stdout.rstrip().endswith('ok') and 'node-slow quarantined (case 1) exit 1' in r.stdout and 'gate block (not admissible)' in r.stdout\nsys.exit(0 if ok else 1)"
   $<TARGET_FILE:example_admit>)
+# The public GPU check against libnodegate.so on synthetic GPUs: the
+# request reaches the check, the job's own GPUs only, errors by class.
+add_executable(test_api_gpu_check unit/test_api_gpu_check.c)
+target_link_libraries(test_api_gpu_check PRIVATE nodegate_shared PkgConfig::CMOCKA)
+add_test(NAME api_gpu_check COMMAND test_api_gpu_check $<TARGET_FILE:nodegate-nvml-synth>)
 add_test(NAME example_pkgconfig COMMAND ${NODEGATE_PYTHON}
   ${CMAKE_CURRENT_SOURCE_DIR}/install/pkgconfig_test.py --build ${CMAKE_BINARY_DIR}
   --source ${CMAKE_SOURCE_DIR} --cc ${CMAKE_C_COMPILER}

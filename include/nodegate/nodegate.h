@@ -11,9 +11,9 @@
  *   - run an admission of one node from its records (judge each metric,
  *     confirm what was flagged once, land the outcome in the store, open a
  *     case with its evidence), as `nodegate admit --from` does, with the same
- *     store, the same decisions and the same JSON.
- * The GPU checks (the epilog decision) are declared in nodegate/gpu_check.h,
- * included below.
+ *     store, the same decisions and the same JSON;
+ *   - check a node's GPUs after or before a job, or the whole node (the
+ *     epilog, prolog and health decisions), as `nodegate epilog` does.
  *
  * Conventions for every function:
  *   - a function that can fail takes a nodegate_error * last (NULL: not
@@ -31,7 +31,7 @@
  *
  * Link with `pkg-config --cflags --libs nodegate` (libnodegate.so), or
  * `pkg-config --static --cflags --libs nodegate` for libnodegate.a.
- * examples/admit.c is a complete program. */
+ * examples/admit.c and examples/epilog.c are complete programs. */
 #ifndef NODEGATE_NODEGATE_H
 #define NODEGATE_NODEGATE_H
 
@@ -191,8 +191,78 @@ void nodegate_admission_release(nodegate_admission *a);
 
 /* ---- GPU checks --------------------------------------------------------------------- */
 
-/* The epilog, prolog and health decisions: nodegate/gpu_check.h. */
-/* NODEGATE_GPU_CHECK_INCLUDE: #include "nodegate/gpu_check.h" goes here. */
+/* The decision `nodegate epilog`, `prolog` and `health` make (docs/epilog.md),
+ * for a front end that wants it without running the command. One call takes
+ * a snapshot of the node's GPUs through NVML in a child process under a hard
+ * deadline, reads the kernel's Xids, accounts for every GPU the kernel or the
+ * store knows, judges them by the context's policy, keeps a record per GPU in
+ * the context's store when it has one, tells the context's --on-verdict
+ * program, and returns the result. It never drains: that is the caller's,
+ * on nodegate_gpu_check_drains.
+ *
+ * Its two promises are the epilog's: never drain on ignorance (NVML missing,
+ * failing, hanging or answering nonsense is "unknown" or "n/a", exit status
+ * 0), and only the job's own GPUs (a neighbour's bad card never drains a
+ * node for a job that did not touch it). */
+
+typedef enum {
+	NODEGATE_CHECK_EPILOG = 0, /* after a job: its GPUs; exit 1 drains (Slurm's Epilog) */
+	NODEGATE_CHECK_PROLOG = 1, /* before a job: its GPUs; exit 1 drains and requeues it */
+	NODEGATE_CHECK_HEALTH = 2, /* the whole node (HealthCheckProgram, cron, by hand) */
+} nodegate_check_mode;
+
+/* What to check, and how: what the command's options say. Start from
+ * nodegate_gpu_check_request_init, which sets every field to its default;
+ * the strings it points to must outlive the result. */
+typedef struct {
+	nodegate_check_mode mode;
+	const char *gpus;      /* epilog/prolog: the job's GPUs as SLURM_JOB_GPUS gives them
+	                          ("0,2"); NULL: $SLURM_JOB_GPUS */
+	double deadline_s;     /* the whole run ends within this; <= 0: the policy's
+	                          health.deadline_seconds (10) */
+	const char *kmsg_path; /* kernel Xids from this file; NULL: /dev/kmsg ($NODEGATE_KMSG) */
+	int no_kmsg;           /* non-zero: read no kernel Xids */
+	double since_s;        /* only Xids from the last since_s seconds; < 0: the mode's default */
+	const char *library;   /* the NVML library; NULL: $NODEGATE_NVML_LIBRARY, libnvidia-ml.so.1 */
+	int no_store;          /* non-zero: keep nothing, even with the context's store open */
+	const char *smi_file;  /* health only: judge this saved `nvidia-smi -q` instead of NVML */
+	const char *node;      /* the Slurm node; NULL: $SLURMD_NODENAME, else the short host name */
+	const char *root;      /* the kernel's view of the GPUs under this directory; NULL: / */
+} nodegate_gpu_check_request;
+
+/* Every field of req at its default, for mode. */
+void nodegate_gpu_check_request_init(nodegate_gpu_check_request *req, nodegate_check_mode mode);
+
+/* One check's result. */
+typedef struct nodegate_gpu_check nodegate_gpu_check;
+
+/* Runs the check in ctx (its policy, store, clock, hook and note function).
+ * A broken NVML, a hang or a store that fails is a result, never an error:
+ * the errors are NODEGATE_ERR_USAGE (no context, request or result to fill,
+ * or a mode out of range), NODEGATE_ERR_INPUT (req->smi_file is unusable:
+ * nothing was checked) and NODEGATE_ERR_INTERNAL (out of memory before
+ * anything ran). A caller standing in for an Epilog exits 0 on each: never
+ * drain on ignorance. *out is released with nodegate_gpu_check_release. */
+int nodegate_gpu_check_run(nodegate_ctx *ctx, const nodegate_gpu_check_request *req,
+                           nodegate_gpu_check **out, nodegate_error *err);
+
+/* "ok", "transient", "degraded", "fatal", "unresponsive" (node-wide),
+ * "unknown" (NVML did not answer in time, or a GPU could not be read) or
+ * "n/a" (nothing checked). */
+const char *nodegate_gpu_check_severity(const nodegate_gpu_check *r);
+/* Non-zero when this node should be drained: only for degraded or fatal. */
+int nodegate_gpu_check_drains(const nodegate_gpu_check *r);
+/* The exit status the command gives: 1 to drain, else 0. */
+int nodegate_gpu_check_exit_status(const nodegate_gpu_check *r);
+/* The drain reason, or why nothing was (or could be) checked; "" when
+ * neither applies. */
+const char *nodegate_gpu_check_reason(const nodegate_gpu_check *r);
+/* How many GPUs were judged. */
+size_t nodegate_gpu_check_count(const nodegate_gpu_check *r);
+/* The result as `--json` prints it (schema nodegate/gpu-check/1), as text
+ * the caller frees with nodegate_free; NULL when out of memory. */
+char *nodegate_gpu_check_json(const nodegate_gpu_check *r);
+void nodegate_gpu_check_release(nodegate_gpu_check *r);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 struct nodegate_ctx {
 	ng_ctx ctx;
 	char *actor, *on_verdict;
+	char *store_spec; /* what the store was opened from, for the GPU check's child */
 	void (*note)(void *arg, const char *verb, const char *message);
 	void *note_arg;
 };

@@ -7,6 +7,7 @@
 #include "core/json.h"
 #include "core/json_file.h"
 #include "core/policy.h"
+#include "core/strbuf.h"
 
 _Static_assert((int)NODEGATE_ERR_USAGE == (int)NG_ERR_USAGE &&
                    (int)NODEGATE_ERR_INPUT == (int)NG_ERR_INPUT &&
@@ -70,6 +71,7 @@ void nodegate_ctx_free(nodegate_ctx *c)
 	ng_store_close(c->ctx.store);
 	free(c->actor);
 	free(c->on_verdict);
+	free(c->store_spec);
 	free(c);
 }
 
@@ -117,15 +119,44 @@ int nodegate_ctx_policy_file(nodegate_ctx *c, const char *path, nodegate_error *
 	return rc;
 }
 
+/* *out = what ng_store_open(spec) opens: spec, else $NODEGATE_STORE, else
+ * the default path; a copy the context keeps. */
+static int resolve_spec(const char *spec, char **out, ng_err *err)
+{
+	const char *env = getenv("NODEGATE_STORE");
+	ng_strbuf path = {0};
+	if (!(spec && *spec) && !(env && *env) && ng_store_default_path(&path, err) < 0) {
+		ng_strbuf_free(&path);
+		return -1;
+	}
+	const char *name = spec && *spec ? spec : env && *env ? env : path.s;
+	*out = name && !path.oom ? strdup(name) : NULL;
+	ng_strbuf_free(&path);
+	if (!*out)
+		ng_fail_as(err, NG_ERR_INTERNAL, "out of memory");
+	return *out ? 0 : -1;
+}
+
 int nodegate_ctx_open_store(nodegate_ctx *c, const char *spec, nodegate_error *out)
 {
 	if (!c)
 		return ng_api_fail_as(out, NODEGATE_ERR_USAGE, "no context");
 	ng_store_close(c->ctx.store);
 	c->ctx.store = NULL;
+	free(c->store_spec);
+	c->store_spec = NULL;
+	c->ctx.store_spec = NULL;
 	ng_err err = {0};
 	if (ng_ctx_open_store(&c->ctx, spec && *spec ? spec : NULL, &err) < 0)
 		return ng_api_fail(out, &err);
+	/* The GPU check opens the store again by name, in a child under its
+	 * deadline (flow/gpu_check.h): keep the name it was opened by. */
+	if (resolve_spec(spec, &c->store_spec, &err) < 0) {
+		ng_store_close(c->ctx.store);
+		c->ctx.store = NULL;
+		return ng_api_fail(out, &err);
+	}
+	c->ctx.store_spec = c->store_spec;
 	return 0;
 }
 

@@ -1,11 +1,11 @@
 /* The command line's side of the GPU check that `nodegate epilog`, `prolog`
  * and `health` share: the options and the printing. The check itself is the
- * flow layer's (include/nodegate/gpu_check.h, src/flow/gpu_check.c). */
+ * flow layer's (flow/gpu_check.h, src/flow/gpu_check.c). */
 #ifndef NODEGATE_CLI_GPU_CHECK_H
 #define NODEGATE_CLI_GPU_CHECK_H
 
 #include "cli/cmd.h"
-#include "nodegate/gpu_check.h"
+#include "flow/gpu_check.h"
 
 /* Parses the verb's options (cli/gpu_check_opts.c), runs the check
  * (flow/gpu_check.c) and prints its result. Returns the exit status. */

@@ -16,7 +16,7 @@
  *            nothing worse was found: someone should look; no drain
  *   n/a      nothing was checked: no GPUs named, NVML missing or failing,
  *            none of the job's GPUs on this node: a safe no-op, no drain */
-#include "nodegate/gpu_check.h"
+#include "flow/gpu_check.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -403,7 +403,7 @@ static void run_check(struct ng_gpu_check_result *c)
 		snprintf(c->why, sizeof c->why, "no GPUs to check");
 }
 
-/* ---- the public entry (include/nodegate/gpu_check.h) ------------------------------- */
+/* ---- the public entry (flow/gpu_check.h) ------------------------------- */
 
 const char *ng_gpu_check_mode_name(ng_check_mode mode)
 {

@@ -1,4 +1,4 @@
-/* What the parts of the GPU health check share (include/nodegate/gpu_check.h
+/* What the parts of the GPU health check share (flow/gpu_check.h
  * is its public entry, cli/gpu_check.h the verbs' side): the run's state,
  * which is also the result a front end prints, and the functions one part
  * of the run calls in another. gpu_check.c runs the check (the work in a
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "nodegate/gpu_check.h"
+#include "flow/gpu_check.h"
 #include "collect/bounded.h"
 #include "collect/gpu_kernel.h"
 #include "core/gpu.h"

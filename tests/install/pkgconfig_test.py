@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """libnodegate as a program outside the tree gets it: install the build into a
-temporary prefix, move the tree elsewhere, and build examples/admit.c with
-nothing but `pkg-config nodegate` from the moved tree, against the shared
-library and against the static one; each program must run its admission and
-its gate decision, and the shared library must export only the public API."""
+temporary prefix, move the tree elsewhere, and build examples/admit.c and
+examples/epilog.c with nothing but `pkg-config nodegate` from the moved tree,
+against the shared library and against the static one; each admit program
+must run its admission and its gate decision, each epilog program its check
+on a node whose NVML is missing (no drain, exit 0), and the shared library
+must export only the public API."""
 import argparse
 import os
 import shutil
@@ -48,25 +50,37 @@ def main():
         libs = run(["pkg-config", "--libs", "nodegate"], env=env).split()
         check(any(f.startswith("-I" + moved) for f in cflags), f"cflags outside the tree: {cflags}")
         libdir = os.path.dirname(pcs[0])
-        example = os.path.join(a.source, "examples", "admit.c")
         cflags += a.flags.split()
-        shared = os.path.join(tmp, "admit-shared")
-        run([a.cc, "-std=c17", "-Wall", "-Wextra", "-Werror", example, *cflags, *libs,
-             "-Wl,-rpath," + libdir, "-o", shared])
         static_libs = run(["pkg-config", "--static", "--libs", "nodegate"], env=env).split()
-        static = os.path.join(tmp, "admit-static")
         archive = os.path.join(libdir, "libnodegate.a")
         check(os.path.exists(archive), "the install lacks libnodegate.a")
-        run([a.cc, "-std=c17", "-Wall", "-Wextra", "-Werror", example, *cflags, archive,
-             *[f for f in static_libs if f != "-lnodegate"], "-o", static])
-        out = run(["ldd", static])
-        check("libnodegate" not in out, f"the static example loads libnodegate:\n{out}")
-        for prog in (shared, static):
+        progs = {}
+        for name in ("admit", "epilog"):
+            example = os.path.join(a.source, "examples", name + ".c")
+            shared = os.path.join(tmp, name + "-shared")
+            run([a.cc, "-std=c17", "-Wall", "-Wextra", "-Werror", example, *cflags, *libs,
+                 "-Wl,-rpath," + libdir, "-o", shared])
+            static = os.path.join(tmp, name + "-static")
+            run([a.cc, "-std=c17", "-Wall", "-Wextra", "-Werror", example, *cflags, archive,
+                 *[f for f in static_libs if f != "-lnodegate"], "-o", static])
+            out = run(["ldd", static])
+            check("libnodegate" not in out, f"the static {name} example loads libnodegate:\n{out}")
+            progs[name] = (shared, static)
+        for prog in progs["admit"]:
             store = os.path.join(tmp, os.path.basename(prog) + ".db")
             out = run([prog, store], cwd=tmp)
             check(out.rstrip().endswith("ok") and "node-slow quarantined" in out,
                   f"{prog}:\n{out}")
             print(f"ok   {os.path.basename(prog)}: {out.splitlines()[-2]}")
+        # No NVML on this node: the check says so and never drains.
+        no_nvml = dict(os.environ, NODEGATE_NVML_LIBRARY=os.path.join(tmp, "no-libnvidia-ml.so"),
+                       NODEGATE_ROOT=tmp)
+        for prog in progs["epilog"]:
+            out = run([prog, "0", "2"], cwd=tmp, env=no_nvml)
+            last = out.rstrip().splitlines()[-1]
+            check(last.startswith("epilog: ") and "no drain" in last and '"schema"' in out,
+                  f"{prog}:\n{out}")
+            print(f"ok   {os.path.basename(prog)}: {last}")
         syms = run(["nm", "-D", "--defined-only", os.path.join(libdir, "libnodegate.so")])
         names = [l.split()[-1].split("@")[0] for l in syms.splitlines() if l.strip()]
         other = [n for n in names if not n.startswith("nodegate_") and n != "NODEGATE_0"]

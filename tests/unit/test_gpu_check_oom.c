@@ -1,4 +1,4 @@
-/* The epilog path (include/nodegate/gpu_check.h) with each allocation
+/* The epilog path (flow/gpu_check.h) with each allocation
  * failing in turn: malloc, calloc and realloc of nodegate's own code (the
  * link wraps them) and cJSON's (its hooks, which the synthetic NVML's
  * cJSON shares), the n-th one failing, counted across the run and the
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "nodegate/gpu_check.h"
+#include "flow/gpu_check.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t k, size_t n);

@@ -1,6 +1,7 @@
-/* nodegate's GPU check as a library call: the decision `nodegate epilog`,
- * `prolog` and `health` make, for any front end (a daemon, an operator, a
- * binding) that wants it without running the command.
+/* The flow layer's GPU check: the decision `nodegate epilog`, `prolog` and
+ * `health` make, for the command (cli/gpu_check.h) and the public API
+ * (include/nodegate/nodegate.h, src/api/gpu_check.c, which is what a front
+ * end other than the command uses).
  *
  * One call takes a snapshot of the node's GPUs through NVML in a child
  * process under a hard deadline, reads the kernel's Xids, accounts for
@@ -17,8 +18,8 @@
  *
  * Memory: the result is the caller's, freed with ng_gpu_check_result_release.
  * Strings the request points to must outlive the result. */
-#ifndef NODEGATE_GPU_CHECK_H
-#define NODEGATE_GPU_CHECK_H
+#ifndef NODEGATE_FLOW_GPU_CHECK_H
+#define NODEGATE_FLOW_GPU_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,8 +28,8 @@
 extern "C" {
 #endif
 
-/* The context a flow runs in (policy, store, clock, actor, landing, note
- * sink); NULL everywhere below means the defaults: the built-in policy, the
+/* The context a flow runs in (flow/ctx.h: policy, store, clock, actor,
+ * landing, note sink); NULL everywhere below means the defaults: the built-in policy, the
  * system clock ($NODEGATE_NOW where set), no store named, no hook, notes
  * dropped. */
 typedef struct ng_ctx ng_ctx;
