@@ -257,9 +257,12 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		fprintf(stderr, "nodegate admit: %s\n", err.msg);
 		exit_code = err.code == NG_ERR_INTERNAL ? NG_EXIT_STORE : NG_EXIT_USAGE;
 	}
+	/* The Prolog's answer reads the outcome: before the run is released. */
+	if (o.prolog)
+		exit_code = ng_admit_prolog_exit(&r, exit_code);
 	ng_admit_run_release(&r);
 	free(o.from);
 	free(o.confirm_from);
 	ng_store_close(st);
-	return o.prolog ? ng_admit_prolog_exit(&r, exit_code) : exit_code;
+	return exit_code;
 }
