@@ -38,9 +38,12 @@ cJSON *ng_evidence_fabric(const ng_evidence_opts *o);
 /* The collector of a domain by name; NULL for a domain that has none. */
 cJSON *ng_evidence_collect(const char *domain, const ng_evidence_opts *o);
 
-/* evidence_compute.c, shared: the root in force, and one NVML field as a
- * number (absent when it was not read). */
+/* evidence_compute.c, shared: the root in force; a domain's evidence begun
+ * ({"domain": domain}) with its list of files it could not read, which the
+ * collector adds as "unreadable" (NULL, both, only out of memory); and one
+ * NVML field as a number (absent when it was not read). */
 const char *ng_evidence_root(const ng_evidence_opts *o);
+cJSON *ng_evidence_begin(const char *domain, cJSON **unreadable);
 void ng_evidence_add_field(cJSON *obj, const char *key, const void *field);
 
 #endif

@@ -17,6 +17,19 @@ const char *ng_evidence_root(const ng_evidence_opts *o)
 	return env && *env ? env : "/";
 }
 
+cJSON *ng_evidence_begin(const char *domain, cJSON **unreadable)
+{
+	cJSON *ev = cJSON_CreateObject();
+	*unreadable = cJSON_CreateArray();
+	if (!ev || !*unreadable || !cJSON_AddStringToObject(ev, "domain", domain)) {
+		cJSON_Delete(ev);
+		cJSON_Delete(*unreadable);
+		*unreadable = NULL;
+		return NULL;
+	}
+	return ev;
+}
+
 void ng_evidence_add_field(cJSON *obj, const char *key, const void *field)
 {
 	const ng_gpu_field *f = field;
@@ -84,13 +97,10 @@ static void add_status(cJSON *obj, const char *key, const char *root, const char
 cJSON *ng_evidence_compute(const ng_evidence_opts *o)
 {
 	const char *root = ng_evidence_root(o);
-	cJSON *ev = cJSON_CreateObject(), *unreadable = cJSON_CreateArray();
-	if (!ev || !unreadable) {
-		cJSON_Delete(ev);
-		cJSON_Delete(unreadable);
+	cJSON *unreadable;
+	cJSON *ev = ng_evidence_begin("compute", &unreadable);
+	if (!ev)
 		return NULL;
-	}
-	cJSON_AddStringToObject(ev, "domain", "compute");
 	ng_gpu_snapshot *snap = calloc(1, sizeof *snap);
 	ng_nvml_opts no = {.lib_path = o ? o->nvml_lib : NULL};
 	ng_err err;

@@ -80,13 +80,10 @@ static void add_edac(cJSON *ev, const char *root)
 cJSON *ng_evidence_memory(const ng_evidence_opts *o)
 {
 	const char *root = ng_evidence_root(o);
-	cJSON *ev = cJSON_CreateObject(), *unreadable = cJSON_CreateArray();
-	if (!ev || !unreadable) {
-		cJSON_Delete(ev);
-		cJSON_Delete(unreadable);
+	cJSON *unreadable;
+	cJSON *ev = ng_evidence_begin("memory", &unreadable);
+	if (!ev)
 		return NULL;
-	}
-	cJSON_AddStringToObject(ev, "domain", "memory");
 	add_diagnostics(ev, o ? o->records : NULL);
 	ng_gpu_snapshot *snap = calloc(1, sizeof *snap);
 	ng_nvml_opts no = {.lib_path = o ? o->nvml_lib : NULL};

@@ -167,13 +167,10 @@ static void add_cache(cJSON *ev, const char *root)
 cJSON *ng_evidence_storage(const ng_evidence_opts *o)
 {
 	const char *root = ng_evidence_root(o);
-	cJSON *ev = cJSON_CreateObject(), *unreadable = cJSON_CreateArray();
-	if (!ev || !unreadable) {
-		cJSON_Delete(ev);
-		cJSON_Delete(unreadable);
+	cJSON *unreadable;
+	cJSON *ev = ng_evidence_begin("storage", &unreadable);
+	if (!ev)
 		return NULL;
-	}
-	cJSON_AddStringToObject(ev, "domain", "storage");
 	double settle = o && o->settle_s > 0 ? o->settle_s : 1;
 	add_disks(ev, root, settle, unreadable);
 	add_mounts(ev, root, storage_target(o ? o->records : NULL), unreadable);
