@@ -60,7 +60,7 @@ size_t ng_check_run_bounded_each(struct ng_gpu_check_result *c, const char *what
                                  const void *const *args, size_t n, size_t max, ng_bounded *b)
 {
 	struct bounded_call k[NG_BOUNDED_MAX];
-	const void *kp[NG_BOUNDED_MAX];
+	const void *kp[NG_BOUNDED_MAX] = {0}; /* zeroed: GCC cannot see n bounds the reads */
 	if (n > NG_BOUNDED_MAX)
 		n = NG_BOUNDED_MAX;
 	for (size_t i = 0; i < n; i++) {
