@@ -22,6 +22,7 @@
 #define NODEGATE_COLLECT_EVIDENCE_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 
 typedef struct {
 	const char *root;       /* NULL: $NODEGATE_ROOT, else "/" */
@@ -37,6 +38,8 @@ cJSON *ng_evidence_storage(const ng_evidence_opts *o);
 cJSON *ng_evidence_fabric(const ng_evidence_opts *o);
 /* The collector of a domain by name; NULL for a domain that has none. */
 cJSON *ng_evidence_collect(const char *domain, const ng_evidence_opts *o);
+/* Whether ng_evidence_collect has a collector for the domain. */
+bool ng_evidence_has_collector(const char *domain);
 
 /* evidence_compute.c, shared: the root in force; a domain's evidence begun
  * ({"domain": domain}) with its list of files it could not read, which the

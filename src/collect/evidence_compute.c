@@ -145,6 +145,15 @@ cJSON *ng_evidence_compute(const ng_evidence_opts *o)
 	return ev;
 }
 
+bool ng_evidence_has_collector(const char *domain)
+{
+	static const char *const domains[] = {"compute", "memory", "storage", "fabric"};
+	for (size_t i = 0; domain && i < sizeof domains / sizeof *domains; i++)
+		if (strcmp(domain, domains[i]) == 0)
+			return true;
+	return false;
+}
+
 cJSON *ng_evidence_collect(const char *domain, const ng_evidence_opts *o)
 {
 	if (!domain)

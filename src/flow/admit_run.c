@@ -260,7 +260,9 @@ int ng_admit_run_flow(const ng_ctx *ctx, const struct ng_admit_request *q,
 		                        &(ng_evidence_capture_in){.node = r->node, .run_id = r->run_id,
 		                                                  .domains = r->d.confirm,
 		                                                  .n_domains = r->d.n_confirm,
-		                                                  .records = first, .now = r->now},
+		                                                  .records = first, .now = r->now,
+		                                                  .deadline_s = (double)ctx->policy
+		                                                                    .health_deadline_seconds},
 		                        err) < 0)
 			return store_failed(err);
 		cJSON *confirm = NULL;

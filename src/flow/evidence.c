@@ -1,12 +1,62 @@
 /* The failing domain's evidence, captured and kept (flow/evidence.h). */
 #include "flow/evidence.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/bounded.h"
 #include "collect/evidence.h"
 #include "collect/identity.h"
 #include "store/probation.h"
+
+#define EVIDENCE_DEADLINE_S 15.0
+#define EVIDENCE_MAX_BYTES (4u << 20)
+
+struct collect_call {
+	const char *domain;
+	const ng_evidence_opts *o;
+};
+
+/* In the child: the collector's evidence as one JSON text on wfd. */
+static void collect_child(int wfd, const void *arg)
+{
+	const struct collect_call *k = arg;
+	cJSON *ev = ng_evidence_collect(k->domain, k->o);
+	char *body = ev ? cJSON_PrintUnformatted(ev) : NULL;
+	if (body)
+		ng_write_all(wfd, body, strlen(body));
+}
+
+/* The domain's evidence, from a child under the deadline: what it wrote,
+ * or a body saying why there is none. NULL for a domain without a
+ * collector (or out of memory). The caller frees it (cJSON_free). */
+static char *collect_bounded(const char *domain, const ng_evidence_opts *o, double deadline_s)
+{
+	if (!ng_evidence_has_collector(domain))
+		return NULL;
+	ng_bounded b;
+	struct collect_call k = {domain, o};
+	int rc = ng_run_bounded(ng_monotonic_now() + deadline_s, collect_child, &k,
+	                        EVIDENCE_MAX_BYTES, &b);
+	cJSON *ev = rc == 0 && b.finished && !b.too_big && b.out.s ? cJSON_Parse(b.out.s) : NULL;
+	ng_strbuf_free(&b.out);
+	if (!ev) {
+		char why[200];
+		snprintf(why, sizeof why,
+		         rc < 0 ? "the collector could not be started"
+		         : b.finished ? "the collector's output could not be read"
+		                      : "the collector did not finish within %.0f s (NVML or a file read "
+		                        "hung?): nothing it read is kept",
+		         deadline_s);
+		ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "domain", domain);
+		cJSON_AddStringToObject(ev, "incomplete", why);
+	}
+	char *body = ev ? cJSON_PrintUnformatted(ev) : NULL;
+	cJSON_Delete(ev);
+	return body;
+}
 
 int ng_evidence_capture(ng_store *st, const ng_evidence_capture_in *in, ng_err *err)
 {
@@ -20,14 +70,15 @@ int ng_evidence_capture(ng_store *st, const ng_evidence_capture_in *in, ng_err *
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = in->domains[k] && in->domains[i] && !strcmp(in->domains[k], in->domains[i]);
-		cJSON *ev = seen ? NULL : ng_evidence_collect(in->domains[i], &o);
-		if (!ev)
+		char *body = seen || !in->domains[i]
+		                 ? NULL
+		                 : collect_bounded(in->domains[i], &o,
+		                                   in->deadline_s > 0 ? in->deadline_s
+		                                                      : EVIDENCE_DEADLINE_S);
+		if (!body)
 			continue;
-		char *body = cJSON_PrintUnformatted(ev);
-		cJSON_Delete(ev);
-		int rc = body ? ng_store_put_evidence(st, in->node, in->run_id, in->domains[i], in->now,
-		                                      body, err)
-		              : ng_fail(err, "out of memory");
+		int rc = ng_store_put_evidence(st, in->node, in->run_id, in->domains[i], in->now, body,
+		                               err);
 		cJSON_free(body);
 		if (rc < 0)
 			return -1;

@@ -189,7 +189,12 @@ size_t ng_evidence_summary(const cJSON *captures, char (*lines)[NG_SUMMARY_LINE]
 		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(c, "evidence");
 		if (!domain || !cJSON_IsObject(ev))
 			continue;
-		if (strcmp(domain, "compute") == 0)
+		/* A collector that did not finish (flow/evidence.c) read nothing to
+		 * summarise, and says so rather than nothing at all. */
+		const char *incomplete = str(ev, "incomplete");
+		if (incomplete)
+			say(&o, "%s: no evidence: %s", domain, incomplete);
+		else if (strcmp(domain, "compute") == 0)
 			compute(&o, ev);
 		else if (strcmp(domain, "memory") == 0)
 			memory(&o, ev);
