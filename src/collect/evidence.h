@@ -24,6 +24,8 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "core/gpu.h"
+
 typedef struct {
 	const char *root;       /* NULL: $NODEGATE_ROOT, else "/" */
 	const char *nvml_lib;   /* NULL: as collect/nvml.h finds it */
@@ -47,6 +49,11 @@ bool ng_evidence_has_collector(const char *domain);
  * NVML field as a number (absent when it was not read). */
 const char *ng_evidence_root(const ng_evidence_opts *o);
 cJSON *ng_evidence_begin(const char *domain, cJSON **unreadable);
+/* The GPUs NVML lists, one(g) each, as ev's "gpus" (and NVML's "driver"
+ * when asked); NVML that cannot be read is named in unreadable. */
+void ng_evidence_add_gpus(cJSON *ev, const ng_evidence_opts *o,
+                          cJSON *(*one)(const ng_gpu_state *g), bool driver,
+                          cJSON *unreadable);
 void ng_evidence_add_field(cJSON *obj, const char *key, const void *field);
 
 #endif

@@ -30,6 +30,25 @@ cJSON *ng_evidence_begin(const char *domain, cJSON **unreadable)
 	return ev;
 }
 
+void ng_evidence_add_gpus(cJSON *ev, const ng_evidence_opts *o,
+                          cJSON *(*one)(const ng_gpu_state *g), bool driver, cJSON *unreadable)
+{
+	ng_gpu_snapshot *snap = calloc(1, sizeof *snap);
+	ng_nvml_opts no = {.lib_path = o ? o->nvml_lib : NULL};
+	ng_err err;
+	cJSON *gpus = cJSON_AddArrayToObject(ev, "gpus");
+	if (snap && ng_nvml_snapshot(&no, snap, &err) == 0 && snap->nvml == NG_FIELD_OK) {
+		for (size_t i = 0; i < snap->n_gpus; i++)
+			if (snap->gpu[i].presence == NG_GPU_LISTED && !snap->gpu[i].lost)
+				cJSON_AddItemToArray(gpus, one(&snap->gpu[i]));
+		if (driver)
+			cJSON_AddStringToObject(ev, "driver", snap->driver);
+	} else {
+		cJSON_AddItemToArray(unreadable, cJSON_CreateString(snap ? snap->nvml_error : "nvml"));
+	}
+	free(snap);
+}
+
 void ng_evidence_add_field(cJSON *obj, const char *key, const void *field)
 {
 	const ng_gpu_field *f = field;
@@ -101,19 +120,7 @@ cJSON *ng_evidence_compute(const ng_evidence_opts *o)
 	cJSON *ev = ng_evidence_begin("compute", &unreadable);
 	if (!ev)
 		return NULL;
-	ng_gpu_snapshot *snap = calloc(1, sizeof *snap);
-	ng_nvml_opts no = {.lib_path = o ? o->nvml_lib : NULL};
-	ng_err err;
-	cJSON *gpus = cJSON_AddArrayToObject(ev, "gpus");
-	if (snap && ng_nvml_snapshot(&no, snap, &err) == 0 && snap->nvml == NG_FIELD_OK) {
-		for (size_t i = 0; i < snap->n_gpus; i++)
-			if (snap->gpu[i].presence == NG_GPU_LISTED && !snap->gpu[i].lost)
-				cJSON_AddItemToArray(gpus, gpu_json(&snap->gpu[i]));
-		cJSON_AddStringToObject(ev, "driver", snap->driver);
-	} else {
-		cJSON_AddItemToArray(unreadable, cJSON_CreateString(snap ? snap->nvml_error : "nvml"));
-	}
-	free(snap);
+	ng_evidence_add_gpus(ev, o, gpu_json, true, unreadable);
 	cJSON *cpu = cJSON_AddObjectToObject(ev, "cpu");
 	add_status(cpu, "affinity", root, "Cpus_allowed_list", unreadable);
 	char *cg = ng_id_read(root, "/proc/self/cgroup");

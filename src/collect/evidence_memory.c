@@ -85,18 +85,7 @@ cJSON *ng_evidence_memory(const ng_evidence_opts *o)
 	if (!ev)
 		return NULL;
 	add_diagnostics(ev, o ? o->records : NULL);
-	ng_gpu_snapshot *snap = calloc(1, sizeof *snap);
-	ng_nvml_opts no = {.lib_path = o ? o->nvml_lib : NULL};
-	ng_err err;
-	cJSON *gpus = cJSON_AddArrayToObject(ev, "gpus");
-	if (snap && ng_nvml_snapshot(&no, snap, &err) == 0 && snap->nvml == NG_FIELD_OK) {
-		for (size_t i = 0; i < snap->n_gpus; i++)
-			if (snap->gpu[i].presence == NG_GPU_LISTED && !snap->gpu[i].lost)
-				cJSON_AddItemToArray(gpus, gpu_json(&snap->gpu[i]));
-	} else {
-		cJSON_AddItemToArray(unreadable, cJSON_CreateString(snap ? snap->nvml_error : "nvml"));
-	}
-	free(snap);
+	ng_evidence_add_gpus(ev, o, gpu_json, false, unreadable);
 	add_edac(ev, root);
 	char *meminfo = ng_id_read(root, "/proc/meminfo");
 	char buf[64];
