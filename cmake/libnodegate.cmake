@@ -34,9 +34,10 @@ add_custom_target(nodegate_static_archive DEPENDS ${libnodegate_a})
 add_library(libnodegate_static STATIC IMPORTED GLOBAL)
 set_target_properties(libnodegate_static PROPERTIES IMPORTED_LOCATION ${libnodegate_a})
 add_dependencies(libnodegate_static nodegate_static_archive)
-# What the layers link beyond themselves (libpq is loaded at run time).
+# What the layers link beyond themselves (libpq and SQLite are loaded at run
+# time).
 target_link_libraries(libnodegate_static INTERFACE PkgConfig::CJSON PkgConfig::NETTLE
-  PkgConfig::URING PkgConfig::SQLITE3 Threads::Threads ${CMAKE_DL_LIBS} m)
+  PkgConfig::URING Threads::Threads ${CMAKE_DL_LIBS} m)
 target_include_directories(libnodegate_static INTERFACE ${CMAKE_SOURCE_DIR}/include)
 
 add_library(nodegate_shared SHARED ${NODEGATE_API_SOURCES})

@@ -685,7 +685,7 @@ int ng_nvml_snapshot(const ng_nvml_opts *o, ng_gpu_snapshot *out, ng_err *err)
 {
 	if (!out)
 		return ng_fail(err, "ng_nvml_snapshot: no snapshot to fill");
-	memset(out, 0, sizeof *out);
+	ng_gpu_snapshot_clear(out);
 	snprintf(out->source, sizeof out->source, "nvml");
 	ng_err usage;
 	if (check_opts(o, &usage) < 0) {

@@ -32,9 +32,6 @@ void ng_cpu_opts_default(struct ng_cpu_opts *o)
 size_t ng_cpu_tiers(const char **out, size_t max)
 {
 	size_t n = 0;
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_cpu_init();
-#endif
 	for (size_t i = 0; i < sizeof ng_cpu_tier_table / sizeof ng_cpu_tier_table[0] && n < max; i++)
 		if (ng_cpu_tier_table[i].supported())
 			out[n++] = ng_cpu_tier_table[i].name;
@@ -43,9 +40,6 @@ size_t ng_cpu_tiers(const char **out, size_t max)
 
 static const struct ng_cpu_tier *pick_tier(const char *name, ng_err *err)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_cpu_init();
-#endif
 	for (size_t i = 0; i < sizeof ng_cpu_tier_table / sizeof ng_cpu_tier_table[0]; i++) {
 		const struct ng_cpu_tier *t = &ng_cpu_tier_table[i];
 		if (name && strcmp(name, t->name) != 0)

@@ -2,6 +2,7 @@
 # Every source of this folder is listed here, and only here.
 set(NG_COLLECT_SOURCES
   bounded.c
+  cpu_features.c
   evidence_compute.c
   evidence_fabric.c
   evidence_memory.c

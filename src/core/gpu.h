@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 
 #define NG_GPU_MAX 64
 #define NG_NVLINK_MAX 18
@@ -117,6 +118,20 @@ typedef struct {
 	char source[32]; /* "nvml", "nvidia-smi", "synthetic" */
 	bool after_job;  /* taken right after a job (epilog): what it left behind is a finding */
 } ng_gpu_snapshot;
+
+/* Empties a snapshot for filling: its header, and no GPU. Only gpu[0 ..
+ * n_gpus) is ever read, and whatever fills a GPU zeroes it first, so the
+ * GPUs are left as they are: a snapshot is over 500 KiB (NG_GPU_MAX GPUs
+ * with their links and Xids), and zeroing all of it touched some 130 fresh
+ * pages per copy, most of what the epilog cost on a node of 8 GPUs. */
+void ng_gpu_snapshot_clear(ng_gpu_snapshot *s);
+
+/* core/gpu_wire.c: the snapshot between a child of this process and its
+ * parent, as its own bytes (no JSON to print and parse again). pack appends
+ * to out (-1: no valid snapshot, or out of memory); unpack checks every
+ * count, enumeration and string before the snapshot is used. */
+int ng_gpu_snapshot_pack(const ng_gpu_snapshot *s, ng_strbuf *out);
+int ng_gpu_snapshot_unpack(const char *buf, size_t len, ng_gpu_snapshot *out, ng_err *err);
 
 /* core/gpu_json.c: the snapshot as JSON (schema "nodegate/gpus/1") and back,
  * so a child process can hand it to its parent, and tests can write one. */

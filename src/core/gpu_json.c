@@ -536,6 +536,7 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
 	};
+	memset(g, 0, sizeof *g);
 	if (check_members(r, o, keys, sizeof keys / sizeof *keys) < 0)
 		return -1;
 	const cJSON *idx = member(o, "index");
@@ -590,7 +591,7 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	struct reader r = {.err = err};
 	if (!out)
 		return ng_fail_as(err, NG_ERR_INPUT, "GPU snapshot: nowhere to put it");
-	memset(out, 0, sizeof *out);
+	ng_gpu_snapshot_clear(out);
 	if (!doc)
 		return refuse(&r, "no document");
 	static const char *const keys[] = {"schema", "source", "nvml", "nvml_error", "driver", "nvml_version", "gpus",
@@ -645,6 +646,6 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 	}
 	return 0;
 fail:
-	memset(out, 0, sizeof *out);
+	ng_gpu_snapshot_clear(out);
 	return -1;
 }

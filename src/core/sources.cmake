@@ -4,7 +4,9 @@ set(NG_CORE_SOURCES
   atomic_file.c
   clock.c
   error.c
+  gpu.c
   gpu_json.c
+  gpu_wire.c
   json.c
   json_duplicates.c
   json_file.c

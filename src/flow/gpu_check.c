@@ -113,7 +113,7 @@ static double policy_deadline_s(const ng_policy *pol)
 
 /* ---- the snapshot --------------------------------------------------------------------- */
 
-/* The child: NVML, and the snapshot as JSON on the pipe. */
+/* The child: NVML, and the snapshot on the pipe (core/gpu_wire.c). */
 void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg)
 {
 	const struct ng_check_nvml_arg *a = arg;
@@ -125,15 +125,13 @@ void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const voi
 	                  .n_minors = a->n_minors, .identity_only = a->identity_only};
 	ng_err err;
 	if (ng_nvml_snapshot(&o, s, &err) < 0) {
-		memset(s, 0, sizeof *s);
+		ng_gpu_snapshot_clear(s);
 		s->nvml = NG_FIELD_FAILED;
 		snprintf(s->nvml_error, sizeof s->nvml_error, "%.255s", err.msg);
 	}
-	cJSON *doc = ng_gpu_snapshot_to_json(s);
-	char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
-	bool sent = text && ng_write_all(wfd, text, strlen(text)) == 0;
-	free(text);
-	cJSON_Delete(doc);
+	ng_strbuf wire = {0};
+	bool sent = ng_gpu_snapshot_pack(s, &wire) == 0 && ng_write_all(wfd, wire.s, wire.len) == 0;
+	ng_strbuf_free(&wire);
 	free(s);
 	if (!sent)
 		_exit(5);
@@ -150,11 +148,8 @@ int ng_check_nvml_answer(const ng_bounded *b, ng_gpu_snapshot *into, char *why, 
 		snprintf(why, cap, "the NVML query failed (exit status %d)", WEXITSTATUS(b->status));
 	} else {
 		ng_err err;
-		cJSON *doc = b->out.s ? ng_json_parse(b->out.s, b->out.len, &err) : NULL;
-		if (!b->out.s)
-			ng_fail(&err, "nothing came back");
-		int rc = doc ? ng_gpu_snapshot_from_json(doc, into, &err) : -1;
-		cJSON_Delete(doc);
+		int rc = b->out.s ? ng_gpu_snapshot_unpack(b->out.s, b->out.len, into, &err)
+		                  : ng_fail(&err, "nothing came back");
 		if (rc == 0)
 			return 0;
 		snprintf(why, cap, "the NVML query's answer could not be read: %.400s", err.msg);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +48,42 @@ static void collect_xid(const ng_xid_event *e, void *arg)
 	x->ev[x->n++] = *e;
 }
 
+/* A saved log (NODEGATE_KMSG, --kmsg FILE) is read in one piece into a
+ * buffer of its size: grown by doubling as the device's records are, its
+ * copies touched twice its pages for nothing. (Not mapped: a log rotated
+ * by truncation under a mapping would end the check on SIGBUS.) At most
+ * KMSG_MAX_BYTES, as from the device. 0, or -1 to read it as a stream. */
+static int read_saved_log(struct ng_gpu_check_result *c, int fd, const struct stat *st, const char *path,
+                          ng_strbuf *b)
+{
+	size_t want = (uintmax_t)st->st_size > KMSG_MAX_BYTES ? KMSG_MAX_BYTES : (size_t)st->st_size;
+	char *buf = malloc(want + 1);
+	if (!buf)
+		return -1;
+	size_t got = 0;
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ng_check_note(c, "kernel log %s: read failed (%s): Xids only from what was read", path,
+			              strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break; /* it shrank since fstat */
+		got += (size_t)n;
+	}
+	if (got == KMSG_MAX_BYTES && (uintmax_t)st->st_size > KMSG_MAX_BYTES)
+		ng_check_note(c, "kernel log %s: read cut short (deadline or size): Xids only from what was read",
+		              path);
+	buf[got] = '\0';
+	b->s = buf;
+	b->len = got;
+	b->cap = want + 1;
+	return 0;
+}
+
 /* Reads the kernel log without ever blocking: /dev/kmsg one record per
  * read until EAGAIN, a file to its end, at most KMSG_MAX_BYTES. */
 static char *read_log(struct ng_gpu_check_result *c, const char *path, bool *is_device, size_t *len)
@@ -57,8 +94,14 @@ static char *read_log(struct ng_gpu_check_result *c, const char *path, bool *is_
 		return NULL;
 	}
 	struct stat st;
-	*is_device = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+	bool stated = fstat(fd, &st) == 0;
+	*is_device = stated && S_ISCHR(st.st_mode);
 	ng_strbuf b = {0};
+	if (stated && S_ISREG(st.st_mode) && read_saved_log(c, fd, &st, path, &b) == 0) {
+		close(fd);
+		*len = b.len;
+		return b.s;
+	}
 	char rec[8192];
 	bool cut = false;
 	for (;;) {

@@ -759,7 +759,11 @@ static void judge_gpu(const ng_gpu_state *g, const ng_gpu_history *history, size
 void ng_health_judge(const ng_gpu_snapshot *s, const ng_gpu_history *history, size_t n_history,
                      const ng_policy *pol, ng_node_health *out)
 {
-	memset(out, 0, sizeof *out);
+	/* The verdicts are zeroed one by one as each GPU is judged: only
+	 * gpu[0 .. n_gpus) is read, and all NG_GPU_MAX of them are 185 KiB of
+	 * pages no check of a few GPUs needs to touch. */
+	memset(out, 0, offsetof(ng_node_health, gpu));
+	memset(out->unknown_why, 0, sizeof out->unknown_why);
 	out->severity = NG_HEALTH_OK;
 	size_t n = s->n_gpus < NG_GPU_MAX ? s->n_gpus : NG_GPU_MAX, listed = 0;
 	for (size_t i = 0; i < n; i++)

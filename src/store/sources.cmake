@@ -20,6 +20,7 @@ set(NG_STORE_SOURCES
   sql_common.c
   sql_pg.c
   sql_sqlite.c
+  sqlite_lib.c
   store.c
 )
 list(TRANSFORM NG_STORE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

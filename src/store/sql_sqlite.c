@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/atomic_file.h"
+#include "store/sqlite_lib.h"
 
 /* How long a writer waits for the store, in the queue and then for
  * SQLite's lock. Sized from `make stress` (tests/store/stress_writers.py):
@@ -814,6 +814,8 @@ int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
 {
 	*out = NULL;
 	ng_sql_note_open_error(NG_SQL_E_OTHER);
+	if (ng_sqlite_load(path, err) < 0)
+		return -1;
 	struct sq_db *d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {
 		free(d);

@@ -477,6 +477,14 @@ def bad_stores_are_clear_errors(env, rng):
     env.run("--store", fresh, "override", "n1", "--reason", "r", "--expires", "1d", "--by", "a",
             expect=0, env=nolib)
     env.run("--store", fresh, "quarantine", "list", expect=0, env=nolib)
+    # SQLite likewise: loaded when a SQLite store is opened, so a run that
+    # opens none starts without it, and a missing one is a store error.
+    nosqlite = {"NODEGATE_LIBSQLITE": os.path.join(env.tmp, "no-libsqlite3.so.0")}
+    p = env.run("--store", fresh, "quarantine", "list", expect=3, env=nosqlite)
+    check("SQLite library cannot be loaded" in p.stderr and "libsqlite3-0" in p.stderr,
+          f"no SQLite: {p.stderr}")
+    p = env.run("--version", expect=0, env=nosqlite)
+    check(p.stdout.startswith("nodegate "), f"--version without SQLite: {p.stdout}")
 
 
 def quarantine_lands_on_slurm(env, rng):

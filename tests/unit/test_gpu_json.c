@@ -364,6 +364,125 @@ static void test_strict(void **state)
 	assert_int_equal(ng_gpu_snapshot_from_json(NULL, NULL, &err), -1);
 }
 
+/* ---- the child's bytes (core/gpu_wire.c) --------------------------------------- */
+
+static ng_gpu_snapshot wire_a, wire_b;
+
+static ng_strbuf packed(const ng_gpu_snapshot *s)
+{
+	ng_strbuf b = {0};
+	assert_int_equal(ng_gpu_snapshot_pack(s, &b), 0);
+	return b;
+}
+
+static void test_wire_round_trip(void **state)
+{
+	(void)state;
+	sample(&wire_a);
+	wire_a.gpu[2].presence = NG_GPU_MISSING;
+	snprintf(wire_a.gpu[2].seen_by, sizeof wire_a.gpu[2].seen_by, "the kernel");
+	wire_a.after_job = true;
+	ng_strbuf b = packed(&wire_a);
+	/* the GPUs it holds, not all NG_GPU_MAX of them */
+	assert_true(b.len < sizeof wire_a / 16);
+	memset(&wire_b, 0x5a, sizeof wire_b); /* whatever was there before */
+	ng_err err = {0};
+	if (ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err) != 0)
+		fail_msg("refused its own bytes: %s", err.msg);
+	assert_same(&wire_a, &wire_b);
+	assert_int_equal(wire_b.gpu[2].presence, NG_GPU_MISSING);
+	assert_string_equal(wire_b.gpu[2].seen_by, "the kernel");
+	assert_true(wire_b.after_job);
+	assert_true(wire_b.gpu[1].lost);
+	ng_strbuf_free(&b);
+
+	/* a failed NVML, no GPUs */
+	memset(&wire_a, 0, sizeof wire_a);
+	wire_a.nvml = NG_FIELD_FAILED;
+	snprintf(wire_a.nvml_error, sizeof wire_a.nvml_error, "nvmlInit_v2 failed: driver not loaded");
+	b = packed(&wire_a);
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err), 0);
+	assert_same(&wire_a, &wire_b);
+	ng_strbuf_free(&b);
+
+	wire_a.n_gpus = NG_GPU_MAX + 1;
+	b = (ng_strbuf){0};
+	assert_int_equal(ng_gpu_snapshot_pack(&wire_a, &b), -1);
+	ng_strbuf_free(&b);
+}
+
+/* Bytes that are not a snapshot this binary wrote, each refused whole. */
+static void refuse_tampered(void (*tamper)(ng_gpu_snapshot *), const char *msg_part)
+{
+	sample(&wire_a);
+	tamper(&wire_a);
+	ng_strbuf b = {0};
+	/* pack copies what it is given: the parent's checks are what count */
+	wire_a.n_gpus = wire_a.n_gpus > NG_GPU_MAX ? NG_GPU_MAX : wire_a.n_gpus;
+	assert_int_equal(ng_gpu_snapshot_pack(&wire_a, &b), 0);
+	ng_err err = {0};
+	if (ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err) == 0)
+		fail_msg("accepted a snapshot that should say \"%s\"", msg_part);
+	if (!strstr(err.msg, msg_part))
+		fail_msg("refused with \"%s\", not \"%s\"", err.msg, msg_part);
+	assert_int_equal(wire_b.n_gpus, 0);
+	ng_strbuf_free(&b);
+}
+
+static void bad_state(ng_gpu_snapshot *s) { s->gpu[1].pcie_width.state = (ng_field_state)9; }
+static void bad_link_state(ng_gpu_snapshot *s) { s->gpu[0].link[17].crc_errors.state = (ng_field_state)4; }
+static void bad_presence(ng_gpu_snapshot *s) { s->gpu[2].presence = (ng_gpu_presence)3; }
+static void bad_bool(ng_gpu_snapshot *s) { memset(&s->gpu[0].lost, 2, 1); }
+static void bad_uuid(ng_gpu_snapshot *s) { memset(s->gpu[2].uuid, 'A', sizeof s->gpu[2].uuid); }
+static void bad_xid_text(ng_gpu_snapshot *s) { memset(s->gpu[0].xid[1].message, 'x', sizeof s->gpu[0].xid[1].message); }
+static void bad_n_xid(ng_gpu_snapshot *s) { s->gpu[0].n_xid = NG_GPU_XID_MAX + 1; }
+static void bad_n_links(ng_gpu_snapshot *s) { s->gpu[1].n_links = NG_NVLINK_MAX + 1; }
+static void bad_n_pids(ng_gpu_snapshot *s) { s->gpu[1].n_pids = 9; }
+static void bad_driver(ng_gpu_snapshot *s) { memset(s->driver, '5', sizeof s->driver); }
+static void bad_nvml(ng_gpu_snapshot *s) { s->nvml = NG_FIELD_FAILED; }
+
+static void test_wire_refuses(void **state)
+{
+	(void)state;
+	refuse_tampered(bad_state, "GPU 1: a field's state is out of range");
+	refuse_tampered(bad_link_state, "GPU 0: an NVLink field's state");
+	refuse_tampered(bad_presence, "GPU 2: its presence");
+	refuse_tampered(bad_bool, "GPU 0: \"lost\" is not a boolean");
+	refuse_tampered(bad_uuid, "GPU 2: a string is not terminated");
+	refuse_tampered(bad_xid_text, "GPU 0: an Xid's message");
+	refuse_tampered(bad_n_xid, "GPU 0: more Xids");
+	refuse_tampered(bad_n_links, "GPU 1: more NVLinks");
+	refuse_tampered(bad_n_pids, "GPU 1: more processes");
+	refuse_tampered(bad_driver, "a string is not terminated");
+	refuse_tampered(bad_nvml, "NVML failed but it holds GPUs");
+
+	sample(&wire_a);
+	ng_strbuf b = packed(&wire_a);
+	ng_err err = {0};
+	/* cut, one byte long, no header, another magic, a count past the bytes */
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len - 1, &wire_b, &err), -1);
+	assert_non_null(strstr(err.msg, "where its header says"));
+	ng_strbuf_addc(&b, 0);
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err), -1);
+	b.len--;
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, 10, &wire_b, &err), -1);
+	assert_non_null(strstr(err.msg, "shorter than its header"));
+	assert_int_equal(ng_gpu_snapshot_unpack(NULL, 0, &wire_b, &err), -1);
+	b.s[0] ^= 1;
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err), -1);
+	assert_non_null(strstr(err.msg, "not one this nodegate wrote"));
+	b.s[0] ^= 1;
+	uint64_t many = NG_GPU_MAX + 1;
+	memcpy(b.s + 16, &many, sizeof many);
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len, &wire_b, &err), -1);
+	assert_non_null(strstr(err.msg, "more than"));
+	uint64_t two = 2; /* the header disagrees with the snapshot's own count */
+	memcpy(b.s + 16, &two, sizeof two);
+	assert_int_equal(ng_gpu_snapshot_unpack(b.s, b.len - sizeof wire_a.gpu[0], &wire_b, &err), -1);
+	assert_non_null(strstr(err.msg, "disagrees"));
+	ng_strbuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +493,8 @@ int main(void)
 		cmocka_unit_test(test_to_json_refuses_nonsense),
 		cmocka_unit_test(test_hand_written),
 		cmocka_unit_test(test_strict),
+		cmocka_unit_test(test_wire_round_trip),
+		cmocka_unit_test(test_wire_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

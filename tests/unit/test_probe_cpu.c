@@ -8,8 +8,10 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "collect/cpu_features.h"
 #include "collect/probe_cpu.h"
 #include "core/metric.h"
 #include "judge/record.h"
@@ -164,6 +166,51 @@ static void test_refuses_bad_options(void **state)
 	assert_null(ng_probe_cpu_run(&o, &err));
 }
 
+/* The kernel lists a feature in /proc/cpuinfo only where the CPU has it and
+ * the kernel saves its registers: the same two questions the tiers ask. */
+static bool cpuinfo_flag(const char *flag, bool *known)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	bool found = false;
+	*known = false;
+	while (f && fgets(line, sizeof line, f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		*known = true;
+		for (char *tok = strtok(strchr(line, ':') ? strchr(line, ':') + 1 : line, " \n"); tok;
+		     tok = strtok(NULL, " \n"))
+			found = found || strcmp(tok, flag) == 0;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_features_match_the_kernel(void **state)
+{
+	(void)state;
+#if defined(__x86_64__) || defined(__i386__)
+	bool known, avx2, fma, avx512f, sse2;
+	sse2 = cpuinfo_flag("sse2", &known);
+	if (!known)
+		skip();
+	avx2 = cpuinfo_flag("avx2", &known);
+	fma = cpuinfo_flag("fma", &known);
+	avx512f = cpuinfo_flag("avx512f", &known);
+	assert_int_equal(ng_cpu_has_sse2(), sse2);
+	assert_int_equal(ng_cpu_has_avx2_fma(), avx2 && fma);
+	assert_int_equal(ng_cpu_has_avx512f(), avx512f);
+	/* asked once, answered the same after */
+	assert_int_equal(ng_cpu_has_avx512f(), avx512f);
+#else
+	assert_false(ng_cpu_has_sse2());
+	assert_false(ng_cpu_has_avx2_fma());
+	assert_false(ng_cpu_has_avx512f());
+#endif
+}
+
 static void test_metric_registered(void **state)
 {
 	(void)state;
@@ -182,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_planted_corruption_is_corrupt),
 		cmocka_unit_test(test_refuses_bad_options),
 		cmocka_unit_test(test_metric_registered),
+		cmocka_unit_test(test_features_match_the_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
