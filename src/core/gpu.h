@@ -134,7 +134,7 @@ int ng_gpu_snapshot_pack(const ng_gpu_snapshot *s, ng_strbuf *out);
 int ng_gpu_snapshot_unpack(const char *buf, size_t len, ng_gpu_snapshot *out, ng_err *err);
 
 /* core/gpu_json.c: the snapshot as JSON (schema "nodegate/gpus/1") and back,
- * so a child process can hand it to its parent, and tests can write one. */
+ * for what people and tests read and write. */
 cJSON *ng_gpu_snapshot_to_json(const ng_gpu_snapshot *s);
 int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *err);
 

@@ -110,7 +110,7 @@ struct ng_check_nvml_arg {
 	size_t n_minors;
 	bool identity_only; /* each GPU's identity and minor, nothing that may hang */
 };
-/* The child: NVML, and the snapshot as JSON on its pipe. */
+/* The child: NVML, and the snapshot on its pipe (core/gpu_wire.c). */
 void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const void *arg);
 /* The snapshot an NVML child that finished sent, into *into; -1 with why
  * when it failed, died or sent something unreadable. */

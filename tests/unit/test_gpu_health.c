@@ -773,7 +773,33 @@ static void test_pure(void **state)
 	ng_health_judge(&snap, NULL, 0, &pol, &out);
 	ng_health_judge(&snap, NULL, 0, &pol, &out_again);
 	assert_memory_equal(&snap, &snap_copy, sizeof snap);
-	assert_memory_equal(&out, &out_again, sizeof out);
+	/* What a judgement holds: its header, its verdicts, why it is unknown
+	 * (the verdicts past n_gpus are left as they were, never read). */
+	assert_int_equal(out.n_gpus, 4);
+	assert_memory_equal(&out, &out_again, offsetof(ng_node_health, gpu));
+	assert_memory_equal(out.gpu, out_again.gpu, out.n_gpus * sizeof out.gpu[0]);
+	assert_memory_equal(out.unknown_why, out_again.unknown_why, sizeof out.unknown_why);
+}
+
+/* A judgement leaves nothing of an earlier one: the same snapshot judged
+ * into an output that held a larger node's verdicts reads the same. */
+static void test_no_leftovers(void **state)
+{
+	(void)state;
+	ng_gpu_state *g = healthy_node(8);
+	for (int i = 0; i < 8; i++)
+		snap.gpu[i].pcie_width = ok(8);
+	(void)g;
+	ng_health_judge(&snap, NULL, 0, &pol, &out);
+	assert_int_equal(out.n_gpus, 8);
+	assert_int_not_equal(out.severity, NG_HEALTH_OK);
+	healthy_node(2);
+	ng_health_judge(&snap, NULL, 0, &pol, &out);
+	assert_int_equal(out.n_gpus, 2);
+	assert_int_equal(out.severity, NG_HEALTH_OK);
+	for (size_t i = 0; i < out.n_gpus; i++)
+		assert_int_equal(out.gpu[i].n_reasons, 0);
+	assert_false(out.drain);
 }
 
 /* Idle is nothing running and the GPU at rest, whatever the event reasons
@@ -981,6 +1007,7 @@ int main(void)
 		cmocka_unit_test_setup(test_clock_ratio_reported, setup),
 		cmocka_unit_test_setup(test_policy_thresholds, setup),
 		cmocka_unit_test_setup(test_pure, setup),
+		cmocka_unit_test_setup(test_no_leftovers, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
