@@ -24,6 +24,7 @@ set(NG_FLOW_SOURCES
   promote.c
   records_in.c
   redecide.c
+  release.c
   replay.c
   replay_model.c
   report_model.c
