@@ -22,6 +22,7 @@ set(NG_FLOW_SOURCES
   policy_history.c
   probation.c
   promote.c
+  quarantine_cases.c
   records_in.c
   redecide.c
   release.c
