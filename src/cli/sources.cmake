@@ -65,7 +65,6 @@ set(NG_CLI_SOURCES
   run_lock.c
   scenario_read.c
   selftest_fabric.c
-  selftest_probation.c
   store_cli.c
   util.c
 )

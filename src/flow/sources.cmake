@@ -35,5 +35,8 @@ set(NG_FLOW_SOURCES
   report_model_map.c
   report_model_truth.c
   shadow.c
+  testing/selftest.c
+  testing/selftest_probation.c
+  testing/test_env.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
