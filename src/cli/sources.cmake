@@ -63,7 +63,6 @@ set(NG_CLI_SOURCES
   report_states.c
   report_svg.c
   run_lock.c
-  scenario_read.c
   selftest_fabric.c
   store_cli.c
   util.c

@@ -35,6 +35,8 @@ set(NG_FLOW_SOURCES
   report_model_map.c
   report_model_truth.c
   shadow.c
+  testing/scenario_read.c
+  testing/scenario_run.c
   testing/selftest.c
   testing/selftest_probation.c
   testing/test_env.c
