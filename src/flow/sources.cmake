@@ -11,6 +11,7 @@ set(NG_FLOW_SOURCES
   class_baseline.c
   ctx.c
   evidence.c
+  fleet_clear.c
   gate_batch.c
   gpu_check.c
   gpu_check_each.c
