@@ -12,6 +12,7 @@ set(NG_FLOW_SOURCES
   ctx.c
   evidence.c
   fleet_clear.c
+  floors_suggest.c
   gate_batch.c
   gpu_check.c
   gpu_check_each.c
