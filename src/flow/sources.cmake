@@ -21,6 +21,7 @@ set(NG_FLOW_SOURCES
   gpu_check_store.c
   gpu_check_xid.c
   gpu_forget.c
+  ingest.c
   lemon.c
   policy_history.c
   probation.c
