@@ -7,7 +7,7 @@
 # so `pkg-config --static --libs nodegate` is all a program needs; the shared
 # one (libnodegate.so.0) exports only the nodegate_* names
 # (src/api/libnodegate.map).
-set(NODEGATE_API_SOURCES src/api/context.c src/api/decide.c src/api/gpu_check.c)
+set(NODEGATE_API_SOURCES src/api/context.c src/api/decide.c src/api/gpu_check.c src/api/release.c)
 set(NODEGATE_LAYERS nodegate_flow nodegate_land nodegate_collect nodegate_store nodegate_parse
     nodegate_judge nodegate_core)
 

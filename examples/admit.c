@@ -8,6 +8,8 @@
  * warning, each run joining the baseline), the last two against the
  * baseline the ten made (admitted); then a node whose storage reads 20% slow, on
  * its first run and again on its confirmation, is quarantined with a case.
+ * Its release is refused until the failed test has passed again, and then
+ * made by hand, naming who and why; the node is on probation.
  * Last, one record is judged against a class baseline by the gate alone.
  * Prints one line per decision; exits 0 when every decision is the one
  * expected, 1 otherwise. */
@@ -85,6 +87,33 @@ static int admit(nodegate_ctx *ctx, const char *node, double storage, const char
 	return rc;
 }
 
+/* Releases node; prints "release NODE STATE"; 0 when the state is want. */
+static int release(nodegate_ctx *ctx, const char *node, int manual, nodegate_release_state want)
+{
+	static const char *const names[] = {"released", "no-case", "not-yet", "lemon"};
+	nodegate_release_request req = {.node = node};
+	if (manual) {
+		req.manual = 1;
+		req.by = "example-admin";
+		req.reason = "storage controller replaced";
+	}
+	nodegate_release_result r;
+	nodegate_error err;
+	if (nodegate_release(ctx, &req, &r, &err) < 0) {
+		fprintf(stderr, "release %s: %s error: %s\n", node, nodegate_error_class_name(err.code),
+		        err.message);
+		return 1;
+	}
+	printf("release %s %s", node, names[r.state]);
+	if (r.case_id)
+		printf(" (case %lld, %lld of %ld passes)", (long long)r.case_id, (long long)r.passes,
+		       r.passes_needed);
+	if (r.state == NODEGATE_RELEASED)
+		printf(": %s", r.reason);
+	printf("\n");
+	return r.state != want;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -115,6 +144,16 @@ int main(int argc, char **argv)
 		bad += admit(ctx, node, 6.0, NULL, i < 10 ? "admitted-warn" : "admitted");
 	}
 	bad += admit(ctx, "node-slow", 4.8, "confirm", "quarantined");
+	/* A reboot alone never releases a node: the failed test must pass again,
+	 * or an administrator decides, by name and with a reason. */
+	bad += release(ctx, "node-slow", 0, NODEGATE_RELEASE_NOT_YET);
+	bad += release(ctx, "node-slow", 1, NODEGATE_RELEASED);
+	bad += release(ctx, "node-slow", 0, NODEGATE_RELEASE_NO_CASE);
+	/* A manual release must say who decided it: refused as a usage error. */
+	nodegate_release_request anon = {.node = "node-slow", .manual = 1};
+	nodegate_release_result rr;
+	if (nodegate_release(ctx, &anon, &rr, &err) == 0 || err.code != NODEGATE_ERR_USAGE)
+		bad++;
 
 	/* Records to verdicts: the gate on one record, 12% under its baseline. */
 	const char *rec = "{\"schema\": \"nodegate/record/1\", \"class\": \"example-class\", "

@@ -5,7 +5,7 @@
 add_executable(example_admit ${CMAKE_SOURCE_DIR}/examples/admit.c)
 target_link_libraries(example_admit PRIVATE nodegate_shared)
 add_test(NAME example_admit COMMAND ${NODEGATE_PYTHON} -c
-  "import subprocess, sys, tempfile, os\nwith tempfile.TemporaryDirectory() as d:\n    r = subprocess.run([sys.argv[1], os.path.join(d, 'store.db')], capture_output=True, text=True)\nprint(r.stdout, r.stderr)\nok = r.returncode == 0 and r.stdout.rstrip().endswith('ok') and 'node-slow quarantined (case 1) exit 1' in r.stdout and 'gate block (not admissible)' in r.stdout\nsys.exit(0 if ok else 1)"
+  "import subprocess, sys, tempfile, os\nwith tempfile.TemporaryDirectory() as d:\n    r = subprocess.run([sys.argv[1], os.path.join(d, 'store.db')], capture_output=True, text=True)\nprint(r.stdout, r.stderr)\nok = r.returncode == 0 and r.stdout.rstrip().endswith('ok') and 'node-slow quarantined (case 1) exit 1' in r.stdout and 'release node-slow not-yet (case 1, 0 of 2 passes)' in r.stdout and 'release node-slow released (case 1, 0 of 2 passes): manual release: storage controller replaced' in r.stdout and 'release node-slow no-case' in r.stdout and 'gate block (not admissible)' in r.stdout\nsys.exit(0 if ok else 1)"
   $<TARGET_FILE:example_admit>)
 # The public GPU check against libnodegate.so on synthetic GPUs: the
 # request reaches the check, the job's own GPUs only, errors by class.

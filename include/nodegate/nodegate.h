@@ -13,7 +13,9 @@
  *     case with its evidence), as `nodegate admit --from` does, with the same
  *     store, the same decisions and the same JSON;
  *   - check a node's GPUs after or before a job, or the whole node (the
- *     epilog, prolog and health decisions), as `nodegate epilog` does.
+ *     epilog, prolog and health decisions), as `nodegate epilog` does;
+ *   - release a quarantined node to probation once its release condition
+ *     holds, or by a named decision, as `nodegate release` does.
  *
  * Conventions for every function:
  *   - a function that can fail takes a nodegate_error * last (NULL: not
@@ -263,6 +265,57 @@ size_t nodegate_gpu_check_count(const nodegate_gpu_check *r);
  * the caller frees with nodegate_free; NULL when out of memory. */
 char *nodegate_gpu_check_json(const nodegate_gpu_check *r);
 void nodegate_gpu_check_release(nodegate_gpu_check *r);
+
+/* ---- release ------------------------------------------------------------------------ */
+
+/* Releases a quarantined node to probation, as `nodegate release` does
+ * (docs/admission.md, "Probation"): its open case closes when the test that
+ * failed has passed again the policy's admission.release_passes times since
+ * the case opened, or by an administrator's named decision (manual); a
+ * lemon (quarantined quarantine.lemon_count times in lemon_days) is never
+ * released unless forced. A reboot alone never releases a node. */
+
+typedef enum {
+	NODEGATE_RELEASED = 0,        /* the case is closed; the node is on probation */
+	NODEGATE_RELEASE_NO_CASE = 1, /* the node has no open case: nothing to release */
+	NODEGATE_RELEASE_NOT_YET = 2, /* too few passing runs of the failed test yet */
+	NODEGATE_RELEASE_LEMON = 3,   /* a lemon, and not forced */
+} nodegate_release_state;
+
+/* What to release, and how. Zero it, then set node. */
+typedef struct {
+	const char *node;      /* the node's stable id or its scheduler name */
+	const char *by;        /* who releases (at most 63 characters); NULL: the context's actor */
+	const char *reason;    /* why (at most 200 characters), kept with the case; NULL: none */
+	int manual;            /* without the passing runs: needs by and reason */
+	int force;             /* a lemon too, after its repair: needs by and reason */
+	int land_slurm;        /* then resume the node through scontrol, only from this
+	                          case's drain (an operator's is left alone), audited as
+	                          land.resume; nothing when the context does not land */
+	const char *land_node; /* the Slurm node name; NULL: the case's, else node */
+} nodegate_release_request;
+
+typedef struct {
+	nodegate_release_state state;
+	char node[128];        /* the stable id node named */
+	int64_t case_id;       /* the open case (0 for NO_CASE) */
+	int64_t passes;        /* its passing runs of the failed test since it opened */
+	int64_t runs;          /* its runs of the failed test since it opened */
+	long passes_needed;    /* the policy's release_passes */
+	char metric[96];       /* the metric that failed */
+	char reason[256];      /* RELEASED: the reason kept with the case; LEMON: why it is one */
+	const char *landing;   /* land_slurm: "done", "left-alone" or "failed"; else "" (static) */
+	int landing_unaudited; /* the resume happened, its audit entry could not be written */
+} nodegate_release_result;
+
+/* Releases req->node in ctx, which must have a store. 0 with *out in every
+ * state above (the command exits 0 for NODEGATE_RELEASED, 1 otherwise);
+ * -1 with err: NODEGATE_ERR_USAGE (no context, store, request or node; node
+ * names two nodes; manual or force without by and reason; by or reason too
+ * long), NODEGATE_ERR_STORE. A resume that fails leaves the case closed and
+ * says so in out->landing and a note. */
+int nodegate_release(nodegate_ctx *ctx, const nodegate_release_request *req,
+                     nodegate_release_result *out, nodegate_error *err);
 
 #ifdef __cplusplus
 }

@@ -92,9 +92,8 @@ int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
  * exists; 0 found, -1 neither (out: the install path, for messages). */
 int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
 /* ng_read_file, ng_load_json_file: core/json_file.h. */
-/* Removes every variable whose name starts with prefix ("SLURM_") from this
- * process's environment, for the runs it starts. */
-void ng_cli_unset_prefix(const char *prefix);
+/* Clearing SLURM_* for the runs a verb starts: ng_env_unset_prefix
+ * (flow/testing/test_env.h). */
 /* Reads a policy file over p (ng_policy_apply_json); err names the file and
  * what is wrong with it. A key given twice anywhere is refused. */
 int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);

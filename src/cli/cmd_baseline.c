@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow/class_baseline.h"
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
+#include "flow/baselines.h"
+#include "flow/class_baseline.h"
 
 static int exec_baseline(struct ng_cli *cli, int argc, char **argv);
 
@@ -108,7 +110,7 @@ static ng_baseline_status status_of(const char *name)
 	return NG_BASELINE_STATUS_COUNT;
 }
 
-static bool is_ok(const ng_store_baseline *b) { return strcmp(b->status, "ok") == 0; }
+#define is_ok ng_baseline_is_ok
 
 /* What a baseline row's status says, for a table. */
 static void status_line(const ng_store_baseline *b, char *out, size_t cap)
@@ -209,45 +211,19 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
-	int64_t now = ng_now();
-	int64_t since = now - (int64_t)cli->policy.baseline_window_days * 86400;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_baseline_build_result res;
 	ng_err err;
-	char *keys;
-	size_t n_keys;
-	if (ng_store_baseline_keys(st, o.class_key, since, &keys, &n_keys, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	ng_store_baseline *rows = calloc(n_keys ? n_keys : 1, sizeof *rows);
-	if (!rows) {
-		free(keys);
-		ng_store_close(st);
-		fprintf(stderr, "nodegate baseline: out of memory\n");
-		return NG_EXIT_STORE;
-	}
-	size_t n = 0;
 	rc = NG_EXIT_OK;
-	const char *k = keys;
-	for (size_t i = 0; i < n_keys; i++) {
-		const char *cls = k, *sw = cls + strlen(cls) + 1, *metric = sw + strlen(sw) + 1,
-		           *unit = metric + strlen(metric) + 1;
-		k = unit + strlen(unit) + 1;
-		if ((o.software && strcmp(o.software, sw) != 0) ||
-		    (o.metric && strcmp(o.metric, metric) != 0))
-			continue;
-		if (ng_class_baseline_build(st, &cli->policy, cls, sw, metric, unit, now,
-		                            ng_actor(), true, &rows[n], &err) < 0) {
-			rc = ng_cli_store_error(e, &err);
-			break;
-		}
-		n++;
-	}
-	free(keys);
+	/* A failure is said first; what was built before it is shown after. */
+	if (ng_baselines_build(&ctx, &(ng_baseline_filter){o.class_key, o.software, o.metric}, &res,
+	                       &err) < 0)
+		rc = ng_cli_fail(e, &err, NG_ERR_STORE);
 	ng_store_close(st);
-
-	size_t built = 0;
-	for (size_t i = 0; i < n; i++)
-		built += is_ok(&rows[i]);
+	ng_store_baseline *rows = res.rows;
+	size_t n = res.n, built = res.built;
+	int64_t since = res.since;
 	char since_text[32];
 	ng_format_time(since, since_text);
 	if (o.json) {
@@ -309,44 +285,6 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 
 /* ---- show ----------------------------------------------------------------------- */
 
-static int by_key(const void *pa, const void *pb)
-{
-	const ng_store_baseline *a = pa, *b = pb;
-	int c = strcmp(a->class_key, b->class_key);
-	if (!c)
-		c = strcmp(a->software, b->software);
-	if (!c)
-		c = strcmp(a->metric, b->metric);
-	if (!c)
-		c = (a->built_at < b->built_at) - (a->built_at > b->built_at);
-	if (!c)
-		c = (a->id < b->id) - (a->id > b->id);
-	return c;
-}
-
-static bool same_key(const ng_store_baseline *a, const ng_store_baseline *b)
-{
-	return strcmp(a->class_key, b->class_key) == 0 && strcmp(a->software, b->software) == 0 &&
-	       strcmp(a->metric, b->metric) == 0;
-}
-
-/* The row in force within one key's rows (newest first): what the store's
- * ng_store_current_baseline picks (the newest pin, else the newest "ok"), or
- * when there is none, the newest row, which says why there is none. */
-static size_t in_force(const ng_store_baseline *rows, size_t from, size_t to)
-{
-	size_t pick = to;
-	for (size_t i = from; i < to; i++)
-		if (rows[i].pinned_at && (pick == to || rows[i].pinned_at > rows[pick].pinned_at))
-			pick = i;
-	if (pick != to)
-		return pick;
-	for (size_t i = from; i < to; i++)
-		if (is_ok(&rows[i]))
-			return i;
-	return from;
-}
-
 static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
@@ -361,30 +299,15 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
 	ng_store_baseline *all;
-	size_t n_all;
-	if (ng_store_list_baselines(st, o.class_key, !o.all, &all, &n_all, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
+	size_t n;
+	rc = ng_baselines_in_force(&ctx, o.class_key, o.all, &all, &n, &err);
 	ng_store_close(st);
-	if (n_all)
-		qsort(all, n_all, sizeof *all, by_key);
-	/* Without --all, one row per key: the one in force. */
-	size_t n = 0;
-	for (size_t i = 0; i < n_all;) {
-		size_t j = i + 1;
-		while (j < n_all && same_key(&all[i], &all[j]))
-			j++;
-		if (o.all) {
-			for (size_t k = i; k < j; k++)
-				all[n++] = all[k];
-		} else {
-			all[n++] = all[in_force(all, i, j)];
-		}
-		i = j;
-	}
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
 	if (o.json) {
 		cJSON *arr = cJSON_CreateArray();
@@ -471,50 +394,49 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	int r = ng_store_get_baseline(st, id, &b, &err);
-	if (r < 0) {
-		rc = ng_cli_store_error(e, &err);
-	} else if (r == 0) {
+	ng_baseline_pin_state state;
+	int r = ng_baseline_pin(&ctx, id, o.name, &state, &b, &err);
+	ng_store_close(st);
+	if (r < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	if (state == NG_BASELINE_NO_SUCH) {
 		fprintf(stderr, "nodegate baseline: there is no baseline %" PRId64
 		                ": `nodegate baseline show --all` lists them\n",
 		        id);
-		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else if (!is_ok(&b)) {
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	if (state == NG_BASELINE_REFUSAL) {
 		fprintf(stderr, "nodegate baseline: baseline %" PRId64 " is a refusal (%s), not a "
 		                "baseline: there is nothing to pin\n",
 		        id, b.status);
-		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else if (b.expired_at) {
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	if (state == NG_BASELINE_EXPIRED) {
 		char t[32];
 		ng_format_time(b.expired_at, t);
 		fprintf(stderr, "nodegate baseline: baseline %" PRId64 " expired at %s (%s): build "
 		                "a new one and pin that\n",
 		        id, t, b.expired_reason);
-		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else if (ng_store_pin_baseline(st, id, o.name, ng_now(), ng_actor(), &err) < 0) {
-		rc = ng_cli_store_error(e, &err);
-	} else {
-		r = ng_store_get_baseline(st, id, &b, &err);
-		if (r != 1) {
-			rc = r < 0 ? ng_cli_store_error(e, &err) : NG_EXIT_STORE;
-		} else if (o.json) {
-			cJSON *doc = cJSON_CreateObject();
-			cJSON_AddItemToObject(doc, "pinned", baseline_json(&b));
-			ng_print_json(doc);
-			cJSON_Delete(doc);
-		} else {
-			char med[64];
-			fmt_median(&b, med, sizeof med);
-			printf("pinned baseline %" PRId64 " as \"%s\": %s of class %s, median %s from %" PRId64
-			       " nodes.\n"
-			       "Admission judges this class's %s against it until the class is expired "
-			       "(`nodegate baseline expire`).\n",
-			       id, b.pinned_name, b.metric, b.class_key, med, b.n_nodes, b.metric);
-		}
+		return NG_EXIT_NOT_ADMISSIBLE;
 	}
-	ng_store_close(st);
-	return rc;
+	if (o.json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "pinned", baseline_json(&b));
+		ng_print_json(doc);
+		cJSON_Delete(doc);
+	} else {
+		char med[64];
+		fmt_median(&b, med, sizeof med);
+		printf("pinned baseline %" PRId64 " as \"%s\": %s of class %s, median %s from %" PRId64
+		       " nodes.\n"
+		       "Admission judges this class's %s against it until the class is expired "
+		       "(`nodegate baseline expire`).\n",
+		       id, b.pinned_name, b.metric, b.class_key, med, b.n_nodes, b.metric);
+	}
+	return NG_EXIT_OK;
 }
 
 /* ---- expire --------------------------------------------------------------------- */
@@ -539,29 +461,22 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	/* A mistyped class would expire nothing and retire nothing real: say so. */
-	ng_store_baseline *known;
-	size_t n_known;
-	int64_t n_nodes = ng_store_count_class_nodes(st, cls, 0, &err);
-	if (n_nodes < 0 || ng_store_list_baselines(st, cls, false, &known, &n_known, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	free(known);
-	if (n_nodes == 0 && n_known == 0) {
-		ng_store_close(st);
+	ng_baseline_expiry x;
+	rc = ng_baselines_expire(&ctx, cls, o.metric, o.reason, &x, &err);
+	ng_store_close(st);
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	if (!x.known) {
 		fprintf(stderr, "nodegate baseline: the store knows no class \"%s\" (no records, no "
 		                "baselines): nothing expired. `nodegate baseline show --all` lists the "
 		                "classes\n",
 		        cls);
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
-	int64_t now = ng_now();
-	int64_t n = ng_store_expire_baselines(st, cls, o.metric, o.reason, now, ng_actor(), &err);
-	ng_store_close(st);
-	if (n < 0)
-		return ng_cli_store_error(e, &err);
+	int64_t now = x.at, n = x.expired;
 	char t[32];
 	ng_format_time(now, t);
 	if (o.json) {

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
+#include "flow/fleet_clear.h"
 
 static int exec_fleet(struct ng_cli *cli, int argc, char **argv);
 
@@ -243,50 +245,42 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_fleet_clear_result r;
 	ng_err err;
-	ng_store_fleet_event *evs;
-	size_t n;
-	if (ng_store_list_fleet_events(st, true, &evs, &n, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	const ng_store_fleet_event *ev = NULL;
-	for (size_t i = 0; i < n && !ev; i++)
-		if (evs[i].id == id)
-			ev = &evs[i];
-	if (!ev) {
+	rc = ng_fleet_clear(&ctx, id, o.by, o.reason, &r, &err);
+	ng_store_close(st);
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	if (r.state == NG_FLEET_NO_SUCH) {
 		fprintf(stderr, "nodegate fleet: there is no fleet-regression event %lld: `nodegate "
 		                "fleet list --all` lists them\n",
 		        id);
-		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else if (ev->cleared_at) {
-		char t[32];
-		ng_format_time(ev->cleared_at, t);
-		fprintf(stderr, "nodegate fleet: event %lld was already cleared at %s by %s: %s\n", id,
-		        t, ev->cleared_by, ev->clear_reason);
-		rc = NG_EXIT_NOT_ADMISSIBLE;
-	} else {
-		int64_t now = ng_now();
-		if (ng_store_clear_fleet_event(st, id, now, o.by, o.reason, &err) < 0) {
-			rc = ng_cli_store_error(e, &err);
-		} else if (o.json) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddNumberToObject(d, "id", (double)id);
-			cJSON_AddStringToObject(d, "class", ev->class_key);
-			cJSON_AddNumberToObject(d, "cleared_at", (double)now);
-			cJSON_AddStringToObject(d, "cleared_by", o.by);
-			cJSON_AddStringToObject(d, "clear_reason", o.reason);
-			ng_print_json(d);
-			cJSON_Delete(d);
-		} else {
-			printf("cleared fleet-regression event %lld of class %s by %s: %s\n"
-			       "Admission quarantines nodes of this class again when they fail.\n",
-			       id, ev->class_key, o.by, o.reason);
-		}
+		return NG_EXIT_NOT_ADMISSIBLE;
 	}
-	free_events(evs, n);
-	ng_store_close(st);
-	return rc;
+	if (r.state == NG_FLEET_ALREADY_CLEARED) {
+		char t[32];
+		ng_format_time(r.cleared_at, t);
+		fprintf(stderr, "nodegate fleet: event %lld was already cleared at %s by %s: %s\n", id,
+		        t, r.cleared_by, r.clear_reason);
+		return NG_EXIT_NOT_ADMISSIBLE;
+	}
+	if (o.json) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "id", (double)id);
+		cJSON_AddStringToObject(d, "class", r.class_key);
+		cJSON_AddNumberToObject(d, "cleared_at", (double)r.at);
+		cJSON_AddStringToObject(d, "cleared_by", o.by);
+		cJSON_AddStringToObject(d, "clear_reason", o.reason);
+		ng_print_json(d);
+		cJSON_Delete(d);
+	} else {
+		printf("cleared fleet-regression event %lld of class %s by %s: %s\n"
+		       "Admission quarantines nodes of this class again when they fail.\n",
+		       id, r.class_key, o.by, o.reason);
+	}
+	return NG_EXIT_OK;
 }
 
 static const struct ng_subcmd subcommands[] = {

@@ -1,12 +1,13 @@
 /* nodegate floors: workload floors derived from a pinned baseline, for an
  * operator to review and commit to the policy file. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
+#include "flow/floors_suggest.h"
 
 static int exec_floors(struct ng_cli *cli, int argc, char **argv);
 
@@ -74,40 +75,33 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	ng_store_baseline *all = NULL;
-	size_t n = 0;
-	if (ng_store_list_baselines(st, cls, true, &all, &n, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
+	ng_floor_suggestion *sug = NULL;
+	size_t used = 0;
+	int r = ng_floors_suggest(&ctx, cls, software, f, &sug, &used, &err);
 	ng_store_close(st);
+	if (r < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
-	/* Newest first: the first pinned one of each metric is the one to use. */
 	cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
 	cJSON *from = cJSON_CreateArray();
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++) {
-		const ng_store_baseline *b = &all[i];
-		if (!b->pinned_at || strcmp(b->status, "ok") != 0 || !isfinite(b->median) ||
-		    (software && strcmp(b->software, software) != 0) ||
-		    cJSON_GetObjectItemCaseSensitive(floors, b->metric))
-			continue;
-		double floor = f * b->median;
-		cJSON_AddNumberToObject(floors, b->metric, floor);
+	for (size_t i = 0; i < used; i++) {
+		const ng_store_baseline *b = &sug[i].from;
+		cJSON_AddNumberToObject(floors, b->metric, sug[i].floor);
 		cJSON *x = cJSON_CreateObject();
 		cJSON_AddStringToObject(x, "metric", b->metric);
 		cJSON_AddStringToObject(x, "unit", b->unit);
-		cJSON_AddNumberToObject(x, "floor", floor);
+		cJSON_AddNumberToObject(x, "floor", sug[i].floor);
 		cJSON_AddNumberToObject(x, "baseline", (double)b->id);
 		cJSON_AddStringToObject(x, "pinned", b->pinned_name);
 		cJSON_AddStringToObject(x, "software", b->software);
 		cJSON_AddNumberToObject(x, "median", b->median);
 		cJSON_AddNumberToObject(x, "nodes", (double)b->n_nodes);
 		cJSON_AddItemToArray(from, x);
-		used++;
 	}
-	free(all);
+	free(sug);
 	int rc = used ? NG_EXIT_OK : 1;
 	if (!used)
 		fprintf(stderr, "nodegate floors: class %s has no pinned baseline%s%s: pin one first "

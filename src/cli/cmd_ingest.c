@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
-#include "core/json.h"
-#include "core/metric.h"
-#include "judge/record.h"
+#include "flow/ingest.h"
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv);
 
@@ -56,137 +55,6 @@ const struct ng_cmd_entry ng_cmd_ingest_entry = {
 	"record (nothing from it was stored); 3 the store could not be opened or written.\n",
 	.exec = exec_ingest,
 };
-
-static const char *str_member(const cJSON *obj, const char *key)
-{
-	const cJSON *v = ng_json_get(obj, key);
-	return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
-}
-
-/* Checks what the store needs of each record, so that a bad record is told
- * apart from a store failure (exit 2, not 3), and names it. */
-static int check_records(const cJSON *arr, const char *name, const size_t *lines, ng_err *err)
-{
-	size_t i = 0;
-	for (const cJSON *r = arr->child; r; r = r->next, i++) {
-		char at[64];
-		if (lines)
-			snprintf(at, sizeof at, "line %zu", lines[i]);
-		else
-			snprintf(at, sizeof at, "record %zu", i);
-		if (!cJSON_IsObject(r))
-			return ng_fail(err, "%s: %s is not a JSON object", name, at);
-		/* Refused, not stored changed: a dropped sample or a clamped count
-		 * would be a measurement nobody made. */
-		ng_err serr;
-		if (ng_record_check_strict(r, false, &serr) < 0)
-			return ng_fail(err, "%s: %s: %s", name, at, serr.msg);
-		const char *metric = str_member(r, "metric");
-		const char *missing = !str_member(r, "node")    ? "node"
-		                      : !str_member(r, "class") ? "class"
-		                      : !metric                 ? "metric"
-		                                                : NULL;
-		if (!missing && !str_member(r, "domain") && !ng_metric_lookup(metric))
-			missing = "domain (and its metric is not a registered one)";
-		if (missing)
-			return ng_fail(err, "%s: %s has no %s", name, at, missing);
-		const cJSON *sw = ng_json_get(r, "software");
-		if (sw && !cJSON_IsString(sw) && !cJSON_IsNull(sw))
-			return ng_fail(err, "%s: %s: \"software\" must be a string", name, at);
-	}
-	if (i == 0)
-		return ng_fail(err, "%s holds no records", name);
-	return 0;
-}
-
-/* Whether a text line is only JSON white space. */
-static bool blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return false;
-	return true;
-}
-
-/* Grows the line-number list alongside the records. */
-static int note_line(size_t **lines, size_t *cap, size_t i, size_t line)
-{
-	if (i == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		size_t *p = realloc(*lines, c * sizeof *p);
-		if (!p)
-			return -1;
-		*lines = p;
-		*cap = c;
-	}
-	(*lines)[i] = line;
-	return 0;
-}
-
-/* The records of a file as one array: a JSON array, one object, or JSON
- * Lines. For JSON Lines, *lines gets each record's line number (else NULL).
- * name is how messages call the file. */
-static cJSON *read_records(const char *path, const char *name, size_t **lines, ng_err *err)
-{
-	*lines = NULL;
-	size_t len;
-	char *text = ng_read_file(path, &len, err);
-	if (!text)
-		return NULL;
-	ng_err perr;
-	cJSON *doc = ng_json_parse(text, len, &perr);
-	if (doc && !cJSON_IsArray(doc)) {
-		cJSON *arr = cJSON_CreateArray();
-		if (arr)
-			cJSON_AddItemToArray(arr, doc);
-		else
-			cJSON_Delete(doc);
-		doc = arr;
-		if (!doc)
-			ng_fail(err, "out of memory reading %s", name);
-	} else if (!doc) {
-		/* JSON Lines, when the first non-blank line is a whole object;
-		 * otherwise the whole document's error says what is wrong. */
-		const char *p = text, *end = text + len;
-		size_t cap = 0, n = 0;
-		doc = cJSON_CreateArray();
-		if (!doc)
-			ng_fail(err, "out of memory reading %s", name);
-		for (size_t line = 1; p < end && doc; line++) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t k = nl ? (size_t)(nl - p) : (size_t)(end - p);
-			if (!blank(p, k)) {
-				ng_err lerr;
-				cJSON *rec = ng_json_parse(p, k, &lerr);
-				bool ok = rec && (n > 0 || cJSON_IsObject(rec));
-				if (!ok) {
-					if (n == 0)
-						ng_fail(err, "%s: %s", name, perr.msg);
-					else
-						ng_fail(err, "%s line %zu: %s", name, line, lerr.msg);
-				} else if (note_line(lines, &cap, n, line) < 0) {
-					ok = false;
-					ng_fail(err, "out of memory reading %s", name);
-				}
-				if (!ok) {
-					cJSON_Delete(rec);
-					cJSON_Delete(doc);
-					doc = NULL;
-					break;
-				}
-				cJSON_AddItemToArray(doc, rec);
-				n++;
-			}
-			p += k + 1;
-		}
-		if (!doc) {
-			free(*lines);
-			*lines = NULL;
-		}
-	}
-	free(text);
-	return doc;
-}
 
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 {
@@ -249,49 +117,15 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 	int rc = NG_EXIT_OK;
 	ng_store_ingest how = {.run_id = run_id, .taken_at = at, .idle = idle, .accepted = accepted,
 	                       .actor = ng_actor()};
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
 		const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
 		ng_err err;
-		size_t *lines = NULL;
-		cJSON *recs = read_records(path, name, &lines, &err);
-		int frc = NG_EXIT_OK;
-		if (!recs || check_records(recs, name, lines, &err) < 0)
-			frc = NG_EXIT_USAGE;
-		size_t n = recs ? (size_t)cJSON_GetArraySize(recs) : 0;
-		int64_t *ids = frc == NG_EXIT_OK ? calloc(n, sizeof *ids) : NULL;
-		if (frc == NG_EXIT_OK && !ids) {
-			ng_fail(&err, "out of memory storing %s", name);
-			frc = NG_EXIT_STORE;
-		}
-		if (frc == NG_EXIT_OK && ng_store_put_json_records(st, recs, &how, ids, &err) < 0)
-			frc = NG_EXIT_STORE;
-		if (frc == NG_EXIT_OK && json) {
-			cJSON *f = cJSON_CreateObject();
-			cJSON_AddStringToObject(f, "file", path);
-			cJSON_AddNumberToObject(f, "records", (double)n);
-			cJSON_AddStringToObject(f, "run_id", run_id);
-			cJSON *a = cJSON_AddArrayToObject(f, "ids");
-			for (size_t k = 0; k < n; k++)
-				cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[k]));
-			cJSON_AddItemToArray(stored, f);
-		} else if (frc == NG_EXIT_OK) {
-			printf("stored %zu record%s from %s (run %s)\n", n, n == 1 ? "" : "s", name,
-			       run_id);
-		}
-		if (frc == NG_EXIT_OK && accepted) {
-			size_t bare = 0;
-			for (const cJSON *r = recs->child; r; r = r->next)
-				bare += !str_member(r, "software");
-			if (bare)
-				fprintf(stderr,
-				        "nodegate ingest: note: %zu of %zu records from %s carry no software "
-				        "identity: their baselines are kept apart from those of nodes that "
-				        "have one, which is what `nodegate admit` judges against\n",
-				        bare, n, name);
-		}
-		if (frc != NG_EXIT_OK) {
-			if (frc == NG_EXIT_STORE)
+		ng_ingested got;
+		if (ng_ingest_file(&ctx, path, name, &how, &got, &err) < 0) {
+			if (err.code == NG_ERR_STORE)
 				fprintf(stderr, "nodegate ingest: store %s: %s: nothing from %s was stored\n",
 				        ng_store_where(st), err.msg, name);
 			else
@@ -303,12 +137,33 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 				cJSON_AddStringToObject(f, "error", err.msg);
 				cJSON_AddItemToArray(failed, f);
 			}
+			/* A file that cannot be read (2) and a store that fails (3): the worse. */
+			int frc = ng_exit_for(&err, NG_ERR_INPUT);
 			if (frc > rc)
 				rc = frc;
+			continue;
 		}
-		free(ids);
-		free(lines);
-		cJSON_Delete(recs);
+		size_t n = got.n;
+		if (json) {
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "file", path);
+			cJSON_AddNumberToObject(f, "records", (double)n);
+			cJSON_AddStringToObject(f, "run_id", run_id);
+			cJSON *a = cJSON_AddArrayToObject(f, "ids");
+			for (size_t k = 0; k < n; k++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber((double)got.ids[k]));
+			cJSON_AddItemToArray(stored, f);
+		} else {
+			printf("stored %zu record%s from %s (run %s)\n", n, n == 1 ? "" : "s", name,
+			       run_id);
+		}
+		if (accepted && got.bare)
+			fprintf(stderr,
+			        "nodegate ingest: note: %zu of %zu records from %s carry no software "
+			        "identity: their baselines are kept apart from those of nodes that "
+			        "have one, which is what `nodegate admit` judges against\n",
+			        got.bare, n, name);
+		ng_ingested_release(&got);
 	}
 	if (json) {
 		ng_print_json(doc);

@@ -1,14 +1,13 @@
 /* nodegate quarantine: the quarantine cases in the store, and their evidence. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
-#include "flow/lemon.h"
+#include "flow/quarantine_cases.h"
 #include "judge/evidence_summary.h"
-#include "store/probation.h"
 
 static int exec_quarantine(struct ng_cli *cli, int argc, char **argv);
 
@@ -49,36 +48,13 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	.exec = exec_quarantine,
 };
 
-/* What a case's probation and lemon verdict add to it (either may be NULL). */
-struct case_extra {
-	const ng_store_probation *probation;
-	const ng_lemon_verdict *lemon;
-	cJSON *domain_evidence; /* show: what the collectors captured for the case's run */
-};
-
 #define SUMMARY_MAX 32
 
-/* The case's run, as its evidence names it, or "". */
-static const char *run_of(const ng_store_case *c, char *buf, size_t cap)
+/* What a case's probation, lemon verdict and captured evidence add to it. */
+static void add_extra(cJSON *o, const ng_case_view *v, const cJSON *captured)
 {
-	cJSON *ev = c->evidence ? cJSON_Parse(c->evidence) : NULL;
-	const cJSON *run = cJSON_GetObjectItemCaseSensitive(ev, "run");
-	snprintf(buf, cap, "%s", cJSON_IsString(run) ? run->valuestring : "");
-	cJSON_Delete(ev);
-	return buf;
-}
-
-static const char *state_of(const ng_store_case *c, const struct case_extra *x)
-{
-	if (!c->closed_at)
-		return "open";
-	return x && x->probation && !x->probation->ended_at ? "probation" : "closed";
-}
-
-static void add_extra(cJSON *o, const struct case_extra *x)
-{
-	if (x && x->probation) {
-		const ng_store_probation *p = x->probation;
+	if (v->has_probation) {
+		const ng_store_probation *p = &v->probation;
 		cJSON *j = cJSON_AddObjectToObject(o, "probation");
 		ng_json_add_time(j, "started_at", p->started_at);
 		ng_json_add_time(j, "ended_at", p->ended_at);
@@ -86,16 +62,16 @@ static void add_extra(cJSON *o, const struct case_extra *x)
 		cJSON_AddStringToObject(j, "job", p->job);
 		cJSON_AddStringToObject(j, "why", p->detail);
 	}
-	if (x && x->domain_evidence) {
-		cJSON_AddItemToObject(o, "domain_evidence", cJSON_Duplicate(x->domain_evidence, true));
+	if (captured) {
+		cJSON_AddItemToObject(o, "domain_evidence", cJSON_Duplicate(captured, true));
 		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
-		size_t n = ng_evidence_summary(x->domain_evidence, lines, SUMMARY_MAX);
+		size_t n = ng_evidence_summary(captured, lines, SUMMARY_MAX);
 		cJSON *sum = cJSON_AddArrayToObject(o, "evidence_summary");
 		for (size_t i = 0; i < n; i++)
 			cJSON_AddItemToArray(sum, cJSON_CreateString(lines[i]));
 	}
-	if (x && x->lemon) {
-		const ng_lemon_verdict *l = x->lemon;
+	if (v->lemon) {
+		const ng_lemon_verdict *l = v->lemon;
 		cJSON_AddBoolToObject(o, "lemon", l->lemon);
 		cJSON *j = cJSON_AddObjectToObject(o, "repeat");
 		cJSON_AddNumberToObject(j, "quarantines_in_window", (double)l->node_count);
@@ -114,13 +90,14 @@ static void add_extra(cJSON *o, const struct case_extra *x)
 	}
 }
 
-static cJSON *case_json(const ng_store_case *c, long needed, const struct case_extra *x)
+static cJSON *case_json(const ng_case_view *v, long needed, const cJSON *captured)
 {
+	const ng_store_case *c = &v->c;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)c->id);
 	cJSON_AddStringToObject(o, "node", c->node);
 	cJSON_AddStringToObject(o, "node_name", c->node_name);
-	cJSON_AddStringToObject(o, "state", state_of(c, x));
+	cJSON_AddStringToObject(o, "state", ng_case_state(v));
 	cJSON_AddStringToObject(o, "class", c->class_key);
 	cJSON_AddStringToObject(o, "software", c->software);
 	cJSON_AddStringToObject(o, "domain", c->domain);
@@ -142,7 +119,7 @@ static cJSON *case_json(const ng_store_case *c, long needed, const struct case_e
 	if (!ev && c->evidence && c->evidence[0])
 		ev = cJSON_CreateString(c->evidence); /* kept as it was, whatever it is */
 	cJSON_AddItemToObject(o, "evidence", ev ? ev : cJSON_CreateNull());
-	add_extra(o, x);
+	add_extra(o, v, captured);
 	return o;
 }
 
@@ -150,13 +127,6 @@ static int width(int w, const char *s)
 {
 	int n = (int)strlen(s);
 	return n > w ? n : w;
-}
-
-static void free_cases(ng_store_case *cs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		ng_store_case_free(&cs[i]);
-	free(cs);
 }
 
 /* Options shared by both subcommands. Returns -1 to go on, else the exit status. */
@@ -196,47 +166,21 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_case_list l;
 	ng_err err;
-	ng_store_case *cs;
-	size_t n;
-	char(*lemon_nodes)[256] = NULL;
-	ng_lemon_verdict *lemons = NULL;
-	size_t n_lemons = 0;
-	if (ng_store_list_cases(st, all, &cs, &n, &err) < 0 ||
-	    ng_lemon_all(st, &cli->policy, ng_now(), &lemon_nodes, &lemons, &n_lemons, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	ng_store_probation *probs = calloc(n ? n : 1, sizeof *probs);
-	bool *has_prob = calloc(n ? n : 1, sizeof *has_prob);
-	const ng_lemon_verdict **lemon_of = calloc(n ? n : 1, sizeof *lemon_of);
-	if (!probs || !has_prob || !lemon_of) {
-		ng_store_close(st);
-		free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
-		free_cases(cs, n);
-		fprintf(stderr, "nodegate quarantine: out of memory\n");
-		return NG_EXIT_STORE;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int r = ng_store_probation_of_case(st, cs[i].id, &probs[i], &err);
-		if (r < 0) {
-			ng_store_close(st);
-			free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
-			free_cases(cs, n);
-			return ng_cli_store_error(e, &err);
-		}
-		has_prob[i] = r == 1;
-		for (size_t k = 0; k < n_lemons; k++)
-			if (strcmp(lemon_nodes[k], cs[i].node) == 0)
-				lemon_of[i] = &lemons[k];
-	}
+	rc = ng_case_list_read(&ctx, all, &l, &err);
 	ng_store_close(st);
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	const ng_case_view *cs = l.cases;
+	size_t n = l.n;
 	long needed = cli->policy.release_passes;
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
 		for (size_t i = 0; i < n; i++) {
-			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, lemon_of[i], NULL};
-			cJSON *o = case_json(&cs[i], needed, &x);
+			cJSON *o = case_json(&cs[i], needed, NULL);
 			cJSON_DeleteItemFromObjectCaseSensitive(o, "evidence");
 			cJSON_AddItemToArray(arr, o);
 		}
@@ -249,8 +193,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		int wn = 4, wm = 6;
 		for (size_t i = 0; i < n; i++) {
-			wn = width(wn, cs[i].node_name[0] ? cs[i].node_name : cs[i].node);
-			wm = width(wm, cs[i].metric);
+			wn = width(wn, cs[i].c.node_name[0] ? cs[i].c.node_name : cs[i].c.node);
+			wm = width(wm, cs[i].c.metric);
 		}
 		printf("%4s  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "STATE", "DOMAIN",
 		       wm, "METRIC", "OPENED", "PASSES");
@@ -258,62 +202,32 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			printf("%-20s  ", "CLOSED");
 		printf("RELEASE CONDITION\n");
 		for (size_t i = 0; i < n; i++) {
-			const ng_store_case *c = &cs[i];
+			const ng_store_case *c = &cs[i].c;
 			char opened[32], closed[32], passes[48];
 			ng_format_time(c->opened_at, opened);
 			ng_format_time(c->closed_at, closed);
 			snprintf(passes, sizeof passes, "%" PRId64 "/%ld", c->passes, needed);
 			/* People read host names; the id is in --json and `show`. */
-			struct case_extra x = {has_prob[i] ? &probs[i] : NULL, NULL, NULL};
-			bool lemon = lemon_of[i] && lemon_of[i]->lemon;
+			bool lemon = cs[i].lemon && cs[i].lemon->lemon;
 			printf("%4" PRId64 "  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
 			       c->node_name[0] ? c->node_name : c->node,
-			       lemon && !c->closed_at ? "lemon" : state_of(c, &x), c->domain, wm, c->metric, opened, passes);
+			       lemon && !c->closed_at ? "lemon" : ng_case_state(&cs[i]), c->domain, wm, c->metric, opened, passes);
 			if (all)
 				printf("%-20s  ", closed);
 			printf("%s\n", c->release_condition[0] ? c->release_condition : "-");
 		}
-		for (size_t k = 0; k < n_lemons; k++)
-			for (size_t i = 0; lemons[k].lemon && i < n; i++)
-				if (strcmp(cs[i].node, lemon_nodes[k]) == 0) {
-					printf("lemon %s: %s; %s\n", cs[i].node_name[0] ? cs[i].node_name : cs[i].node,
-					       lemons[k].why, lemons[k].replace);
+		for (size_t k = 0; k < l.n_lemons; k++)
+			for (size_t i = 0; l.lemons[k].lemon && i < n; i++) {
+				const ng_store_case *c = &cs[i].c;
+				if (strcmp(c->node, l.lemon_nodes[k]) == 0) {
+					printf("lemon %s: %s; %s\n", c->node_name[0] ? c->node_name : c->node,
+					       l.lemons[k].why, l.lemons[k].replace);
 					break;
 				}
+			}
 	}
-	free(probs), free(has_prob), free(lemon_of), free(lemon_nodes), free(lemons);
-	free_cases(cs, n);
+	ng_case_list_release(&l);
 	return NG_EXIT_OK;
-}
-
-/* The case `show` means by arg: the node's open case, else the node's newest
- * case, else (a number) the case with that id. 1 found, 0 none, -1 error. */
-static int find_case(ng_store *st, const char *arg, ng_store_case *out, ng_err *err)
-{
-	int r = ng_store_open_case_of(st, arg, out, err);
-	if (r != 0)
-		return r;
-	ng_store_case *cs;
-	size_t n;
-	if (ng_store_list_cases(st, true, &cs, &n, err) < 0)
-		return -1;
-	r = 0;
-	for (size_t i = 0; i < n && !r; i++) {
-		if (strcmp(cs[i].node, arg) == 0) {
-			*out = cs[i];
-			cs[i].evidence = NULL; /* now out's */
-			r = 1;
-		}
-	}
-	free_cases(cs, n);
-	if (r)
-		return 1;
-	char *end;
-	errno = 0;
-	long long id = strtoll(arg, &end, 10);
-	if (!*arg || *end || errno || id < 1)
-		return 0;
-	return ng_store_get_case(st, id, out, err);
 }
 
 static int cmd_show(struct ng_cli *cli, int argc, char **argv)
@@ -330,52 +244,36 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_case_detail d;
 	ng_err err;
-	ng_store_case c;
-	/* NODE is the stable id or the scheduler name; a bare number that names
-	 * no node stays a case id. */
-	ng_store_node_ref ref;
-	int bad = ng_cli_resolve_node(st, e, arg, &ref);
-	if (bad) {
-		ng_store_close(st);
-		return bad;
-	}
-	int r = find_case(st, ref.id, &c, &err);
-	ng_store_probation prob;
-	ng_lemon_verdict lemon;
-	int has_prob = 0;
-	cJSON *captured = NULL;
-	char run[96];
-	if (r == 1 && ((has_prob = ng_store_probation_of_case(st, c.id, &prob, &err)) < 0 ||
-	               ng_lemon_of(st, &cli->policy, c.node, ng_now(), &lemon, &err) < 0 ||
-	               ng_store_evidence_of_run(st, c.node, run_of(&c, run, sizeof run), &captured,
-	                                        &err) < 0)) {
-		ng_store_case_free(&c);
-		r = -1;
-	}
+	int r = ng_case_find(&ctx, arg, &d, &err);
 	ng_store_close(st);
 	if (r < 0)
-		return ng_cli_store_error(e, &err);
-	struct case_extra x = {has_prob == 1 ? &prob : NULL, &lemon, captured};
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r == 0) {
 		fprintf(stderr, "nodegate quarantine: no case of node \"%s\"%s: `nodegate quarantine "
 		                "list --all` lists every case\n",
 		        arg, strspn(arg, "0123456789") == strlen(arg) ? " and no case with that ID" : "");
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
+	const ng_store_case c = d.view.c;
+	const ng_lemon_verdict lemon = d.lemon;
+	const ng_store_probation *prob = d.view.has_probation ? &d.view.probation : NULL;
+	const cJSON *captured = d.captured;
 	long needed = cli->policy.release_passes;
 	if (json) {
-		cJSON *o = case_json(&c, needed, &x);
+		cJSON *o = case_json(&d.view, needed, captured);
 		ng_print_json(o);
 		cJSON_Delete(o);
-		cJSON_Delete(captured);
-		ng_store_case_free(&c);
+		ng_case_detail_release(&d);
 		return NG_EXIT_OK;
 	}
 	char opened[32], closed[32];
 	ng_format_time(c.opened_at, opened);
 	ng_format_time(c.closed_at, closed);
-	const char *state = state_of(&c, &x);
+	const char *state = ng_case_state(&d.view);
 	printf("case %" PRId64 "  %s%s\n", c.id,
 	       !strcmp(state, "open")        ? "open: the node is quarantined"
 	       : !strcmp(state, "probation") ? "closed: the node is on probation"
@@ -408,14 +306,14 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
 		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric,
 		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
-	if (x.probation && x.probation->ended_at) {
+	if (prob && prob->ended_at) {
 		char ended[32];
-		ng_format_time(x.probation->ended_at, ended);
-		printf("  probation  %s %s by job %s: %s\n", x.probation->outcome, ended,
-		       x.probation->job[0] ? x.probation->job : "-", x.probation->detail);
-	} else if (x.probation) {
+		ng_format_time(prob->ended_at, ended);
+		printf("  probation  %s %s by job %s: %s\n", prob->outcome, ended,
+		       prob->job[0] ? prob->job : "-", prob->detail);
+	} else if (prob) {
 		char started[32];
-		ng_format_time(x.probation->started_at, started);
+		ng_format_time(prob->started_at, started);
 		printf("  probation  since %s: its next %sjob decides\n", started,
 		       cli->policy.canary_job[0] ? "canary " : "");
 	}
@@ -452,8 +350,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			printf("  - %s\n", lines[i]);
 	}
-	cJSON_Delete(captured);
-	ng_store_case_free(&c);
+	ng_case_detail_release(&d);
 	return NG_EXIT_OK;
 }
 

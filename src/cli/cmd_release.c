@@ -5,11 +5,9 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
-#include "flow/lemon.h"
-#include "land/kube.h"
-#include "land/slurm.h"
-#include "store/probation.h"
+#include "flow/release.h"
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv);
 
@@ -74,69 +72,111 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	.exec = exec_release,
 };
 
-/* --land slurm: resumes the node, only from this case's drain (land/slurm.h
- * never resumes an operator's). The case stays closed whatever happens;
- * what happened is audited (land.resume) and returned as JSON. A failed
- * resume is said on standard error; *rc becomes NG_EXIT_STORE only when the
- * audit entry cannot be written. */
-static cJSON *resume_node(ng_store *st, const ng_store_case *c, const char *node, const char *by,
-                          int64_t now, int *rc)
+/* What the release did, as --json prints it. */
+static void print_json(const struct ng_cli *cli, const ng_release_result *r, bool manual)
 {
-	ng_slurm_opts o = {.node = node, .resume_case = c->id};
-	ng_slurm_result res;
-	ng_err lerr = {0}, err;
-	int lrc = ng_slurm_resume(&o, &res, &lerr);
-	char *text = ng_slurm_result_json(&res, "resume");
-	cJSON *d = text ? cJSON_Parse(text) : NULL;
-	free(text);
-	if (!d)
-		d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "case", (double)c->id);
-	cJSON_AddStringToObject(d, "result", lrc == 0 ? "done" : lrc == 1 ? "left-alone" : "failed");
-	if (lrc < 0) {
-		cJSON_ReplaceItemInObject(d, "message", cJSON_CreateString(lerr.msg));
-		fprintf(stderr, "nodegate release: the case is closed, but the node was not resumed: "
-		                "%s\n",
-		        lerr.msg);
-	} else if (lrc == 1) {
-		fprintf(stderr, "nodegate release: the case is closed; the node is left drained: %s\n",
-		        res.message);
+	const ng_store_case *c1 = &r->closed;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "node", c1->node);
+	cJSON_AddStringToObject(o, "node_name", c1->node_name);
+	cJSON_AddNumberToObject(o, "case", (double)c1->id);
+	cJSON_AddBoolToObject(o, "manual", manual);
+	cJSON_AddNumberToObject(o, "passes", (double)c1->passes);
+	cJSON_AddNumberToObject(o, "passes_needed", (double)r->passes_needed);
+	cJSON_AddNumberToObject(o, "retries", (double)c1->retries);
+	cJSON_AddNumberToObject(o, "closed_at", (double)c1->closed_at);
+	cJSON_AddStringToObject(o, "closed_by", c1->closed_by);
+	cJSON_AddStringToObject(o, "close_reason", c1->close_reason);
+	cJSON_AddStringToObject(o, "state", "probation");
+	cJSON_AddStringToObject(o, "canary_job", cli->policy.canary_job);
+	cJSON_AddBoolToObject(o, "forced_lemon", r->lemon.lemon);
+	if (r->landing)
+		cJSON_AddItemReferenceToObject(o, "landing", r->landing);
+	ng_print_json(o);
+	cJSON_Delete(o);
+}
+
+static void print_text(const struct ng_cli *cli, const ng_release_result *r, bool manual)
+{
+	const ng_store_case *c1 = &r->closed;
+	printf("released node %s to probation: case %" PRId64 " closed by %s (%s)\n",
+	       c1->node_name[0] ? c1->node_name : c1->node, c1->id, c1->closed_by,
+	       c1->close_reason);
+	if (cli->policy.canary_job[0])
+		printf("The canary job \"%s\" decides: a clean run returns the node to admitted, a "
+		       "failing one quarantines it again.\n",
+		       cli->policy.canary_job);
+	else
+		printf("Its next job decides: a clean run returns the node to admitted, a failing one "
+		       "quarantines it again.\n");
+	if (r->lemon.lemon)
+		printf("A lemon released by force: %s.\n", r->lemon.why);
+	const cJSON *m = r->landing ? cJSON_GetObjectItem(r->landing, "message") : NULL;
+	if (cJSON_IsString(m))
+		printf("slurm: %s\n", m->valuestring);
+	if (manual)
+		printf("Nothing has measured %s since it failed %s: the job that ends its probation "
+		       "is its first evidence.\n",
+		       r->node, c1->metric);
+}
+
+/* Why the release was refused, and what to do; the exit status. */
+static int refused(const char *arg, const ng_release_result *r)
+{
+	const ng_store_case *c = &r->opened;
+	char word[NG_SHELL_WORD_MAX];
+	if (r->state == NG_RELEASE_NO_CASE) {
+		fprintf(stderr, "nodegate release: node %s is not quarantined (it has no open case): "
+		                "nothing to release\n",
+		        arg);
+	} else if (r->state == NG_RELEASE_NOT_YET) {
+		char opened[32];
+		ng_format_time(c->opened_at, opened);
+		long needed = r->passes_needed;
+		fprintf(stderr,
+		        "nodegate release: case %" PRId64 " needs %ld passing run%s of %s %s since %s; "
+		        "it has %" PRId64 " (%" PRId64 " run%s). A reboot alone never releases a node.\n"
+		        "Run the failed test again with `nodegate admit`, or, after a repair or a longer "
+		        "diagnostic,\nrelease it by hand: nodegate release %s --manual --by NAME "
+		        "--reason TEXT\n",
+		        c->id, needed, needed == 1 ? "" : "s", c->domain, c->metric, opened, c->passes,
+		        c->retries, c->retries == 1 ? "" : "s", ng_cli_shell_word(r->node, word));
+	} else {
+		fprintf(stderr,
+		        "nodegate release: node %s is a lemon: %s. It is never released automatically.\n"
+		        "Evidence: %s.\nAfter the repair: nodegate release %s --force --by NAME "
+		        "--reason TEXT\n",
+		        arg, r->lemon.why, r->lemon.replace, ng_cli_shell_word(r->node, word));
 	}
-	char *detail = cJSON_PrintUnformatted(d);
-	char subject[160];
-	snprintf(subject, sizeof subject, "node:%s", c->node);
-	if (!detail || ng_store_audit(st, false, now, by, "land.resume", subject, detail, &err) < 0) {
-		fprintf(stderr, "nodegate release: audit entry for the resume not written: %s\n",
-		        detail ? err.msg : "out of memory");
-		*rc = NG_EXIT_STORE;
-	}
-	cJSON_free(detail);
-	return d;
+	return NG_EXIT_NOT_ADMISSIBLE;
 }
 
 static int exec_release(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_release_entry;
-	const char *spec = NULL, *by = NULL, *reason = NULL;
-	bool manual = false, json = false, land_slurm = false, force = false, land_kube = false;
-	const char *land_node = NULL;
+	const char *spec = NULL;
+	bool json = false;
+	ng_release_request req = {.land = NG_RELEASE_LAND_NONE};
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_release_entry, argc, argv);
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case OPT_MANUAL: manual = true; break;
-		case OPT_FORCE: force = true; break;
+		case OPT_MANUAL: req.manual = true; break;
+		case OPT_FORCE: req.force = true; break;
 		case OPT_LAND:
-			if (strcmp(op.arg, "slurm") != 0 && strcmp(op.arg, "kube") != 0 &&
-			    strcmp(op.arg, "none") != 0)
+			if (strcmp(op.arg, "slurm") == 0)
+				req.land = NG_RELEASE_LAND_SLURM;
+			else if (strcmp(op.arg, "kube") == 0)
+				req.land = NG_RELEASE_LAND_KUBE;
+			else if (strcmp(op.arg, "none") == 0)
+				req.land = NG_RELEASE_LAND_NONE;
+			else
 				return ng_cmd_usage_error(e, "--land takes slurm, kube or none");
-			land_slurm = strcmp(op.arg, "slurm") == 0;
-			land_kube = strcmp(op.arg, "kube") == 0;
 			break;
-		case OPT_NODE: land_node = op.arg; break;
-		case 'b': by = op.arg; break;
-		case 'r': reason = op.arg; break;
+		case OPT_NODE: req.land_node = op.arg; break;
+		case 'b': req.by = op.arg; break;
+		case 'r': req.reason = op.arg; break;
 		case 's': spec = op.arg; break;
 		case 'j': json = true; break;
 		case NG_OPT_EXIT: return op.status;
@@ -144,12 +184,13 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return ng_cmd_usage_error(e, "name one NODE to release");
-	const char *node = argv[optind];
+	req.node = argv[optind];
+	const char *by = req.by, *reason = req.reason;
 	ng_store_case c0;
-	if (manual && (!by || !*by || !reason || !*reason))
+	if (req.manual && (!by || !*by || !reason || !*reason))
 		return ng_cmd_usage_error(e, "--manual needs --by NAME and --reason TEXT: a release "
 		                             "without passing runs must say who decided it and why");
-	if (force && (!by || !*by || !reason || !*reason))
+	if (req.force && (!by || !*by || !reason || !*reason))
 		return ng_cmd_usage_error(e, "--force needs --by NAME and --reason TEXT: releasing a "
 		                             "lemon must say who decided it and why");
 	if (by && (!*by || strlen(by) >= sizeof c0.closed_by))
@@ -157,162 +198,28 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	/* The reason is kept with a prefix saying how the case was released. */
 	if (reason && (!*reason || strlen(reason) > 200))
 		return ng_cmd_usage_error(e, "--reason must be 1 to 200 characters");
-	if (!by)
-		by = ng_actor();
+	/* kubectl's step lines go with the text; under --json, apart from it. */
+	req.land_log = json ? stderr : stdout;
 
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_release_result r;
 	ng_err err;
 	int rc = NG_EXIT_OK;
-	/* NODE is the stable id or the scheduler name; the case is the id's. */
-	ng_store_node_ref ref;
-	int bad = ng_cli_resolve_node(st, e, argv[optind], &ref);
-	if (bad) {
-		ng_store_close(st);
-		return bad;
-	}
-	node = ref.id;
-	int r = ng_store_open_case_of(st, node, &c0, &err);
-	if (r < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	if (r == 0) {
-		ng_store_close(st);
-		fprintf(stderr, "nodegate release: node %s is not quarantined (it has no open case): "
-		                "nothing to release\n",
-		        argv[optind]);
-		return NG_EXIT_NOT_ADMISSIBLE;
-	}
-	long needed = cli->policy.release_passes;
-	char opened[32];
-	ng_format_time(c0.opened_at, opened);
-	char why[256];
-	if (manual) {
-		snprintf(why, sizeof why, "manual release: %s", reason);
-	} else if (c0.passes >= needed) {
-		snprintf(why, sizeof why, "%" PRId64 " passing run%s of %s since %s%s%s", c0.passes,
-		         c0.passes == 1 ? "" : "s", c0.metric, opened, reason ? "; " : "",
-		         reason ? reason : "");
-	} else {
-		char word[NG_SHELL_WORD_MAX];
-		fprintf(stderr,
-		        "nodegate release: case %" PRId64 " needs %ld passing run%s of %s %s since %s; "
-		        "it has %" PRId64 " (%" PRId64 " run%s). A reboot alone never releases a node.\n"
-		        "Run the failed test again with `nodegate admit`, or, after a repair or a longer "
-		        "diagnostic,\nrelease it by hand: nodegate release %s --manual --by NAME "
-		        "--reason TEXT\n",
-		        c0.id, needed, needed == 1 ? "" : "s", c0.domain, c0.metric, opened, c0.passes,
-		        c0.retries, c0.retries == 1 ? "" : "s", ng_cli_shell_word(node, word));
-		ng_store_case_free(&c0);
-		ng_store_close(st);
-		return NG_EXIT_NOT_ADMISSIBLE;
-	}
-	int64_t now = ng_now();
-	ng_lemon_verdict lemon;
-	if (ng_lemon_of(st, &cli->policy, node, now, &lemon, &err) < 0) {
-		ng_store_case_free(&c0);
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
-	if (lemon.lemon && !force) {
-		char word[NG_SHELL_WORD_MAX];
-		fprintf(stderr,
-		        "nodegate release: node %s is a lemon: %s. It is never released automatically.\n"
-		        "Evidence: %s.\nAfter the repair: nodegate release %s --force --by NAME "
-		        "--reason TEXT\n",
-		        argv[optind], lemon.why, lemon.replace, ng_cli_shell_word(node, word));
-		ng_store_case_free(&c0);
-		ng_store_close(st);
-		return NG_EXIT_NOT_ADMISSIBLE;
-	}
-	char detail[640] = "";
-	if (lemon.lemon) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddBoolToObject(d, "forced", true);
-		cJSON_AddStringToObject(d, "lemon", lemon.why);
-		char *t = cJSON_PrintUnformatted(d);
-		cJSON_Delete(d);
-		if (t && strlen(t) < sizeof detail)
-			memcpy(detail, t, strlen(t) + 1);
-		cJSON_free(t);
-	}
-	if (ng_store_release_to_probation(st, c0.id, now, by, why, detail, &err) < 0) {
-		rc = ng_cli_store_error(e, &err);
-	} else {
-		ng_store_case c1;
-		cJSON *landing = NULL;
-		if (land_slurm && !cli->no_land)
-			landing = resume_node(st, &c0,
-			                      land_node ? land_node
-			                      : c0.node_name[0] ? c0.node_name
-			                      : argv[optind],
-			                      by, now, &rc);
-		const char *kube_node = land_node ? land_node : c0.node_name[0] ? c0.node_name : argv[optind];
-		if (land_kube && !cli->no_land && !ng_kube_node_ok(kube_node))
-			fprintf(stderr, "nodegate release: \"%s\" is not a Kubernetes node name: nothing "
-			                "landed (--node names it)\n",
-			        kube_node);
-		else if (land_kube && !cli->no_land &&
-		         ng_kube_probation(kube_node, (long long)c0.id,
-		                           &(ng_kube_opts){.out = json ? stderr : stdout}) != 0)
-			fprintf(stderr, "nodegate release: the node is on probation in the store, but a "
-			                "kubectl step failed (above): `nodegate kube probation %s --case "
-			                "%lld` again\n",
-			        kube_node, (long long)c0.id);
-		r = rc == NG_EXIT_OK ? ng_store_get_case(st, c0.id, &c1, &err) : -2;
-		if (r == -2) {
-			cJSON_Delete(landing);
-		} else if (r <= 0) {
-			cJSON_Delete(landing);
-			rc = r < 0 ? ng_cli_store_error(e, &err) : NG_EXIT_STORE;
-		} else {
-			if (json) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "node", c1.node);
-				cJSON_AddStringToObject(o, "node_name", c1.node_name);
-				cJSON_AddNumberToObject(o, "case", (double)c1.id);
-				cJSON_AddBoolToObject(o, "manual", manual);
-				cJSON_AddNumberToObject(o, "passes", (double)c1.passes);
-				cJSON_AddNumberToObject(o, "passes_needed", (double)needed);
-				cJSON_AddNumberToObject(o, "retries", (double)c1.retries);
-				cJSON_AddNumberToObject(o, "closed_at", (double)c1.closed_at);
-				cJSON_AddStringToObject(o, "closed_by", c1.closed_by);
-				cJSON_AddStringToObject(o, "close_reason", c1.close_reason);
-				cJSON_AddStringToObject(o, "state", "probation");
-				cJSON_AddStringToObject(o, "canary_job", cli->policy.canary_job);
-				cJSON_AddBoolToObject(o, "forced_lemon", lemon.lemon);
-				if (landing)
-					cJSON_AddItemToObject(o, "landing", landing);
-				ng_print_json(o);
-				cJSON_Delete(o);
-			} else {
-				printf("released node %s to probation: case %" PRId64 " closed by %s (%s)\n",
-				       c1.node_name[0] ? c1.node_name : c1.node, c1.id,
-				       c1.closed_by, c1.close_reason);
-				if (cli->policy.canary_job[0])
-					printf("The canary job \"%s\" decides: a clean run returns the node to "
-					       "admitted, a failing one quarantines it again.\n",
-					       cli->policy.canary_job);
-				else
-					printf("Its next job decides: a clean run returns the node to admitted, a "
-					       "failing one quarantines it again.\n");
-				if (lemon.lemon)
-					printf("A lemon released by force: %s.\n", lemon.why);
-				const cJSON *m = landing ? cJSON_GetObjectItem(landing, "message") : NULL;
-				if (cJSON_IsString(m))
-					printf("slurm: %s\n", m->valuestring);
-				cJSON_Delete(landing);
-				if (manual)
-					printf("Nothing has measured %s since it failed %s: the job that ends "
-					       "its probation is its first evidence.\n",
-					       node, c1.metric);
-			}
-			ng_store_case_free(&c1);
-		}
-	}
-	ng_store_case_free(&c0);
+	if (ng_release(&ctx, &req, &r, &err) < 0)
+		rc = ng_cli_fail(e, &err, NG_ERR_STORE);
+	else if (r.state != NG_RELEASED)
+		rc = refused(req.node, &r);
+	else if (r.landing_unaudited) /* said already, as a note */
+		rc = ng_exit_for_class(NG_ERR_STORE, NG_ERR_STORE);
+	else if (json)
+		print_json(cli, &r, req.manual);
+	else
+		print_text(cli, &r, req.manual);
+	ng_release_result_release(&r);
 	ng_store_close(st);
 	return rc;
 }

@@ -12,4 +12,10 @@ int ng_exit_for_class(ng_err_class code, ng_err_class otherwise);
 /* The same for an error: its class, or otherwise when it has none. */
 int ng_exit_for(const ng_err *err, ng_err_class otherwise);
 
+struct ng_cmd_entry;
+/* A flow's failure, said for the verb and turned into its exit status: a
+ * store failure as "nodegate VERB: store: ..." (exit 3), any other as
+ * "nodegate VERB: ..." with its class's status (otherwise for none). */
+int ng_cli_fail(const struct ng_cmd_entry *e, const ng_err *err, ng_err_class otherwise);
+
 #endif

@@ -63,9 +63,7 @@ set(NG_CLI_SOURCES
   report_states.c
   report_svg.c
   run_lock.c
-  scenario_read.c
   selftest_fabric.c
-  selftest_probation.c
   store_cli.c
   util.c
 )

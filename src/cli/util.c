@@ -227,24 +227,3 @@ void ng_cli_print_line(FILE *out, const char *prefix, const char *s)
 	fprintf(out, "%s\n", p.s ? p.s : "");
 	ng_strbuf_free(&p);
 }
-
-void ng_cli_unset_prefix(const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	for (;;) {
-		char name[256] = "";
-		for (char **e = environ; e && *e; e++)
-			if (strncmp(*e, prefix, pl) == 0) {
-				const char *eq = strchr(*e, '=');
-				size_t l = eq ? (size_t)(eq - *e) : strlen(*e);
-				if (l < sizeof name) {
-					memcpy(name, *e, l);
-					name[l] = '\0';
-					break;
-				}
-			}
-		if (!name[0])
-			return;
-		unsetenv(name); /* environ changes under it: scan again from the start */
-	}
-}

@@ -7,9 +7,12 @@ set(NG_FLOW_SOURCES
   admit_profile.c
   admit_queue.c
   admit_run.c
+  baselines.c
   class_baseline.c
   ctx.c
   evidence.c
+  fleet_clear.c
+  floors_suggest.c
   gate_batch.c
   gpu_check.c
   gpu_check_each.c
@@ -18,12 +21,15 @@ set(NG_FLOW_SOURCES
   gpu_check_store.c
   gpu_check_xid.c
   gpu_forget.c
+  ingest.c
   lemon.c
   policy_history.c
   probation.c
   promote.c
+  quarantine_cases.c
   records_in.c
   redecide.c
+  release.c
   replay.c
   replay_model.c
   report_model.c
@@ -32,5 +38,10 @@ set(NG_FLOW_SOURCES
   report_model_map.c
   report_model_truth.c
   shadow.c
+  testing/scenario_read.c
+  testing/scenario_run.c
+  testing/selftest.c
+  testing/selftest_probation.c
+  testing/test_env.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -293,6 +293,17 @@ def circuit_breaker_stops_fleet_wide_quarantine(env, rng):
           f"fleet event: {text}")
     d = env.admit(node_run(rng, "node90", [m[3] for m in METRICS]), expect=0, at=NOW + 600)
     check(any("fleet-regression" in n for n in d["notes"]), f"later run silent: {d['notes']}")
+    # Clearing the event names who and why, once; a second clear and an
+    # unknown id are refused.
+    eid = ev["events"][0]["id"]
+    c = env.json("fleet", "clear", str(eid), "--by", "ops", "--reason", "switch fixed",
+                 expect=0, at=NOW + 700)
+    check(c["id"] == eid and c["class"] == CLASS and c["cleared_at"] == NOW + 700
+          and c["cleared_by"] == "ops", f"fleet clear: {c}")
+    again = env.run("fleet", "clear", str(eid), "--by", "ops", "--reason", "again", expect=1)
+    check("already cleared" in again.stderr and "switch fixed" in again.stderr,
+          f"second clear: {again.stderr}")
+    env.run("fleet", "clear", "99999", "--by", "ops", "--reason", "x", expect=1)
 
 
 def breaker_event_is_about_one_metric(env, rng):

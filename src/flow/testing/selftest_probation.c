@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/selftest_probation.h"
+#include "flow/testing/selftest_probation.h"
 #include "collect/identity.h"
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
@@ -28,7 +28,7 @@
 struct pctx {
 	const char *dir, *self, *policy, *lib;
 	char node[256], name[128];
-	ng_selftest_row_fn row;
+	ng_test_row_fn row;
 	void *ctx;
 	int n_files;
 	int64_t now;
@@ -378,7 +378,7 @@ static void evidence_power(struct pctx *c)
 }
 
 void ng_selftest_probation(const char *dir, const char *self, const char *policy,
-                           const char *lib, ng_selftest_row_fn row, void *ctx)
+                           const char *lib, ng_test_row_fn row, void *ctx)
 {
 	struct pctx c = {.dir = dir, .self = self, .policy = policy, .lib = lib, .row = row,
 	                 .ctx = ctx, .now = (int64_t)time(NULL)};

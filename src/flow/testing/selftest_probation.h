@@ -1,13 +1,13 @@
 /* The probation, repeat-offender and evidence rows of `nodegate selftest`
  * (selftest_probation.c). */
-#ifndef NODEGATE_CLI_SELFTEST_PROBATION_H
-#define NODEGATE_CLI_SELFTEST_PROBATION_H
+#ifndef NODEGATE_FLOW_TESTING_SELFTEST_PROBATION_H
+#define NODEGATE_FLOW_TESTING_SELFTEST_PROBATION_H
 
-#include "cli/fabric.h"
+#include "flow/testing/test_env.h"
 
 /* dir: the selftest's temporary directory; self: the nodegate binary;
  * policy: its policy file; lib: the synthetic NVML library. */
 void ng_selftest_probation(const char *dir, const char *self, const char *policy,
-                           const char *lib, ng_selftest_row_fn row, void *ctx);
+                           const char *lib, ng_test_row_fn row, void *ctx);
 
 #endif

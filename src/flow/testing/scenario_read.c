@@ -1,12 +1,13 @@
-/* Reading the scenarios of `nodegate scenarios` (cli/scenario.h): every key
+/* Reading the scenarios of `nodegate scenarios` (flow/testing/scenario.h): every key
  * checked, every name and path refused that could reach outside the run. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cmd.h"
-#include "cli/scenario.h"
+#include "core/json_file.h"
+#include "flow/testing/scenario.h"
 #include "core/json.h"
 
 /* ---- reading the scenarios ---------------------------------------------------------- */
