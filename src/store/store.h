@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 12
+#define NG_STORE_SCHEMA_VERSION 13
 
 typedef struct ng_store ng_store;
 
@@ -134,6 +134,21 @@ int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t 
 int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *software,
                           const char *metric, const char *exclude_node, int64_t since,
                           double median, double **drops, size_t *n, ng_err *err);
+
+/* Each node's newest run of a (class, software, metric) taken at or after
+ * since, by node: its run id, when, its median and the profile its record
+ * carried (NULL when none): what a partial regression is attributed from
+ * (flow/attribution.c). Free with ng_store_node_runs_free. */
+typedef struct {
+	char node[128], run_id[80];
+	int64_t taken_at;
+	double median;
+	char *profile; /* JSON object text, or NULL */
+} ng_store_node_run;
+int ng_store_node_runs(ng_store *st, const char *class_key, const char *software,
+                       const char *metric, int64_t since, ng_store_node_run **out, size_t *n,
+                       ng_err *err);
+void ng_store_node_runs_free(ng_store_node_run *runs, size_t n);
 
 /* ---- baselines ------------------------------------------------------------------ */
 
@@ -273,6 +288,12 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 typedef struct {
 	int64_t id;
 	char class_key[256], software[80], metric[128];
+	/* "breaker" (the class's metric moved: its quarantines are declined),
+	 * "partial" (part of the class moved; detail.attribution names what
+	 * those nodes share, and only their quarantines are declined), "drift"
+	 * (a rebuilt baseline under its pinned one: nothing is declined). ""
+	 * when opening: "breaker". */
+	char kind[16];
 	int64_t opened_at, cleared_at, clean_runs;
 	char cleared_by[64], clear_reason[256];
 	char *nodes; /* JSON array text */
