@@ -539,6 +539,15 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		r->outcome = declined(r);
 		declined_by_event = true;
 		rc = add_node(st, declining, r->node, err);
+		if (rc == 0 && strcmp(declining->kind, "partial") == 0) {
+			const struct ng_admit_judged *mj = latest_of(r, declining->metric);
+			int64_t size = ng_store_count_class_nodes(
+				st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
+			rc = size < 0 ? -1
+			              : ng_attribution_refresh(st, pol, declining,
+			                                       mj ? mj->res.baseline_median : NAN, size,
+			                                       r->now, err);
+		}
 	} else if (path == NG_LAND_QUARANTINE) {
 		if (below_floor && n_events)
 			ng_admit_note(r, "below the floor: quarantined whatever the fleet did");

@@ -202,10 +202,11 @@ static const char *status_name(ng_attr_status s)
 
 #define FIELDS_MAX 16
 
-int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_key,
-                         const char *software, const char *metric, double baseline_median,
-                         int64_t class_nodes, int64_t now, const cJSON *mine, cJSON *detail,
-                         cJSON *nodes, bool *named, bool *this_matches, ng_err *err)
+static int attribute(ng_store *st, const ng_policy *pol, const char *class_key,
+                     const char *software, const char *metric, double baseline_median,
+                     int64_t class_nodes, int64_t now, int64_t since_fixed, const char *since_run,
+                     const cJSON *mine, cJSON *detail, cJSON *nodes, bool *named,
+                     bool *this_matches, ng_err *err)
 {
 	*named = *this_matches = false;
 	if (!(isfinite(baseline_median) && baseline_median > 0))
@@ -216,15 +217,19 @@ int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_k
 	size_t n_runs = 0;
 	if (ng_store_node_runs(st, class_key, software, metric, now - lookback, &runs, &n_runs, err) < 0)
 		return -1;
-	/* The shift began with the earliest shifted run of the window. */
+	/* The shift began with the earliest shifted run of the window (or, for
+	 * an open event, when the event says it did). */
 	size_t first = n_runs;
 	for (size_t i = 0; i < n_runs; i++) {
-		bool s = runs[i].taken_at >= now - window &&
+		bool s = runs[i].taken_at >= (since_fixed ? since_fixed : now - window) &&
 		         ng_attr_shifted(runs[i].median / baseline_median, pol);
 		if (s && (first == n_runs || runs[i].taken_at < runs[first].taken_at))
 			first = i;
 	}
-	int64_t since = first < n_runs ? runs[first].taken_at : now - window;
+	int64_t since = since_fixed     ? since_fixed
+	                : first < n_runs ? runs[first].taken_at
+	                                 : now - window;
+	const char *run_r = since_run ? since_run : first < n_runs ? runs[first].run_id : "";
 	bool *shifted = calloc(n_runs ? n_runs : 1, sizeof *shifted);
 	double *ratio = calloc(n_runs ? n_runs : 1, sizeof *ratio);
 	size_t *which = calloc(n_runs ? n_runs : 1, sizeof *which);
@@ -262,7 +267,7 @@ int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_k
 		cJSON_AddNumberToObject(at, "shifted", (double)a.n_shifted);
 		cJSON_AddNumberToObject(at, "others", (double)a.n_others);
 		ng_json_add_number(at, "shift_percent", isfinite(a.shift) ? a.shift * 100 : NAN);
-		cJSON_AddStringToObject(at, "since_run", first < n_runs ? runs[first].run_id : "");
+		cJSON_AddStringToObject(at, "since_run", run_r);
 		cJSON_AddNumberToObject(at, "since", (double)since);
 		cJSON *fa = cJSON_AddArrayToObject(at, "fields");
 		char shared[512] = "";
@@ -304,7 +309,7 @@ int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_k
 		                   "%zu of %lld nodes of class %s down %.0f%% on %s since run %s", a.n_shifted,
 		                   (long long)(class_nodes > (int64_t)k ? class_nodes : (int64_t)k),
 		                   class_key, isfinite(a.shift) ? -a.shift * 100 : 0.0, metric,
-		                   first < n_runs && runs[first].run_id[0] ? runs[first].run_id : "?");
+		                   run_r[0] ? run_r : "?");
 		size_t l = len > 0 ? (size_t)len : 0;
 		if (l < sizeof sentence) {
 			if (*named)
@@ -330,6 +335,47 @@ int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_k
 	ng_attr_profile_free(&own);
 	free(shifted), free(ratio), free(which);
 	ng_store_node_runs_free(runs, n_runs);
+	return rc;
+}
+
+int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_key,
+                         const char *software, const char *metric, double baseline_median,
+                         int64_t class_nodes, int64_t now, const cJSON *mine, cJSON *detail,
+                         cJSON *nodes, bool *named, bool *this_matches, ng_err *err)
+{
+	return attribute(st, pol, class_key, software, metric, baseline_median, class_nodes, now, 0,
+	                 NULL, mine, detail, nodes, named, this_matches, err);
+}
+
+int ng_attribution_refresh(ng_store *st, const ng_policy *pol, const ng_store_fleet_event *ev,
+                           double baseline_median, int64_t class_nodes, int64_t now, ng_err *err)
+{
+	cJSON *d = ev->detail ? cJSON_Parse(ev->detail) : NULL;
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(d, "attribution");
+	const cJSON *since = cJSON_GetObjectItemCaseSensitive(old, "since");
+	const char *run = str_of(old, "since_run");
+	if (!cJSON_IsObject(d) || !cJSON_IsNumber(since) || since->valuedouble <= 0) {
+		cJSON_Delete(d);
+		return 0;
+	}
+	cJSON *fresh = cJSON_CreateObject(), *nodes = cJSON_CreateArray();
+	bool named = false, matches = false;
+	int rc = fresh && nodes ? attribute(st, pol, ev->class_key, ev->software, ev->metric,
+	                                    baseline_median, class_nodes, now,
+	                                    (int64_t)since->valuedouble, run ? run : "", NULL, fresh,
+	                                    nodes, &named, &matches, err)
+	                        : ng_fail(err, "out of memory");
+	if (rc == 0 && named) {
+		cJSON_ReplaceItemInObjectCaseSensitive(
+			d, "attribution", cJSON_DetachItemFromObjectCaseSensitive(fresh, "attribution"));
+		char *text = cJSON_PrintUnformatted(d);
+		rc = text ? ng_store_fleet_event_set_detail(st, ev->id, text, err)
+		          : ng_fail(err, "out of memory");
+		cJSON_free(text);
+	}
+	cJSON_Delete(fresh);
+	cJSON_Delete(nodes);
+	cJSON_Delete(d);
 	return rc;
 }
 

@@ -45,6 +45,15 @@ int ng_attribute_partial(ng_store *st, const ng_policy *pol, const char *class_k
                          int64_t class_nodes, int64_t now, const cJSON *mine, cJSON *detail,
                          cJSON *nodes, bool *named, bool *this_matches, ng_err *err);
 
+/* An open partial-regression event's attribution again, from its shift's
+ * start to now, after it declined one more node: the counts and the
+ * sentence grow with the rollout ("12 of 30 nodes ..."), and the fields are
+ * replaced when the fuller picture names fields (kept when it names none:
+ * the event stands as opened). Stored with ng_store_fleet_event_set_detail.
+ * 0, or -1 with err. */
+int ng_attribution_refresh(ng_store *st, const ng_policy *pol, const ng_store_fleet_event *ev,
+                           double baseline_median, int64_t class_nodes, int64_t now, ng_err *err);
+
 /* Whether a partial-regression event (its detail's text) names fields that
  * the profile `mine` holds: then its metric's quarantine is the event's. An
  * event that names none (or not a partial one) matches every node.

@@ -457,6 +457,26 @@ int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, co
 	return ng_store_tx(st, update_event, &u, err);
 }
 
+struct event_detail {
+	int64_t id;
+	const char *detail;
+};
+
+static int set_detail(ng_store *st, void *arg, ng_err *err)
+{
+	const struct event_detail *u = arg;
+	return ng_q_exec(st, err, "UPDATE fleet_events SET detail = ? WHERE id = ? AND cleared_at = 0",
+	                 "ti", u->detail, u->id) < 0
+	               ? -1
+	               : 0;
+}
+
+int ng_store_fleet_event_set_detail(ng_store *st, int64_t id, const char *detail, ng_err *err)
+{
+	struct event_detail u = {id, detail};
+	return ng_store_tx(st, set_detail, &u, err);
+}
+
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err)
 {

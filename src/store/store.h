@@ -313,6 +313,9 @@ int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
  * NULL, its nodes (a JSON array text). */
 int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
                                 ng_err *err);
+/* Replaces an open event's detail (a JSON object's text): a partial
+ * regression's attribution as the rollout grows. */
+int ng_store_fleet_event_set_detail(ng_store *st, int64_t id, const char *detail, ng_err *err);
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,

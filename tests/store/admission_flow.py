@@ -417,7 +417,10 @@ def partial_regression_is_attributed(env, rng):
     check(e["kind"] == "partial" and e["metric"] == "nccl.all_reduce.busbw", f"event: {e}")
     fields = [(f["field"], f["value"], f["others_value"]) for f in e["attribution"]["fields"]]
     check(fields == [("ib.devices[].fw_ver", NEW_FW, OLD_FW)], f"fields named: {fields}")
-    check(e["attribution"]["shifted"] == 4 and e["attribution"]["others"] >= 3, f"counts: {e}")
+    # the count grew with the rollout: all twelve moved, the others did not
+    check(e["attribution"]["shifted"] == 12 and e["attribution"]["others"] >= 3, f"counts: {e}")
+    check(e["summary"].startswith("12 of 30 nodes of class " + CLASS + " down 12% on "
+                                  "nccl.all_reduce.busbw since run node00-"), f"summary: {e}")
     check("since run " in e["summary"] and "they share ib.devices[].fw_ver=" + NEW_FW in e["summary"]
           and "the others do not" in e["summary"], f"summary: {e['summary']}")
     check("node29" not in e["nodes"] and "node03" in e["nodes"] and "node11" in e["nodes"],
