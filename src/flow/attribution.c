@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/json.h"
 #include "core/metric.h"
+#include "core/strbuf.h"
 
 static const char *str_of(const cJSON *o, const char *key)
 {
@@ -418,21 +419,15 @@ int ng_baseline_drift_check(ng_store *st, const ng_policy *pol, const ng_store_b
                             int64_t now, const char *actor, int64_t *event, ng_err *err)
 {
 	*event = 0;
-	ng_store_baseline *all = NULL;
-	size_t n = 0;
-	if (ng_store_list_baselines(st, built->class_key, false, &all, &n, err) < 0)
+	ng_store_baseline pinned;
+	int has = ng_store_pinned_baseline(st, built->class_key, built->software, built->metric,
+	                                   built->unit, &pinned, err);
+	if (has < 0)
 		return -1;
-	const ng_store_baseline *pin = NULL;
-	for (size_t i = 0; i < n; i++) {
-		const ng_store_baseline *b = &all[i];
-		if (b->id == built->id || !b->pinned_at || strcmp(b->status, "ok") != 0 ||
-		    strcmp(b->software, built->software) != 0 || strcmp(b->metric, built->metric) != 0 ||
-		    strcmp(b->unit, built->unit) != 0)
-			continue;
-		if (!pin || b->pinned_at > pin->pinned_at ||
-		    (b->pinned_at == pin->pinned_at && b->id > pin->id))
-			pin = b;
-	}
+	/* The build itself, pinned already, is no drift from itself. */
+	const ng_store_baseline *pin = has == 1 && pinned.id != built->id ? &pinned : NULL;
+	if (!pin)
+		return 0;
 	int rc = 0;
 	ng_store_fleet_event *ev = NULL;
 	size_t n_ev = 0;
@@ -466,14 +461,15 @@ int ng_baseline_drift_check(ng_store *st, const ng_policy *pol, const ng_store_b
 		cJSON_AddStringToObject(d, "unit", built->unit);
 		ng_json_add_number(d, "drop_percent", drop * 100);
 		ng_json_add_number(d, "drift_fraction", pol->drift_fraction);
-		char sentence[768];
-		snprintf(sentence, sizeof sentence,
+		ng_strbuf sentence = {0};
+		ng_strbuf_printf(&sentence,
 		         "the baseline of %s in class %s rebuilt at %.4g %s, %.1f%% under its pinned "
 		         "baseline %lld (\"%s\", %.4g %s) with the same software %s: the class drifted down "
 		         "together, which peers alone accept",
 		         built->metric, built->class_key, built->median, built->unit, drop * 100,
 		         (long long)pin->id, pin->pinned_name, pin->median, pin->unit, built->software);
-		cJSON_AddStringToObject(d, "summary", sentence);
+		cJSON_AddStringToObject(d, "summary", sentence.s ? sentence.s : "");
+		ng_strbuf_free(&sentence);
 		e.detail = cJSON_PrintUnformatted(d);
 		e.nodes = strdup("[]");
 		cJSON_Delete(d);
@@ -491,6 +487,5 @@ int ng_baseline_drift_check(ng_store *st, const ng_policy *pol, const ng_store_b
 	for (size_t i = 0; i < n_ev; i++)
 		ng_store_fleet_event_free(&ev[i]);
 	free(ev);
-	free(all);
 	return rc;
 }

@@ -172,6 +172,11 @@ int ng_store_put_baseline(ng_store *st, ng_store_baseline *b, const char *actor,
 int ng_store_current_baseline(ng_store *st, const char *class_key, const char *software,
                               const char *metric, ng_store_baseline *out, ng_err *err);
 int ng_store_get_baseline(ng_store *st, int64_t id, ng_store_baseline *out, ng_err *err);
+/* The newest pinned "ok" baseline of (class, software, metric, unit),
+ * expired or not: what a rebuild's drift is measured from. 1, 0 none, -1. */
+int ng_store_pinned_baseline(ng_store *st, const char *class_key, const char *software,
+                             const char *metric, const char *unit, ng_store_baseline *out,
+                             ng_err *err);
 /* Every baseline, newest first, optionally of one class and only current ones. */
 int ng_store_list_baselines(ng_store *st, const char *class_key, bool current_only,
                             ng_store_baseline **out, size_t *n, ng_err *err);
