@@ -39,6 +39,14 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	"until then someone who has looked can clear it, saying why (rolled back, fixed,\n"
 	"or the class's baselines expired after an intended change).\n"
 	"\n"
+	"Kinds: breaker (the class's metric moved); partial (part of the class moved\n"
+	"together: the event names the profile fields those nodes share and the others\n"
+	"do not, e.g. ib.devices[].fw_ver=22.39.1002, declines only their quarantines,\n"
+	"and the class's other nodes are judged as before; \"no shared field found\"\n"
+	"when nothing sets them apart); drift (a rebuilt baseline more than\n"
+	"admission.drift_fraction under the pinned one of its key: it declines nothing,\n"
+	"and is there to be told about).\n"
+	"\n"
 	"  list    open events (--all: cleared ones too): class, software, metric, when,\n"
 	"          nodes\n"
 	"  clear   closes event ID; --by and --reason are required and kept\n",
@@ -96,6 +104,7 @@ static cJSON *event_json(const ng_store_fleet_event *ev)
 		cJSON_AddStringToObject(o, "metric", ev->metric);
 	else
 		cJSON_AddNullToObject(o, "metric"); /* opened before events had one: the class */
+	cJSON_AddStringToObject(o, "kind", ev->kind[0] ? ev->kind : "breaker");
 	cJSON_AddNumberToObject(o, "clean_runs", (double)ev->clean_runs);
 	cJSON_AddStringToObject(o, "state", ev->cleared_at ? "cleared" : "open");
 	ng_json_add_time(o, "opened_at", ev->opened_at);
@@ -108,7 +117,15 @@ static cJSON *event_json(const ng_store_fleet_event *ev)
 		cJSON_AddNullToObject(o, "clear_reason");
 	}
 	cJSON_AddItemToObject(o, "nodes", parsed_or(ev->nodes, cJSON_CreateArray()));
-	cJSON_AddItemToObject(o, "detail", parsed_or(ev->detail, cJSON_CreateObject()));
+	cJSON *detail = parsed_or(ev->detail, cJSON_CreateObject());
+	/* What a partial regression's nodes share, at the top: the finding. */
+	const cJSON *at = cJSON_GetObjectItemCaseSensitive(detail, "attribution");
+	if (at)
+		cJSON_AddItemToObject(o, "attribution", cJSON_Duplicate(at, true));
+	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(at ? at : detail, "summary");
+	if (cJSON_IsString(sum))
+		cJSON_AddStringToObject(o, "summary", sum->valuestring);
+	cJSON_AddItemToObject(o, "detail", detail);
 	return o;
 }
 
@@ -133,6 +150,33 @@ static void nodes_text(const char *nodes, char *out, size_t cap)
 		shown++;
 	}
 	cJSON_Delete(arr);
+}
+
+/* The event's finding: a partial regression's sentence and the fields its
+ * nodes share, or a drift's sentence. */
+static void print_finding(const char *detail)
+{
+	cJSON *d = detail ? cJSON_Parse(detail) : NULL;
+	const cJSON *at = cJSON_GetObjectItemCaseSensitive(d, "attribution");
+	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(at ? at : d, "summary");
+	if (cJSON_IsString(sum))
+		printf("      %s\n", sum->valuestring);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(at, "fields"))
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(f, "field");
+		const cJSON *value = cJSON_GetObjectItemCaseSensitive(f, "value");
+		const cJSON *other = cJSON_GetObjectItemCaseSensitive(f, "others_value");
+		const cJSON *sw = cJSON_GetObjectItemCaseSensitive(f, "shifted_with");
+		const cJSON *ow = cJSON_GetObjectItemCaseSensitive(f, "others_with");
+		if (!cJSON_IsString(name) || !cJSON_IsString(value))
+			continue;
+		printf("      shared: %s=%s (%d of the shifted, %d of the others; the others: %s)\n",
+		       name->valuestring, value->valuestring, cJSON_IsNumber(sw) ? sw->valueint : 0,
+		       cJSON_IsNumber(ow) ? ow->valueint : 0,
+		       cJSON_IsString(other) ? other->valuestring : "none has it");
+	}
+	cJSON_Delete(d);
 }
 
 static void free_events(ng_store_fleet_event *evs, size_t n)
@@ -203,9 +247,14 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			if (o.all)
 				printf("%-20s  ", cleared);
 			printf("%s\n", nodes);
-			printf("      metric %s; %" PRId64 " clean runs of its nodes since\n",
-			       ev->metric[0] ? ev->metric : "(every metric: opened before events had one)",
-			       ev->clean_runs);
+			bool drift = strcmp(ev->kind, "drift") == 0;
+			printf("      %s, metric %s", ev->kind[0] ? ev->kind : "breaker",
+			       ev->metric[0] ? ev->metric : "(every metric: opened before events had one)");
+			if (drift)
+				printf("; declines nothing\n");
+			else
+				printf("; %" PRId64 " clean runs of its nodes since\n", ev->clean_runs);
+			print_finding(ev->detail);
 			if (o.all && ev->cleared_at)
 				printf("      cleared by %s: %s\n", ev->cleared_by, ev->clear_reason);
 		}

@@ -107,6 +107,7 @@ static cJSON *event_json(const struct ng_report *r, const struct ng_revent *e)
 	cJSON_AddNumberToObject(o, "id", (double)e->e.id);
 	cJSON_AddStringToObject(o, "class", e->e.class_key);
 	cJSON_AddStringToObject(o, "software", e->e.software);
+	cJSON_AddStringToObject(o, "kind", e->e.kind[0] ? e->e.kind : "breaker");
 	ng_json_add_time(o, "opened_at", e->e.opened_at);
 	ng_json_add_time(o, "cleared_at", e->e.cleared_at);
 	if (e->e.cleared_at) {

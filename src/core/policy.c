@@ -96,6 +96,8 @@ static const struct param params[NG_P_COUNT] = {
 		"A class with at least this many nodes but fewer than min_baseline_nodes is judged against a small-class baseline, whose bar carries the uncertainty few nodes give (0: such a class establishes until min_baseline_nodes)."},
 	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
 		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
+	[NG_P_DRIFT_FRACTION] = {"admission", "drift_fraction", K_DOUBLE, OFF(drift_fraction), 0, 0, 0.5, true, false,
+		"A class baseline rebuilt more than this share below the newest pinned baseline of its class, software identity and metric opens a drift event: peers alone follow a class that degrades together, and someone is told (a fleet event, its audit entry and nodegate_fleet_regression_open)."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -208,6 +210,7 @@ void ng_policy_default(ng_policy *p)
 		 * the bar widens by Student's t for however few there are. */
 		.small_class_min_nodes = 3,
 		.small_class_tail = 0.005,
+		.drift_fraction = 0.05,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

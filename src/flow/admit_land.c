@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "flow/admit.h"
+#include "flow/attribution.h"
 #include "core/clock.h"
 #include "core/json.h"
 #include "judge/breaker.h"
@@ -25,6 +26,50 @@ static const struct ng_admit_judged *latest_of(const struct ng_admit_run *r, con
 		if (strcmp(r->j[i].metric, metric) == 0)
 			found = &r->j[i];
 	return found;
+}
+
+/* The node's profile, as its run's first record carries it (NULL: none). */
+static const cJSON *run_profile(const struct ng_admit_run *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(r->j[i].rec, "profile");
+		if (cJSON_IsObject(p))
+			return p;
+	}
+	return NULL;
+}
+
+static bool names_node(const char *nodes, const char *node);
+
+/* Of the nodes with a case of the metric in the breaker's window, how many
+ * an open event of that metric names: those quarantines were the event's
+ * cause, and a partial regression's event leaves the others judged, so a
+ * later fault among the others is counted without them. */
+static int64_t cases_of_event_nodes(ng_store *st, const struct ng_admit_run *r, const char *metric,
+                                    int64_t since, const ng_store_fleet_event *ev, ng_err *err)
+{
+	ng_store_case *cases = NULL;
+	size_t n = 0;
+	if (ng_store_list_cases(st, true, &cases, &n, err) < 0)
+		return -1;
+	int64_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ng_store_case *c = &cases[i];
+		bool mine = strcmp(c->class_key, r->class_key) == 0 && c->opened_at >= since &&
+		            strcmp(c->software, r->software) == 0 && strcmp(c->metric, metric) == 0 &&
+		            names_node(ev->nodes, c->node);
+		/* distinct nodes: count a node at its newest matching case only */
+		for (size_t k = 0; mine && k < i; k++)
+			if (strcmp(cases[k].node, c->node) == 0 && strcmp(cases[k].metric, metric) == 0 &&
+			    cases[k].opened_at >= since && strcmp(cases[k].class_key, r->class_key) == 0 &&
+			    strcmp(cases[k].software, r->software) == 0)
+				mine = false;
+		count += mine;
+	}
+	for (size_t i = 0; i < n; i++)
+		ng_store_case_free(&cases[i]);
+	free(cases);
+	return count;
 }
 
 static cJSON *evidence_json(const struct ng_admit_run *r)
@@ -117,7 +162,7 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
  * below its floor, for the change owner.
  * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
 static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
-                      bool below_floor, ng_err *err)
+                      bool below_floor, const ng_store_fleet_event *open_ev, ng_err *err)
 {
 	const ng_policy *pol = &ctx->policy;
 	const ng_admit_result *what = r->d.n_named ? r->d.named[0] : NULL;
@@ -135,7 +180,36 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	};
 	if (f.recent < 0 || f.past < 0 || f.class_nodes < 0)
 		return -1;
+	if (open_ev) {
+		int64_t theirs = cases_of_event_nodes(st, r, metric, since, open_ev, err);
+		if (theirs < 0)
+			return -1;
+		f.recent = f.recent > theirs ? f.recent - theirs : 0;
+	}
 	ng_breaker br = ng_breaker_check(&f, pol);
+	/* A partial regression: what the moved nodes share, when anything. */
+	bool named = false, matches = false;
+	cJSON *att_nodes = NULL, *attribution = NULL;
+	char summary[1024] = "";
+	if (br.trips && !open_ev) {
+		const struct ng_admit_judged *mj = latest_of(r, metric);
+		att_nodes = cJSON_CreateArray();
+		cJSON *scratch = cJSON_CreateObject();
+		int64_t size = br.size;
+		if (!att_nodes || !scratch ||
+		    ng_attribute_partial(st, pol, r->class_key, r->software, metric,
+		                         mj ? mj->res.baseline_median : NAN, size, r->now, run_profile(r),
+		                         scratch, att_nodes, &named, &matches, err) < 0) {
+			cJSON_Delete(att_nodes), cJSON_Delete(scratch);
+			return -1;
+		}
+		const cJSON *at = cJSON_GetObjectItemCaseSensitive(scratch, "attribution");
+		const cJSON *sum = cJSON_GetObjectItemCaseSensitive(at, "summary");
+		if (cJSON_IsString(sum))
+			ng_copy(summary, sizeof summary, sum->valuestring);
+		attribution = cJSON_DetachItemFromObjectCaseSensitive(scratch, "attribution");
+		cJSON_Delete(scratch);
+	}
 	if (br.trips) {
 		ng_store_fleet_event ev = {.opened_at = r->now};
 		ng_copy(ev.class_key, sizeof ev.class_key, r->class_key);
@@ -145,18 +219,28 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		ng_store_case *cases = NULL;
 		size_t n = 0;
 		if (ng_store_list_cases(st, true, &cases, &n, err) < 0) {
-			cJSON_Delete(nodes), cJSON_Delete(detail);
+			cJSON_Delete(nodes), cJSON_Delete(detail), cJSON_Delete(att_nodes);
+			cJSON_Delete(attribution);
 			return -1;
 		}
 		for (size_t i = 0; i < n; i++) {
-			if (strcmp(cases[i].class_key, r->class_key) == 0 && cases[i].opened_at >= since &&
-			    strcmp(cases[i].software, r->software) == 0 &&
+			if (!named && strcmp(cases[i].class_key, r->class_key) == 0 &&
+			    cases[i].opened_at >= since && strcmp(cases[i].software, r->software) == 0 &&
 			    strcmp(cases[i].metric, metric) == 0)
 				cJSON_AddItemToArray(nodes, cJSON_CreateString(cases[i].node));
 			ng_store_case_free(&cases[i]);
 		}
 		free(cases);
-		cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
+		if (named) {
+			/* The event is the nodes that moved and share what it names. */
+			cJSON_Delete(nodes);
+			nodes = att_nodes;
+			att_nodes = NULL;
+			ng_copy(ev.kind, sizeof ev.kind, "partial");
+		} else {
+			cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
+		}
+		cJSON_Delete(att_nodes);
 		cJSON_AddNumberToObject(detail, "quarantines_in_window", (double)br.would);
 		cJSON_AddNumberToObject(detail, "class_nodes", (double)br.size);
 		cJSON_AddNumberToObject(detail, "window_hours", (double)pol->breaker_window_hours);
@@ -165,6 +249,8 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		cJSON_AddStringToObject(detail, "metric", metric);
 		cJSON_AddBoolToObject(detail, "below_floor", below_floor);
 		cJSON_AddStringToObject(detail, "tripped_by", r->node);
+		if (attribution)
+			cJSON_AddItemToObject(detail, "attribution", attribution);
 		ev.nodes = cJSON_PrintUnformatted(nodes);
 		ev.detail = cJSON_PrintUnformatted(detail);
 		cJSON_Delete(nodes);
@@ -181,7 +267,26 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			              "quarantined all the same, it cannot do the work",
 			              metric, (long long)br.would, (long long)br.size,
 			              pol->breaker_window_hours, (long long)r->fleet_event);
+		} else if (named && !matches) {
+			ng_admit_note(r,
+			              "partial regression: %s; partial-regression event %lld opened for the "
+			              "nodes that share it, for the change owner; this node does not share it, "
+			              "so it is judged as before",
+			              summary, (long long)r->fleet_event);
+			r->fleet_event = 0;
+		} else if (named) {
+			ng_admit_note(r,
+			              "partial regression: %s; partial-regression event %lld opened, and "
+			              "quarantines of %s of the nodes that share it are the event's (for the "
+			              "change owner) until they are back within noise for %ld runs or an "
+			              "operator runs `nodegate fleet clear %lld`; the class's other nodes are "
+			              "judged as before",
+			              summary, (long long)r->fleet_event, metric, pol->breaker_clear_runs,
+			              (long long)r->fleet_event);
+			return 1;
 		} else {
+			if (summary[0])
+				ng_admit_note(r, "%s", summary);
 			ng_admit_note(r,
 			              "circuit breaker: %lld of %lld nodes of this class would be quarantined "
 			              "for %s within %ld h (%.2g expected, chance %.2g); fleet-regression event "
@@ -323,7 +428,8 @@ static void free_events(ng_store_fleet_event *ev, size_t n)
 static bool event_covers(const ng_store_fleet_event *ev, size_t n, const char *metric)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!ev[i].metric[0] || strcmp(ev[i].metric, metric) == 0)
+		if (strcmp(ev[i].kind, "drift") != 0 &&
+		    (!ev[i].metric[0] || strcmp(ev[i].metric, metric) == 0))
 			return true;
 	return false;
 }
@@ -368,9 +474,40 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 	ng_quarantine_cause causes[NG_ADMIT_NAMED_MAX];
 	bool below_floor = false;
 	size_t n_causes = causes_of(r, causes, NG_ADMIT_NAMED_MAX, &below_floor);
-	const ng_store_fleet_event *declining = NULL;
+	const ng_store_fleet_event *declining = NULL, *same_metric = NULL;
+	const cJSON *mine = run_profile(r);
+	const char *q_metric = r->d.n_named ? r->d.named[0]->metric : "";
 	for (size_t i = 0; rc == 0 && i < n_events; i++) {
 		const ng_store_fleet_event *e = &events[i];
+		if (strcmp(e->kind, "drift") == 0) {
+			/* A drift declines nothing: the nodes are judged against the
+			 * baseline as ever; it is there to be told about. */
+			cJSON *d = e->detail ? cJSON_Parse(e->detail) : NULL;
+			const cJSON *sum = cJSON_GetObjectItemCaseSensitive(d, "summary");
+			ng_admit_note(r, "baseline drift event %lld is open: %s (nothing is declined for it; "
+			                 "`nodegate fleet clear %lld` once someone has looked)",
+			              (long long)e->id, cJSON_IsString(sum) ? sum->valuestring : e->metric,
+			              (long long)e->id);
+			cJSON_Delete(d);
+			continue;
+		}
+		if (e->metric[0] && strcmp(e->metric, q_metric) == 0)
+			same_metric = e;
+		if (strcmp(e->kind, "partial") == 0) {
+			char fields[512];
+			bool covers = ng_attribution_covers(e->detail, mine, fields, sizeof fields);
+			ng_admit_note(r,
+			              "partial-regression event %lld is open for this class's %s on the nodes "
+			              "sharing %s (software %s): %s",
+			              (long long)e->id, e->metric, fields[0] ? fields : "(no field)",
+			              e->software,
+			              covers ? "this node shares it, and its quarantine of that metric is the "
+			                       "event's"
+			                     : "this node does not share it, and is judged as before");
+			if (!declining && covers && ng_event_declines(e->metric, causes, n_causes))
+				declining = e;
+			continue;
+		}
 		ng_admit_note(r,
 		              "fleet-regression event %lld is open for this class's %s (nodes %s, "
 		              "software %s): its quarantines in this class are declined until it is back "
@@ -402,10 +539,19 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		r->outcome = declined(r);
 		declined_by_event = true;
 		rc = add_node(st, declining, r->node, err);
+		if (rc == 0 && strcmp(declining->kind, "partial") == 0) {
+			const struct ng_admit_judged *mj = latest_of(r, declining->metric);
+			int64_t size = ng_store_count_class_nodes(
+				st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
+			rc = size < 0 ? -1
+			              : ng_attribution_refresh(st, pol, declining,
+			                                       mj ? mj->res.baseline_median : NAN, size,
+			                                       r->now, err);
+		}
 	} else if (path == NG_LAND_QUARANTINE) {
 		if (below_floor && n_events)
 			ng_admit_note(r, "below the floor: quarantined whatever the fleet did");
-		int q = quarantine(st, ctx, r, below_floor, err);
+		int q = quarantine(st, ctx, r, below_floor, same_metric, err);
 		rc = q < 0 ? -1 : 0;
 		if (q == 1) {
 			r->outcome = declined(r);

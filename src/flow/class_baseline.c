@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "flow/class_baseline.h"
+#include "flow/attribution.h"
 
 const char *ng_baseline_status_name(ng_baseline_status s)
 {
@@ -59,7 +60,14 @@ int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *clas
 	ng_store_runs_free(&runs);
 	if (b.status != NG_BASELINE_OK && !keep_refusal)
 		return 0;
-	return ng_store_put_baseline(st, out, actor, err);
+	if (ng_store_put_baseline(st, out, actor, err) < 0)
+		return -1;
+	/* Peers alone follow a class that drifts down together: a rebuild
+	 * under the key's pinned baseline is told, never silent. */
+	int64_t drift = 0;
+	return b.status == NG_BASELINE_OK
+	               ? ng_baseline_drift_check(st, pol, out, now, actor, &drift, err)
+	               : 0;
 }
 
 int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_key,

@@ -16,12 +16,14 @@
 #include "flow/report_model.h"
 
 /* Whether the event names the case's node, or the case opened while the
- * event was open in the case's class. */
+ * event was open in the case's class. A drift declines nothing and explains
+ * no case; a partial regression explains its own nodes' cases only (the
+ * class's other nodes were judged as ever). */
 static bool event_explains(const struct ng_revent *ev, const struct ng_rcase *c)
 {
-	if (strcmp(ev->e.class_key, c->c.class_key) != 0)
+	if (strcmp(ev->e.class_key, c->c.class_key) != 0 || strcmp(ev->e.kind, "drift") == 0)
 		return false;
-	if (c->c.opened_at >= ev->e.opened_at &&
+	if (strcmp(ev->e.kind, "partial") != 0 && c->c.opened_at >= ev->e.opened_at &&
 	    (ev->e.cleared_at == 0 || c->c.opened_at < ev->e.cleared_at))
 		return true;
 	cJSON *nodes = cJSON_Parse(ev->e.nodes ? ev->e.nodes : "[]");
@@ -40,7 +42,7 @@ static bool during_event(const struct ng_report *r, size_t node, int64_t at)
 	long cls = r->nodes[node].cls;
 	for (size_t k = 0; cls >= 0 && k < r->n_events; k++) {
 		const ng_store_fleet_event *e = &r->events[k].e;
-		if (strcmp(e->class_key, r->class_map.keys[cls]) == 0 &&
+		if (strcmp(e->class_key, r->class_map.keys[cls]) == 0 && strcmp(e->kind, "drift") != 0 &&
 		    at >= e->opened_at - r->breaker_window_hours * 3600 &&
 		    (e->cleared_at == 0 || at < e->cleared_at))
 			return true;

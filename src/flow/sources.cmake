@@ -7,6 +7,7 @@ set(NG_FLOW_SOURCES
   admit_profile.c
   admit_queue.c
   admit_run.c
+  attribution.c
   baselines.c
   class_baseline.c
   ctx.c

@@ -3,6 +3,7 @@
 # Every source of this folder is listed here, and only here.
 set(NG_JUDGE_SOURCES
   admit.c
+  attribution.c
   baseline.c
   breaker.c
   evidence_summary.c

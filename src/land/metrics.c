@@ -395,12 +395,15 @@ static int render_fleet(ng_strbuf *o, ng_store *st, ng_err *err)
 	       "Open fleet-regression events: classes whose quarantine the circuit breaker stopped.");
 	sample(o, "nodegate_fleet_regression_events_open", (double)n, NULL);
 	family(o, "nodegate_fleet_regression_open",
-	       "1 while a fleet-regression event is open for the class (the breaker is tripped).");
+	       "1 while a fleet event is open for the class: kind breaker (the class's metric moved), "
+	       "partial (part of it moved; what those nodes share is named) or drift (a rebuilt "
+	       "baseline under its pinned one).");
 	for (size_t i = 0; i < n; i++) {
 		char id[24];
 		snprintf(id, sizeof id, "%lld", (long long)ev[i].id);
 		sample(o, "nodegate_fleet_regression_open", 1, "class", ev[i].class_key, "software",
-		       ev[i].software, "event", id, NULL);
+		       ev[i].software, "event", id, "metric", ev[i].metric, "kind",
+		       ev[i].kind[0] ? ev[i].kind : "breaker", NULL);
 	}
 	family(o, "nodegate_fleet_regression_opened_timestamp_seconds",
 	       "When each open fleet-regression event was opened (unix seconds).");
@@ -408,7 +411,8 @@ static int render_fleet(ng_strbuf *o, ng_store *st, ng_err *err)
 		char id[24];
 		snprintf(id, sizeof id, "%lld", (long long)ev[i].id);
 		sample(o, "nodegate_fleet_regression_opened_timestamp_seconds", (double)ev[i].opened_at,
-		       "class", ev[i].class_key, "software", ev[i].software, "event", id, NULL);
+		       "class", ev[i].class_key, "software", ev[i].software, "event", id, "metric",
+		       ev[i].metric, "kind", ev[i].kind[0] ? ev[i].kind : "breaker", NULL);
 	}
 	for (size_t i = 0; i < n; i++)
 		ng_store_fleet_event_free(&ev[i]);

@@ -126,6 +126,19 @@ int ng_store_current_baseline(ng_store *st, const char *class_key, const char *s
 	                    out, err);
 }
 
+int ng_store_pinned_baseline(ng_store *st, const char *class_key, const char *software,
+                             const char *metric, const char *unit, ng_store_baseline *out,
+                             ng_err *err)
+{
+	return one_baseline(ng_q(st, err,
+	                         "SELECT " BASELINE_COLUMNS " FROM baselines"
+	                         " WHERE class = ? AND software = ? AND metric = ? AND unit = ?"
+	                         " AND pinned_at > 0 AND status = 'ok'"
+	                         " ORDER BY pinned_at DESC, built_at DESC, id DESC LIMIT 1",
+	                         "tttt", class_key, software ? software : "", metric, unit ? unit : ""),
+	                    out, err);
+}
+
 int ng_store_get_baseline(ng_store *st, int64_t id, ng_store_baseline *out, ng_err *err)
 {
 	return one_baseline(

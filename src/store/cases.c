@@ -314,7 +314,7 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 
 #define EVENT_COLUMNS \
 	"id, class, software, opened_at, cleared_at, cleared_by, clear_reason, nodes, detail," \
-	" metric, clean_runs"
+	" metric, clean_runs, kind"
 
 void ng_store_fleet_event_free(ng_store_fleet_event *e)
 {
@@ -339,6 +339,7 @@ static int read_event(ng_sql_stmt *q, ng_store_fleet_event *e)
 	e->detail = ng_q_strdup(q, 8);
 	ng_q_text(q, 9, e->metric, sizeof e->metric);
 	e->clean_runs = ng_sql_column_int64(q, 10);
+	ng_q_text(q, 11, e->kind, sizeof e->kind);
 	if (e->nodes && e->detail)
 		return 0;
 	ng_store_fleet_event_free(e);
@@ -350,10 +351,16 @@ static int open_event(ng_store *st, void *arg, ng_err *err)
 	ng_store_fleet_event *e = ((void **)arg)[0];
 	const char *actor = ((void **)arg)[1];
 	int64_t cur = 0;
+	if (!e->kind[0])
+		snprintf(e->kind, sizeof e->kind, "breaker");
+	/* A drift is told about beside the breaker's event of the same metric,
+	 * never folded into it (nor it into a drift: a drift declines nothing);
+	 * the breaker's and a partial regression's are one. */
+	bool drift = strcmp(e->kind, "drift") == 0;
 	int r = ng_q_int64(st, err, &cur,
 	                   "SELECT id FROM fleet_events WHERE class = ? AND software = ? AND metric = ?"
-	                   " AND cleared_at = 0 ORDER BY id DESC LIMIT 1",
-	                   "ttt", e->class_key, e->software, e->metric);
+	                   " AND cleared_at = 0 AND (kind = 'drift') = (? = 1) ORDER BY id DESC LIMIT 1",
+	                   "ttti", e->class_key, e->software, e->metric, (int64_t)drift);
 	if (r < 0)
 		return -1;
 	if (r == 1) {
@@ -362,10 +369,10 @@ static int open_event(ng_store *st, void *arg, ng_err *err)
 		return 0;
 	}
 	if (ng_q_int64(st, err, &e->id,
-	               "INSERT INTO fleet_events (class, software, opened_at, nodes, detail, metric)"
-	               " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-	               "ttittt", e->class_key, e->software, e->opened_at, e->nodes ? e->nodes : "[]",
-	               e->detail ? e->detail : "{}", e->metric) != 1)
+	               "INSERT INTO fleet_events (class, software, opened_at, nodes, detail, metric, kind)"
+	               " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+	               "ttitttt", e->class_key, e->software, e->opened_at, e->nodes ? e->nodes : "[]",
+	               e->detail ? e->detail : "{}", e->metric, e->kind) != 1)
 		return -1;
 	char subject[300];
 	snprintf(subject, sizeof subject, "class:%s", e->class_key);
@@ -374,6 +381,8 @@ static int open_event(ng_store *st, void *arg, ng_err *err)
 	ng_strbuf_add_json_string(&d, e->software);
 	ng_strbuf_adds(&d, ",\"metric\":");
 	ng_strbuf_add_json_string(&d, e->metric);
+	ng_strbuf_adds(&d, ",\"kind\":");
+	ng_strbuf_add_json_string(&d, e->kind);
 	ng_strbuf_adds(&d, ",\"nodes\":");
 	ng_strbuf_adds(&d, e->nodes ? e->nodes : "[]");
 	ng_strbuf_adds(&d, ",\"detail\":");
@@ -446,6 +455,26 @@ int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, co
 {
 	struct event_update u = {id, clean_runs, nodes};
 	return ng_store_tx(st, update_event, &u, err);
+}
+
+struct event_detail {
+	int64_t id;
+	const char *detail;
+};
+
+static int set_detail(ng_store *st, void *arg, ng_err *err)
+{
+	const struct event_detail *u = arg;
+	return ng_q_exec(st, err, "UPDATE fleet_events SET detail = ? WHERE id = ? AND cleared_at = 0",
+	                 "ti", u->detail, u->id) < 0
+	               ? -1
+	               : 0;
+}
+
+int ng_store_fleet_event_set_detail(ng_store *st, int64_t id, const char *detail, ng_err *err)
+{
+	struct event_detail u = {id, detail};
+	return ng_store_tx(st, set_detail, &u, err);
 }
 
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,

@@ -147,3 +147,42 @@ int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *softw
 	}
 	return 0;
 }
+
+void ng_store_node_runs_free(ng_store_node_run *runs, size_t n)
+{
+	for (size_t i = 0; runs && i < n; i++)
+		free(runs[i].profile);
+	free(runs);
+}
+
+static int read_node_run(ng_sql_stmt *q, void *elem)
+{
+	ng_store_node_run *r = elem;
+	memset(r, 0, sizeof *r);
+	ng_q_text(q, 0, r->node, sizeof r->node);
+	ng_q_text(q, 1, r->run_id, sizeof r->run_id);
+	r->taken_at = ng_sql_column_int64(q, 2);
+	r->median = ng_sql_column_double(q, 3);
+	if (ng_sql_column_text(q, 4)) {
+		r->profile = ng_q_strdup(q, 4);
+		if (!r->profile)
+			return -1;
+	}
+	return 0;
+}
+
+static void free_node_run(void *elem) { free(((ng_store_node_run *)elem)->profile); }
+
+int ng_store_node_runs(ng_store *st, const char *class_key, const char *software,
+                       const char *metric, int64_t since, ng_store_node_run **out, size_t *n,
+                       ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT c.node, r.run_id, c.taken_at, c.median, p.body FROM cohort_runs c"
+	                      " JOIN records r ON r.id = c.record_id"
+	                      " LEFT JOIN profiles p ON p.digest = r.profile_digest"
+	                      " WHERE c.class = ? AND c.software = ? AND c.metric = ? AND c.taken_at >= ?"
+	                      " ORDER BY c.node",
+	                      "ttti", class_key, software ? software : "", metric, since);
+	return ng_q_rows(q, sizeof **out, read_node_run, free_node_run, (void **)out, n, err);
+}

@@ -199,6 +199,12 @@ static const char *const migrations[] = {
 	/* The key's current baseline, found without sorting its history. */
 	"CREATE INDEX IF NOT EXISTS baselines_by_pin"
 	" ON baselines (class, software, metric, pinned_at, built_at);",
+	/* 13: what kind of fleet event: the breaker's (a class's metric moved:
+	 * its quarantines declined), a partial regression's (part of the class
+	 * moved, and what those nodes share is named: only theirs declined), or
+	 * a baseline's drift under its pinned one (nothing declined; someone is
+	 * told). Events from before are the breaker's. */
+	"ALTER TABLE fleet_events ADD COLUMN kind TEXT NOT NULL DEFAULT 'breaker';",
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

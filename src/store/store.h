@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 12
+#define NG_STORE_SCHEMA_VERSION 13
 
 typedef struct ng_store ng_store;
 
@@ -135,6 +135,21 @@ int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *softw
                           const char *metric, const char *exclude_node, int64_t since,
                           double median, double **drops, size_t *n, ng_err *err);
 
+/* Each node's newest run of a (class, software, metric) taken at or after
+ * since, by node: its run id, when, its median and the profile its record
+ * carried (NULL when none): what a partial regression is attributed from
+ * (flow/attribution.c). Free with ng_store_node_runs_free. */
+typedef struct {
+	char node[128], run_id[80];
+	int64_t taken_at;
+	double median;
+	char *profile; /* JSON object text, or NULL */
+} ng_store_node_run;
+int ng_store_node_runs(ng_store *st, const char *class_key, const char *software,
+                       const char *metric, int64_t since, ng_store_node_run **out, size_t *n,
+                       ng_err *err);
+void ng_store_node_runs_free(ng_store_node_run *runs, size_t n);
+
 /* ---- baselines ------------------------------------------------------------------ */
 
 typedef struct {
@@ -157,6 +172,11 @@ int ng_store_put_baseline(ng_store *st, ng_store_baseline *b, const char *actor,
 int ng_store_current_baseline(ng_store *st, const char *class_key, const char *software,
                               const char *metric, ng_store_baseline *out, ng_err *err);
 int ng_store_get_baseline(ng_store *st, int64_t id, ng_store_baseline *out, ng_err *err);
+/* The newest pinned "ok" baseline of (class, software, metric, unit),
+ * expired or not: what a rebuild's drift is measured from. 1, 0 none, -1. */
+int ng_store_pinned_baseline(ng_store *st, const char *class_key, const char *software,
+                             const char *metric, const char *unit, ng_store_baseline *out,
+                             ng_err *err);
 /* Every baseline, newest first, optionally of one class and only current ones. */
 int ng_store_list_baselines(ng_store *st, const char *class_key, bool current_only,
                             ng_store_baseline **out, size_t *n, ng_err *err);
@@ -273,6 +293,12 @@ int ng_store_active_override(ng_store *st, const char *node, int64_t at, ng_stor
 typedef struct {
 	int64_t id;
 	char class_key[256], software[80], metric[128];
+	/* "breaker" (the class's metric moved: its quarantines are declined),
+	 * "partial" (part of the class moved; detail.attribution names what
+	 * those nodes share, and only their quarantines are declined), "drift"
+	 * (a rebuilt baseline under its pinned one: nothing is declined). ""
+	 * when opening: "breaker". */
+	char kind[16];
 	int64_t opened_at, cleared_at, clean_runs;
 	char cleared_by[64], clear_reason[256];
 	char *nodes; /* JSON array text */
@@ -292,6 +318,9 @@ int ng_store_fleet_events_of_class(ng_store *st, const char *class_key,
  * NULL, its nodes (a JSON array text). */
 int ng_store_fleet_event_update(ng_store *st, int64_t id, int64_t clean_runs, const char *nodes,
                                 ng_err *err);
+/* Replaces an open event's detail (a JSON object's text): a partial
+ * regression's attribution as the rollout grows. */
+int ng_store_fleet_event_set_detail(ng_store *st, int64_t id, const char *detail, ng_err *err);
 int ng_store_list_fleet_events(ng_store *st, bool all, ng_store_fleet_event **out, size_t *n,
                                ng_err *err);
 int ng_store_clear_fleet_event(ng_store *st, int64_t id, int64_t at, const char *by,

@@ -354,6 +354,160 @@ def breaker_event_is_about_one_metric(env, rng):
     check("nccl.all_reduce.busbw" not in json.dumps(ev), f"still open: {ev}")
 
 
+# ---- partial regressions attributed, and drift under the pinned baseline -------------
+OLD_FW, NEW_FW = "22.36.1010", "22.39.1002"
+
+
+def profiled(recs, fw, rack):
+    """Records carrying a node profile: its NICs' firmware, its rack."""
+    prof = {"schema": "nodegate/profile/1", "gpu": {"model": "NVIDIA H100 80GB HBM3", "count": 8},
+            "ib": {"devices": [{"name": f"mlx5_{k}", "fw_ver": fw} for k in range(2)]},
+            "site": {"rack": rack}}
+    for r in recs:
+        r["profile"] = prof
+    return recs
+
+
+def partial_fleet(env, rng, shifted_fw):
+    """30 nodes of one class with a healthy history; nodes 00-11 have since
+    taken NIC firmware shifted_fw (the others keep OLD_FW), all racks mixed."""
+    hist = class_history(rng, nodes=30)
+    for r in hist:
+        profiled([r], OLD_FW, f"r{int(r['node'][-2:]) % 5}")
+    env.ingest_history(hist)
+    fw = {f"node{i:02d}": (shifted_fw if i < 12 else OLD_FW) for i in range(30)}
+    rack = {f"node{i:02d}": f"r{i % 5}" for i in range(30)}
+    medians = [m[3] for m in METRICS]
+    down = medians[:3] + [medians[3] * 0.88]  # 12% down on all-reduce
+
+    def admit(node, values, confirm, at, expect=None):
+        first = profiled(node_run(rng, node, values), fw[node], rack[node])
+        again = (profiled(node_run(rng, node, confirm, only={"fabric"}), fw[node], rack[node])
+                 if confirm else None)
+        return env.admit(first, again, expect=expect, at=at)
+    return admit, medians, down
+
+
+def partial_regression_is_attributed(env, rng):
+    """12 of 30 nodes on a new NIC firmware drop 12% on all-reduce: the
+    breaker's event names the firmware they share, declines their
+    quarantines, and a slow node on the old firmware is still quarantined."""
+    admit, medians, down = partial_fleet(env, rng, NEW_FW)
+    t = NOW
+    outcomes = {}
+    # the rollout's nodes interleaved with the rest of the class
+    order = []
+    for i in range(12):
+        order.append(f"node{i:02d}")
+        if i < 9:
+            order += [f"node{12 + 2 * i:02d}", f"node{13 + 2 * i:02d}"]
+    for node in order:
+        t += 60
+        shifted = int(node[-2:]) < 12
+        d = admit(node, down if shifted else medians, down if shifted else None, t)
+        outcomes[node] = d["outcome"]
+        if node == "node03":
+            tripped = d
+    check([outcomes[f"node{i:02d}"] for i in range(3)] == ["quarantined"] * 3,
+          f"before the trip: {outcomes}")
+    check(all(outcomes[f"node{i:02d}"] == "admitted-warn" for i in range(3, 12)),
+          f"the event's nodes were quarantined: {outcomes}")
+    check(all(outcomes[f"node{i:02d}"] == "admitted" for i in range(12, 30)),
+          f"the others: {outcomes}")
+    check(any("they share ib.devices[].fw_ver=" + NEW_FW in n for n in tripped["notes"]),
+          f"the trip names no field: {tripped['notes']}")
+    # a slow node on the old firmware is the node's own fault: judged as before
+    t += 60
+    d = admit("node29", medians[:3] + [medians[3] * 0.80], medians[:3] + [medians[3] * 0.80], t,
+              expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"unshifted slow node declined: {d}")
+    check(any("does not share it" in n for n in d["notes"]), f"not said why: {d['notes']}")
+    ev = env.json("fleet", "list", expect=0)["events"]
+    check(len(ev) == 1, f"events: {ev}")
+    e = ev[0]
+    check(e["kind"] == "partial" and e["metric"] == "nccl.all_reduce.busbw", f"event: {e}")
+    fields = [(f["field"], f["value"], f["others_value"]) for f in e["attribution"]["fields"]]
+    check(fields == [("ib.devices[].fw_ver", NEW_FW, OLD_FW)], f"fields named: {fields}")
+    # the count grew with the rollout: all twelve moved, the others did not
+    check(e["attribution"]["shifted"] == 12 and e["attribution"]["others"] >= 3, f"counts: {e}")
+    check(e["summary"].startswith("12 of 30 nodes of class " + CLASS + " down 12% on "
+                                  "nccl.all_reduce.busbw since run node00-"), f"summary: {e}")
+    check("since run " in e["summary"] and "they share ib.devices[].fw_ver=" + NEW_FW in e["summary"]
+          and "the others do not" in e["summary"], f"summary: {e['summary']}")
+    check("node29" not in e["nodes"] and "node03" in e["nodes"] and "node11" in e["nodes"],
+          f"event's nodes: {e['nodes']}")
+    text = env.run("fleet", "list", expect=0).stdout
+    check(f"shared: ib.devices[].fw_ver={NEW_FW}" in text and "partial" in text,
+          f"fleet list:\n{text}")
+    check(f"the others: {OLD_FW}" in text, f"fleet list:\n{text}")
+
+
+def partial_regression_without_shared_field(env, rng):
+    """The same drop with every node on one firmware: the event says no
+    shared field was found, and stands for the class's metric."""
+    admit, medians, down = partial_fleet(env, rng, OLD_FW)
+    t = NOW
+    for i in range(4):
+        t += 60
+        admit(f"node{12 + i:02d}", medians, None, t, expect=0)
+        t += 60
+        d = admit(f"node{i:02d}", down, down, t)
+    check(d["outcome"] == "admitted-warn", f"breaker did not trip: {d}")
+    e = env.json("fleet", "list", expect=0)["events"][0]
+    check(e["kind"] == "breaker" and e["attribution"]["status"] == "no-shared-field",
+          f"event: {e}")
+    check("no shared field found" in e["summary"] and e["attribution"]["fields"] == [],
+          f"summary: {e}")
+    text = env.run("fleet", "list", expect=0).stdout
+    check("no shared field found" in text, f"fleet list:\n{text}")
+
+
+def drift_below_pinned_baseline_is_told(env, rng):
+    """Without floors, a rebuilt baseline 7% under the pinned one of its
+    key opens a drift event (fleet list, audit, metrics); it declines
+    nothing, and a rebuild back within clears it."""
+    day = 24 * HOUR
+    then = NOW - 40 * day
+    env.ingest_history(class_history(rng), at=then)
+    b = env.json("baseline", "build", "--class", CLASS, at=then + 60)
+    rows = b["baselines"] if isinstance(b, dict) and "baselines" in b else b
+    bid = [x for x in rows if x["metric"] == "nccl.all_reduce.busbw"][0]["id"]
+    env.run("baseline", "pin", str(bid), "--name", "qualified", expect=0, at=then + 120)
+    # a month on, the whole class measures 7% lower on all-reduce
+    recs = class_history(rng)
+    for r in recs:
+        if r["metric"] == "nccl.all_reduce.busbw":
+            r["samples"] = [v * 0.93 for v in r["samples"]]
+    env.ingest_history(recs, at=NOW - day)
+    env.run("baseline", "build", "--class", CLASS, at=NOW, expect=0)
+    ev = env.json("fleet", "list", expect=0)["events"]
+    drift = [e for e in ev if e["kind"] == "drift"]
+    check(len(drift) == 1 and drift[0]["metric"] == "nccl.all_reduce.busbw", f"events: {ev}")
+    d = drift[0]["detail"]
+    check(abs(d["drop_percent"] - 7.0) < 0.5 and d["pinned"]["name"] == "qualified", f"drift: {d}")
+    check("under its pinned baseline" in drift[0]["summary"], f"summary: {drift[0]}")
+    # the other metrics did not drift
+    check(not [e for e in ev if e["metric"] != "nccl.all_reduce.busbw"], f"events: {ev}")
+    audit = env.json("audit", "show", "--limit", "50", expect=0)
+    check("fleet-regression.open" in json.dumps(audit) and "drift" in json.dumps(audit),
+          f"no audit entry: {json.dumps(audit)[:2000]}")
+    m = env.run("metrics", "--scope", "fleet", expect=0, at=NOW).stdout
+    check(any(l.startswith("nodegate_fleet_regression_open{") and 'kind="drift"' in l
+              for l in m.splitlines()), f"metrics:\n{m}")
+    # an admission says so, and declines nothing: a slow node is still quarantined
+    d = env.admit(node_run(rng, "node90", [980, 1500, 6.0, 200.0]),
+                  node_run(rng, "node90", [0, 0, 0, 200.0], only={"fabric"}), at=NOW + 60,
+                  expect=1)
+    check(d["outcome"] == "quarantined", f"drift declined a quarantine: {d}")
+    check(any("baseline drift event" in n for n in d["notes"]), f"not said: {d['notes']}")
+    # back within the drift fraction: a rebuild clears it
+    recs = class_history(rng)
+    env.ingest_history(recs, at=NOW + 2 * HOUR)
+    env.run("baseline", "build", "--class", CLASS, at=NOW + 3 * HOUR, expect=0)
+    ev = env.json("fleet", "list", expect=0)["events"]
+    check(not [e for e in ev if e["kind"] == "drift"], f"drift not cleared: {ev}")
+
+
 def tamper(env, sql):
     """Edits the store behind nodegate's back, as an intruder with access would."""
     if env.store.startswith("postgresql://"):
@@ -723,6 +877,9 @@ SCENARIOS = [
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
     breaker_event_is_about_one_metric,
+    partial_regression_is_attributed,
+    partial_regression_without_shared_field,
+    drift_below_pinned_baseline_is_told,
     audit_finds_tampering,
     audit_covers_state_and_its_tail,
     audit_finds_a_cut_tail_with_meta_edited,

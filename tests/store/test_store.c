@@ -271,6 +271,7 @@ static void older_schema_is_migrated(void **state)
 	                             "DROP INDEX cases_by_metric;"
 	                             "ALTER TABLE fleet_events DROP COLUMN metric;"
 	                             "ALTER TABLE fleet_events DROP COLUMN clean_runs;"
+	                             "ALTER TABLE fleet_events DROP COLUMN kind;"
 	                             "DROP TABLE node_names;"
 	                             "ALTER TABLE cases DROP COLUMN node_name;"
 	                             "ALTER TABLE decisions DROP COLUMN node_name;"
@@ -795,6 +796,7 @@ static void cohort_is_filled_for_an_older_store(void **state)
 	ng_err err = {0};
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
 	                             "DELETE FROM cohort_runs; DELETE FROM class_nodes;"
+	                             "ALTER TABLE fleet_events DROP COLUMN kind;"
 	                             "UPDATE meta SET value = '9' WHERE key = 'schema_version'",
 	                             &err),
 	                 0);
