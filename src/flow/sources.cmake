@@ -10,6 +10,11 @@ set(NG_FLOW_SOURCES
   class_baseline.c
   ctx.c
   evidence.c
+  fabric_baseline.c
+  fabric_domains.c
+  fabric_gang.c
+  fabric_pair.c
+  fabric_run.c
   gate_batch.c
   gpu_check.c
   gpu_check_each.c
