@@ -559,9 +559,10 @@ void ng_fabric_note_ports(cJSON *result, const cJSON *before, const cJSON *after
  * the first baseline is, and a few slow groups do not move it). */
 static bool feeds_baseline(const cJSON *r)
 {
-	const cJSON *test = ng_json_get(r, "test"), *out = ng_json_get(r, "outcome");
-	if (!cJSON_IsString(test) || strcmp(test->valuestring, "all_reduce") != 0 ||
-	    !cJSON_IsString(out) || cJSON_GetArraySize(ng_json_get(r, "ports_changed")) > 0 ||
+	/* Only an all-reduce has a topology (a gang's results carry their test
+	 * number under "test" too). */
+	const cJSON *topo = ng_json_get(r, "topology"), *out = ng_json_get(r, "outcome");
+	if (!cJSON_IsString(topo) || !cJSON_IsString(out) || cJSON_GetArraySize(ng_json_get(r, "ports_changed")) > 0 ||
 	    ng_json_get(r, "ports_unread"))
 		return false;
 	return strcmp(out->valuestring, "pass") == 0 || cJSON_IsTrue(ng_json_get(r, "establishing"));
