@@ -147,6 +147,9 @@ static int read_line(struct reader *r, const char *p, const char *end, size_t li
 	size_t kl, vl, name_l = 0, nodes_l = 0, sws_l = 0;
 	bool any = false;
 	while ((p = word(p, end, &k, &kl, &v, &vl))) {
+		if (!any && key_is(k, kl, "Include"))
+			return ng_fail_as(r->err, NG_ERR_INPUT, "topology line %zu: Include is not followed "
+			                  "(no file is opened from a file read): give the included file", line);
 		any = true;
 		if (key_is(k, kl, "SwitchName"))
 			name = v, name_l = vl;

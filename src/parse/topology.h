@@ -11,7 +11,8 @@
  * whose Nodes= lists it (its leaf). What Slurm would refuse is refused here,
  * with the line: a line without SwitchName=, a switch named twice, a node
  * under two switches, a switch with two parents, a Switches= naming a switch
- * the file does not define, a loop, an unreadable host list. LinkSpeed= and
+ * the file does not define, a loop, an unreadable host list; and an Include
+ * line (a pure reader opens no file: give it the included file). LinkSpeed= and
  * unknown keys are ignored (Slurm warns of the latter). An empty file is an
  * empty topology: every node's domain unknown. */
 #ifndef NODEGATE_PARSE_TOPOLOGY_H

@@ -93,6 +93,7 @@ static void test_refusals(void **s)
 	refused("SwitchName=a Nodes=n[1-\n", "cannot read the host list");
 	refused("SwitchName=a Nodes=n[3-1]\n", "cannot read the host list");
 	refused("\n\nSwitchName=a Nodes=n1,n1\n", "line 3: node n1 is listed twice");
+	refused("Include /etc/slurm/topology-leaves.conf\n", "Include is not followed");
 }
 
 int main(void)
