@@ -1,5 +1,4 @@
-/* The options every fabric verb shares, and what a test is judged against:
- * --expect-busbw, or the store's baseline of the test's topology (fabric.h). */
+/* The options every fabric subcommand shares (fabric.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli/fabric.h"
-#include "cli/store_cli.h"
+#include "core/json_file.h"
 #define DEFAULT_LAUNCHER "srun --nodelist={nodes} --nodes={n} --ntasks-per-node=1 --exclusive"
 #define DEFAULT_NCCL "all_reduce_perf -b 1G -e 1G -g 8 -n 20 -N 3"
 
@@ -36,9 +35,10 @@ static bool positive(const char *s, double *out)
 }
 
 enum { O_LAUNCHER = NG_OPT_LONG, O_NCCL, O_PERFTEST, O_SECONDS, O_TIMEOUT, O_EXPECT, O_RAIL,
-       O_HCAS, O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS, O_OUT, O_PER_RAIL, O_DIAG };
+       O_HCAS, O_GDR, O_NOCOUNT, O_REMOTE, O_RAW, O_PEERS, O_CLASS, O_OUT, O_PER_RAIL, O_DIAG,
+       O_TOPOLOGY };
 
-const struct ng_opt ng_fabric_opts[] = {
+const struct ng_opt ng_fabric_option_table[] = {
 	{"expect-busbw", O_EXPECT, "GBPS", "the class's all-reduce busbw for this topology; slow below\n"
 	 "admission.flag_fraction of it (one rail alone: its share).\n"
 	 "Without it, the store's current baseline of\n"
@@ -67,6 +67,9 @@ const struct ng_opt ng_fabric_opts[] = {
 	 "$TMPDIR, kept and named in the output as raw_dir)"},
 	{"class", O_CLASS, "KEY", "the class of the topology keys (default \"fabric\"); each\n"
 	 "all-reduce record has class CLASS/Nnode/Rrail"},
+	{"topology", O_TOPOLOGY, "FILE", "the switch domains: Slurm's topology.conf (SwitchName=leaf1\n"
+	 "Nodes=gpu[01-32]). Peers under the suspect's leaf first; a\n"
+	 "gang's fault named by switch domain"},
 	{"root", 'r', "DIR", "ports: read the HCAs under DIR instead of / (also\n"
 	 "$NODEGATE_FABRIC_ROOT)"},
 	NG_OPT_JSON("the result as JSON"),
@@ -74,10 +77,37 @@ const struct ng_opt ng_fabric_opts[] = {
 	{0},
 };
 
-int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc, char **argv,
-                      struct fabric_opts *o, const char **peers)
+static int read_topology(const struct ng_cmd_entry *e, struct fabric_cli *f)
 {
-	memset(o, 0, sizeof *o);
+	ng_err err;
+	size_t len;
+	char *text = ng_read_file(f->topology_path, &len, &err);
+	if (!text) {
+		fprintf(stderr, "nodegate %s: --topology: %s\n", e->name, err.msg);
+		return NG_EXIT_USAGE;
+	}
+	int rc = ng_topology_parse(text, len, &f->topology, &err);
+	free(text);
+	if (rc < 0) {
+		fprintf(stderr, "nodegate %s: --topology %s: %s\n", e->name, f->topology_path, err.msg);
+		return NG_EXIT_USAGE;
+	}
+	f->o.topology = &f->topology;
+	return -1;
+}
+
+void fabric_cli_free(struct fabric_cli *f)
+{
+	ng_topology_free(&f->topology);
+	f->o.topology = NULL;
+}
+
+int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc, char **argv,
+                      struct fabric_cli *f, bool want_peers, int *next)
+{
+	memset(f, 0, sizeof *f);
+	ng_fabric_opts *o = &f->o;
+	const char **peers = want_peers ? &f->peers : NULL;
 	snprintf(o->spec_buf, sizeof o->spec_buf, "%s", DEFAULT_LAUNCHER);
 	snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", DEFAULT_NCCL);
 	o->perftest = "ib_write_bw";
@@ -99,7 +129,8 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 	while ((opt = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (opt) {
 		case NG_OPT_EXIT: return op.status;
-		case 'j': o->json = true; break;
+		case 'j': f->json = true; break;
+		case O_TOPOLOGY: f->topology_path = op.arg; break;
 		case O_LAUNCHER: snprintf(o->spec_buf, sizeof o->spec_buf, "%s", op.arg); break;
 		case O_NCCL: snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", op.arg); break;
 		case O_PERFTEST: o->perftest = op.arg; break;
@@ -136,13 +167,18 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 		case 'r': return ng_cmd_usage_error(e, "--root is for `fabric ports`");
 		}
 	}
-	o->n_launcher = split_spaces(o->spec_buf, o->launcher, FABRIC_MAX_TOKENS);
-	o->n_nccl = split_spaces(o->nccl_buf, o->nccl, FABRIC_MAX_TOKENS);
+	o->n_launcher = split_spaces(o->spec_buf, o->launcher, NG_FABRIC_MAX_TOKENS);
+	o->n_nccl = split_spaces(o->nccl_buf, o->nccl, NG_FABRIC_MAX_TOKENS);
 	if (o->n_launcher == 0 || o->n_nccl == 0)
 		return ng_cmd_usage_error(e, "--launcher and --nccl must name a program");
-	for (char *save = NULL, *t = strtok_r(o->hca_buf, ",", &save); t && o->n_hcas < FABRIC_MAX_HCAS;
+	for (char *save = NULL, *t = strtok_r(o->hca_buf, ",", &save); t && o->n_hcas < NG_FABRIC_MAX_HCAS;
 	     t = strtok_r(NULL, ",", &save))
 		o->hcas[o->n_hcas++] = t;
+	if (f->topology_path) {
+		int rc = read_topology(e, f);
+		if (rc >= 0)
+			return rc;
+	}
 	if (!o->raw_dir[0]) {
 		const char *tmp = getenv("TMPDIR");
 		snprintf(o->raw_dir, sizeof o->raw_dir, "%s/nodegate-fabric-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -156,63 +192,7 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 		        strerror(errno));
 		return NG_EXIT_USAGE;
 	}
+	*next = op.next;
 	return -1;
 }
 
-/* ---- what a test is judged against --------------------------------------------------- */
-
-void fabric_topology_key(const struct fabric_opts *o, size_t n, const char *hca, char *out, size_t cap)
-{
-	if (hca || o->n_hcas)
-		snprintf(out, cap, "%.100s/%zunode/%zurail", o->class_key, n, hca ? (size_t)1 : o->n_hcas);
-	else
-		snprintf(out, cap, "%.100s/%zunode", o->class_key, n);
-}
-
-int fabric_load_baselines(struct fabric_opts *o, struct ng_cli *cli, const struct ng_cmd_entry *e,
-                          const size_t *sizes, size_t n_sizes, bool per_rail)
-{
-	if (o->expect_busbw > 0)
-		return 0;
-	ng_store *st = ng_cli_open_existing_store(cli, e, NULL);
-	if (!st)
-		return -1;
-	int rc = 0;
-	for (int rail = 0; rail <= (per_rail ? 1 : 0) && rc == 0; rail++) {
-		for (size_t i = 0; i < n_sizes && o->n_baselines < 64; i++) {
-			struct fabric_baseline *b = &o->baselines[o->n_baselines++];
-			b->nodes = sizes[i];
-			b->one_rail = rail == 1;
-			b->median = NAN;
-			fabric_topology_key(o, sizes[i], rail ? "one" : NULL, b->key, sizeof b->key);
-			ng_store_baseline sb;
-			ng_err err;
-			int got = ng_store_current_baseline(st, b->key, "", "nccl.all_reduce.busbw", &sb, &err);
-			if (got < 0) {
-				rc = ng_cli_store_error(e, &err);
-				break;
-			}
-			if (got == 1 && sb.median > 0)
-				b->median = sb.median;
-		}
-	}
-	ng_store_close(st);
-	return rc < 0 ? -1 : 0;
-}
-
-double fabric_expected(const struct fabric_opts *o, size_t n, const char *hca, char *why, size_t cap)
-{
-	if (o->expect_busbw > 0)
-		/* One rail alone carries its share of the all-rail figure. */
-		return hca && o->n_hcas ? o->expect_busbw / (double)o->n_hcas : o->expect_busbw;
-	char key[160];
-	fabric_topology_key(o, n, hca, key, sizeof key);
-	for (size_t i = 0; i < o->n_baselines; i++) {
-		const struct fabric_baseline *b = &o->baselines[i];
-		if (b->nodes == n && b->one_rail == (hca != NULL) && b->median > 0)
-			return b->median;
-	}
-	snprintf(why, cap, "no baseline of nccl.all_reduce.busbw for %s in the store, and no "
-	         "--expect-busbw: nothing to judge against", key);
-	return NAN;
-}

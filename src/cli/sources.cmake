@@ -36,10 +36,8 @@ set(NG_CLI_SOURCES
   config_error.c
   emit_records.c
   exit.c
-  fabric_gang.c
   fabric_opts.c
-  fabric_pair.c
-  fabric_run.c
+  fabric_print.c
   gate_report.c
   gpu_check_opts.c
   gpu_check_print.c

@@ -12,6 +12,11 @@ set(NG_FLOW_SOURCES
   class_baseline.c
   ctx.c
   evidence.c
+  fabric_baseline.c
+  fabric_domains.c
+  fabric_gang.c
+  fabric_pair.c
+  fabric_run.c
   fleet_clear.c
   floors_suggest.c
   gate_batch.c

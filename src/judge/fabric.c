@@ -246,7 +246,20 @@ void ng_fabric_bisect_free(ng_fabric_bisect *b)
 		free(b->tests[i].nodes);
 	free(b->tests);
 	free(b->state);
+	free(b->leaf);
 	memset(b, 0, sizeof *b);
+}
+
+int ng_fabric_bisect_set_leaves(ng_fabric_bisect *b, const size_t *leaf)
+{
+	size_t total = b->n_nodes + b->n_refs;
+	size_t *l = malloc((total ? total : 1) * sizeof *l);
+	if (!l)
+		return -1;
+	memcpy(l, leaf, total * sizeof *l);
+	free(b->leaf);
+	b->leaf = l;
+	return 0;
 }
 
 /* A node known good now: a reference peer, or a gang member a measured test passed. */
@@ -275,9 +288,15 @@ size_t ng_fabric_bisect_next(ng_fabric_bisect *b, size_t *out, size_t cap)
 			continue;
 		if (t->n == 1) {
 			/* An all-reduce needs two nodes: a lone suspect gets a known-good peer. */
-			size_t h = SIZE_MAX;
+			size_t h = SIZE_MAX, me = t->nodes[0];
+			/* Its own leaf first: beside a peer under the same switch, only
+			 * the node changes; elsewhere, the path through the spine too. */
+			if (b->leaf && b->leaf[me] != SIZE_MAX)
+				for (size_t c = 0; c < total && h == SIZE_MAX; c++)
+					if (c != me && !busy[c] && known_good(b, c) && b->leaf[c] == b->leaf[me])
+						h = c;
 			for (size_t c = 0; c < total && h == SIZE_MAX; c++)
-				if (c != t->nodes[0] && !busy[c] && known_good(b, c))
+				if (c != me && !busy[c] && known_good(b, c))
 					h = c;
 			if (h == SIZE_MAX) {
 				lone_waiting = true;

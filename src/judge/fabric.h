@@ -69,12 +69,18 @@ typedef struct {
 	size_t n_tests, cap;
 	unsigned rounds;
 	bool oom;
+	size_t *leaf;      /* per node (gang, then references): its leaf switch; NULL: unknown */
 } ng_fabric_bisect;
 
 /* A gang of n nodes, with n_refs known-good reference peers outside it
  * (they may stand beside a lone suspect). -1 when out of memory. */
 int ng_fabric_bisect_init(ng_fabric_bisect *b, size_t n, size_t n_refs);
 void ng_fabric_bisect_free(ng_fabric_bisect *b);
+/* The switch domain (leaf switch, any number; SIZE_MAX unknown) of each of
+ * the n_nodes + n_refs nodes: a lone suspect is then tested beside a
+ * known-good node of its own leaf when there is one, so the test changes
+ * the node and not the path through the spine. -1 when out of memory. */
+int ng_fabric_bisect_set_leaves(ng_fabric_bisect *b, const size_t *leaf);
 /* The next round: tests whose node sets are disjoint, so they may run at
  * the same time. Writes their indices into out (at most cap) and returns
  * how many; 0 when nothing is left to test. */

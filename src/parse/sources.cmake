@@ -27,6 +27,7 @@ set(NG_PARSE_SOURCES
   proc_text.c
   sacct.c
   text.c
+  topology.c
   xid.c
 )
 list(TRANSFORM NG_PARSE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

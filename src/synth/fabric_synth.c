@@ -15,7 +15,9 @@
  * perftest's client table) with the rate the fleet gives that set of nodes:
  * the slowest node's factor, halved by a bad pair, an all-reduce over every
  * rail at their mean factor. A node with "rise" adds 7 to that counter of
- * its sysfs tree whenever it takes part in a test. Test program, not product. */
+ * its sysfs tree whenever it takes part in a test. Launched by a real srun
+ * instead (tests/slurm/fabric_slurm.py), the nodes are the step's
+ * ($SLURM_STEP_NODELIST) and only rank 0 prints. Test program, not product. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
@@ -24,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "parse/sacct.h"
 
 static cJSON *fleet;
 
@@ -166,11 +170,38 @@ static int launcher(int argc, char **argv)
 	return 2;
 }
 
+struct names {
+	char *buf, **v;
+	size_t used, cap, n;
+};
+
+static int one_name(const char *name, size_t len, void *arg)
+{
+	struct names *ns = arg;
+	if (ns->n == 4096 || ns->used + len + 1 > ns->cap)
+		return 1;
+	memcpy(ns->buf + ns->used, name, len + 1);
+	ns->v[ns->n++] = ns->buf + ns->used;
+	ns->used += len + 1;
+	return 0;
+}
+
+/* The test's nodes: from the stand-in srun, or, launched by a real srun
+ * (several slurmd on one host), the step's node list as Slurm writes it
+ * ("fab[1-2]"). */
 static char **env_nodes(size_t *n)
 {
 	static char copy[65536];
 	static char *nodes[4096];
 	const char *l = getenv("NODEGATE_FABRIC_SYNTH_NODES");
+	const char *step = getenv("SLURM_STEP_NODELIST");
+	if (!l && step && *step) {
+		struct names ns = {copy, nodes, 0, sizeof copy, 0};
+		if (ng_hostlist_expand(step, strlen(step), 4096, one_name, &ns) > 0) {
+			*n = ns.n;
+			return nodes;
+		}
+	}
 	snprintf(copy, sizeof copy, "%s", l ? l : "localhost");
 	*n = split_nodes(copy, nodes, 4096);
 	return nodes;
@@ -193,6 +224,12 @@ static int all_reduce(int argc, char **argv)
 	}
 	if (cycles < 1 || cycles > 50)
 		cycles = 1;
+	/* Under a real srun every task runs this; as with MPI, only rank 0 prints. */
+	const char *rank = getenv("SLURM_PROCID");
+	if (rank && strcmp(rank, "0") != 0) {
+		usleep((useconds_t)(num(fleet, "seconds", 0.05) * 1e6));
+		return 0;
+	}
 	size_t n;
 	char **nodes = env_nodes(&n);
 	const char *hca_env = getenv("NCCL_IB_HCA");

@@ -395,6 +395,159 @@ def t_ports(tmp):
     check(empty.exit == 0 and empty.json["ports"] == [] and "no HCA" in empty.json["note"], "no HCA", empty)
 
 
+TOPOLOGY = """# Slurm's topology.conf: two leaves under one spine
+SwitchName=leafA Nodes=t[01-08],u[1-2],p[01-04]
+SwitchName=leafB Nodes=t[09-16],u[3-4],p[05-08]
+SwitchName=spine Switches=leafA,leafB
+"""
+
+
+def topology(tmp):
+    path = os.path.join(tmp, "topology.conf")
+    with open(path, "w") as fh:
+        fh.write(TOPOLOGY)
+    return path
+
+
+def t_topology_gang_slow_node(tmp):
+    """A slow node is tested beside a known-good peer of its own leaf, and
+    the fault is localised to that leaf."""
+    f = Fleet(tmp, {"busbw": 180, "nodes": {"t11": {"slow": 0.6}}}, [])
+    topo = topology(tmp)
+    r = f.run("fabric", "gang", "t[01-16]", "--expect-busbw", "180", "--topology", topo,
+              "--json", "--no-counters")
+    v = verdicts(r.json)
+    check(r.exit == 1 and v["t11"]["verdict"] == "slow" and v["t11"]["switch"] == "leafB",
+          "t11 slow, under leafB", r)
+    check([n for n in v if v[n]["verdict"] != "pass"] == ["t11"], "only t11", r)
+    lone = [t for t in r.json["tests"] if "known-good" in t["changed"]]
+    check(lone and all(t["nodes"][1] in nodes("t", 16)[8:] for t in lone),
+          "every lone node beside a known-good node of leafB: %s" % [t["nodes"] for t in lone], r)
+    fd = r.json["fault_domain"]
+    check(fd["switch"] == "leafB" and fd["whole_leaf"] is False, "localised to leafB, not the whole leaf", r)
+    check(r.json["switch_domains"]["leafB"]["faulty"] == ["t11"], "leafB's faulty node", r)
+    # Without the topology, the lone node is measured beside the first known-good node (leafA).
+    plain = f.run("fabric", "gang", "t[01-16]", "--expect-busbw", "180", "--json", "--no-counters")
+    lone = [t for t in plain.json["tests"] if "known-good" in t["changed"]]
+    check(lone and any(t["nodes"][1] in nodes("t", 8) for t in lone) and "fault_domain" not in plain.json,
+          "without --topology: peers from anywhere, no domains", plain)
+    text = f.run("fabric", "gang", "t[01-16]", "--expect-busbw", "180", "--topology", topo, "--no-counters")
+    check("switch domain leafB:" in text.out, "the text names the switch domain", text)
+
+
+def t_topology_whole_leaf(tmp):
+    slow = {n: {"slow": 0.6} for n in nodes("t", 16)[8:]}
+    f = Fleet(tmp, {"busbw": 180, "nodes": slow}, [])
+    r = f.run("fabric", "gang", "t[01-16]", "--expect-busbw", "180", "--topology", topology(tmp),
+              "--json", "--no-counters")
+    v = verdicts(r.json)
+    check(all(v[n]["verdict"] == "slow" for n in slow) and all(v[n]["verdict"] == "pass" for n in nodes("t", 8)),
+          "leafB's eight slow, leafA's pass", r)
+    fd = r.json["fault_domain"]
+    check(fd["switch"] == "leafB" and fd["whole_leaf"] is True and "suspect leafB" in fd["why"],
+          "the whole leaf: the switch before the nodes", r)
+
+
+def t_topology_between_leaves(tmp):
+    """A gang slow while each half (one leaf each) passes: the path between
+    the leaves, through the spine, named."""
+    f = Fleet(tmp, {"busbw": 180, "bad_pairs": [["u1", "u3"]]}, [])
+    # Given out of leaf order: the bisection groups the gang by leaf.
+    r = f.run("fabric", "gang", "u1,u3,u2,u4", "--expect-busbw", "180", "--topology", topology(tmp),
+              "--json", "--no-counters")
+    check(r.json["unattributed"] == [0], "the whole gang failed, its halves passed", r)
+    p = r.json["unattributed_paths"][0]
+    check(p["between"] == ["leafA", "leafB"] and p["through"] == "spine", "between leafA and leafB, through the spine", r)
+    check(all(v["verdict"] == "pass" for v in r.json["verdicts"]) and r.exit == 1, "no node blamed; the gang fails", r)
+
+
+def t_topology_pair_peers(tmp):
+    """Peers from the store: the candidate's own leaf first, newest first within it."""
+    f = Fleet(tmp, {"busbw": 180}, [])
+    db = os.path.join(tmp, "store.db")
+    r = f.run("--store", db, "fabric", "gang", "p01,p02", "--expect-busbw", "180", "--json", "--no-counters")
+    check(r.exit == 0, "store made", r)
+    con = sqlite3.connect(db)
+    now = int(time.time())
+    for n, age in (("p01", 1), ("p02", 2), ("p05", 5), ("p06", 6), ("p08", 3)):
+        con.execute("INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at, run_id)"
+                    " VALUES (?, 'k', 'sw', ?, ?, 0, 'x')", (n, "quarantined" if n == "p08" else "admitted", now - age))
+    con.execute("INSERT INTO node_states (node, class, software, outcome, updated_at, recheck_at, run_id)"
+                " VALUES ('p07', 'k', 'sw', 'suspect', ?, 0, 'x')", (now,))
+    con.commit()
+    con.close()
+    plain = f.run("--store", db, "fabric", "pair", "p07", "--expect-busbw", "180", "--json", "--no-counters")
+    check(plain.json["peers"] == ["p01", "p02"], "without the topology: the newest admitted", plain)
+    p = f.run("--store", db, "fabric", "pair", "p07", "--expect-busbw", "180", "--topology", topology(tmp),
+              "--json", "--no-counters")
+    check(p.json["peers"] == ["p05", "p06"], "with it: p07's leaf (leafB) first, never the quarantined p08", p)
+    check(p.json["switches"] == {"p07": "leafB", "p05": "leafB", "p06": "leafB"}, "the switches named", p)
+
+
+def t_topology_refused(tmp):
+    f = Fleet(tmp, {"busbw": 180}, [])
+    bad = os.path.join(tmp, "bad.conf")
+    with open(bad, "w") as fh:
+        fh.write("SwitchName=a Nodes=n[1-4]\nSwitchName=b Nodes=n4\n")
+    r = f.run("fabric", "gang", "n[1-4]", "--expect-busbw", "180", "--topology", bad)
+    check(r.exit == 2 and "node n4 is under two switches" in r.err, "a node under two switches refused", r)
+    r = f.run("fabric", "gang", "n[1-4]", "--expect-busbw", "180", "--topology", os.path.join(tmp, "none"))
+    check(r.exit == 2 and "--topology" in r.err, "a missing file refused", r)
+
+
+def t_baselines_from_passing_runs(tmp):
+    """Passing all-reduces are accepted and build their topology's baseline,
+    one unit per node set, with admission's builder; a slow one is not; the
+    next run without --expect-busbw is judged against it."""
+    f = Fleet(tmp, {"busbw": 180, "nodes": {"r9": {"slow": 0.5}}}, [])
+    db = os.path.join(tmp, "auto.db")
+    first = f.run("--store", db, "fabric", "pair", "r1", "--peers", "r2,r3", "--class", "auto",
+                  "--expect-busbw", "180", "--json", "--no-counters")
+    check(first.exit == 0 and "baselines" in first.json, "stored", first)
+    b = first.json["baselines"][0]
+    check(b["topology"] == "auto/2node" and b["status"] == "too-few-nodes" and b["groups"] == 2,
+          "two node sets are not a baseline yet: %s" % b, first)
+    slow = f.run("--store", db, "fabric", "pair", "r9", "--peers", "r1,r2", "--class", "auto",
+                 "--expect-busbw", "180", "--json", "--no-counters")
+    check(slow.json["verdict"] == "slow", "r9 slow", slow)
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT json_extract(body, '$.fabric.verdict'), accepted FROM records WHERE class = 'auto/2node'").fetchall()
+    con.close()
+    check(all(a == (1 if v == "pass" else 0) for v, a in rows) and any(v == "slow" for v, _ in rows),
+          "only passing runs accepted: %s" % rows, slow)
+    again = f.run("--store", db, "fabric", "pair", "r4", "--peers", "r5,r6", "--class", "auto",
+                  "--expect-busbw", "180", "--json", "--no-counters")
+    b = again.json["baselines"][0]
+    check(b["status"] == "ok" and abs(b["median"] - 180) < 1 and b["groups"] >= 3,
+          "r1+r2, r1+r3, r9's passing peers r1+r2 again, r4+r5, r4+r6: a small-class baseline: %s" % b, again)
+    judged = f.run("--store", db, "fabric", "pair", "r9", "--peers", "r5,r6", "--class", "auto",
+                   "--json", "--no-counters")
+    t0 = judged.json["tests"][0]
+    check(judged.exit == 1 and judged.json["verdict"] == "slow" and abs(t0["expected"] - 180) < 1,
+          "without --expect-busbw, r9 judged against the built baseline", judged)
+    show = f.run("--store", db, "baseline", "show", "--class", "auto/2node", "--json")
+    check(show.exit == 0 and "auto/2node" in show.out, "baseline show lists it", show)
+
+
+def t_baselines_establishing(tmp):
+    """With no baseline and no --expect-busbw nothing is passed, but the runs
+    that measured the intended path start the baselines (as a new class's
+    admissions do); the next gang is judged."""
+    f = Fleet(tmp, {"busbw": 180}, [])
+    db = os.path.join(tmp, "est.db")
+    f.run("--store", db, "fabric", "gang", "e1,e2", "--expect-busbw", "180", "--json", "--no-counters")  # makes the store
+    r = f.run("--store", db, "fabric", "gang", "e[1-8]", "--class", "est", "--json", "--no-counters")
+    check(r.exit == 1 and all(v["verdict"] == "held-untested" for v in r.json["verdicts"]),
+          "nothing to judge against: every node held", r)
+    check(all(t.get("establishing") and t.get("accepted") for t in r.json["tests"]), "each test kept as establishing", r)
+    built = {b["topology"]: b for b in r.json["baselines"]}
+    check(built["est/2node"]["status"] == "ok", "four pairs: a small-class baseline of 2 nodes: %s" % built, r)
+    check(built["est/8node"]["status"] == "too-few-nodes", "one gang of 8 is one node set", r)
+    again = f.run("--store", db, "fabric", "gang", "e[1-4]", "--class", "est", "--json", "--no-counters")
+    v = verdicts(again.json)
+    check(all(v[n]["verdict"] == "pass" for n in v), "the pairs now judged and passed: %s" % v, again)
+
+
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith("t_")]
 
 

@@ -231,6 +231,40 @@ static void test_bisect_one_in_64(void **s)
 	}
 }
 
+/* With switch domains known, a lone suspect is tested beside a known-good
+ * node of its own leaf: only the node changes, not the path through the
+ * spine. Without them, beside the first known-good node. */
+static void test_bisect_helper_same_leaf(void **s)
+{
+	(void)s;
+	for (int with_leaves = 0; with_leaves < 2; with_leaves++) {
+		bool bad[8] = {0};
+		bad[5] = true;
+		size_t leaf[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+		ng_fabric_bisect b;
+		assert_int_equal(ng_fabric_bisect_init(&b, 8, 0), 0);
+		if (with_leaves)
+			assert_int_equal(ng_fabric_bisect_set_leaves(&b, leaf), 0);
+		size_t tests;
+		simulate(&b, bad, NULL, &tests);
+		size_t lone = 0;
+		for (size_t i = 0; i < b.n_tests; i++) {
+			const ng_fb_test *t = &b.tests[i];
+			if (t->helper == SIZE_MAX)
+				continue;
+			lone++;
+			if (with_leaves)
+				assert_int_equal(leaf[t->helper], leaf[t->nodes[0]]);
+			else /* the first known-good nodes free in the round: n01, n02, across the spine */
+				assert_true(t->helper < 2);
+		}
+		assert_int_equal(lone, 2); /* n05 and n06's pair partner, each beside a good node */
+		assert_int_equal(b.state[5], NG_FB_SLOW);
+		assert_int_equal(b.state[4], NG_FB_PASSED);
+		ng_fabric_bisect_free(&b);
+	}
+}
+
 static void test_bisect_healthy_is_one_round(void **s)
 {
 	(void)s;
@@ -332,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_ports_changed),
 		cmocka_unit_test(test_judge_bw),
 		cmocka_unit_test(test_bisect_one_in_64),
+		cmocka_unit_test(test_bisect_helper_same_leaf),
 		cmocka_unit_test(test_bisect_healthy_is_one_round),
 		cmocka_unit_test(test_bisect_odd_two_bad_and_dead),
 		cmocka_unit_test(test_bisect_nothing_good_holds),

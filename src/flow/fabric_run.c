@@ -1,19 +1,19 @@
 /* One fabric test through a launcher and the harness (fabric.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/fabric.h"
-#include "cli/store_cli.h"
+#include "flow/fabric.h"
 #include "collect/harness.h"
 #include "collect/spawn.h"
 #include "core/json.h"
+#include "core/json_file.h"
 #include "core/record_build.h"
 #include "core/stats.h"
 #include "parse/help.h"
@@ -25,7 +25,7 @@
 /* ---- command lines ---------------------------------------------------------------------- */
 
 struct argvbuf {
-	char *v[FABRIC_MAX_TOKENS * 3];
+	char *v[NG_FABRIC_MAX_TOKENS * 3];
 	size_t n;
 	char *owned[8];
 	size_t n_owned;
@@ -53,7 +53,7 @@ static char *own(struct argvbuf *a, char *s)
 }
 
 /* The launcher with {nodes} and {n} put in, for these nodes. */
-static void launcher_for(const struct fabric_opts *o, struct argvbuf *a, char *const *nodes,
+static void launcher_for(const ng_fabric_opts *o, struct argvbuf *a, char *const *nodes,
                          size_t n)
 {
 	size_t len = 1;
@@ -84,9 +84,36 @@ static void launcher_for(const struct fabric_opts *o, struct argvbuf *a, char *c
 	}
 }
 
+/* ---- what a test is judged against ---------------------------------------------------- */
+
+void ng_fabric_topology_key(const ng_fabric_opts *o, size_t n, const char *hca, char *out, size_t cap)
+{
+	if (hca || o->n_hcas)
+		snprintf(out, cap, "%.100s/%zunode/%zurail", o->class_key, n, hca ? (size_t)1 : o->n_hcas);
+	else
+		snprintf(out, cap, "%.100s/%zunode", o->class_key, n);
+}
+
+double ng_fabric_expected(const ng_fabric_opts *o, size_t n, const char *hca, char *why, size_t cap)
+{
+	if (o->expect_busbw > 0)
+		/* One rail alone carries its share of the all-rail figure. */
+		return hca && o->n_hcas ? o->expect_busbw / (double)o->n_hcas : o->expect_busbw;
+	char key[160];
+	ng_fabric_topology_key(o, n, hca, key, sizeof key);
+	for (size_t i = 0; i < o->n_baselines; i++) {
+		const struct ng_fabric_baseline *b = &o->baselines[i];
+		if (b->nodes == n && b->one_rail == (hca != NULL) && b->median > 0)
+			return b->median;
+	}
+	snprintf(why, cap, "no baseline of nccl.all_reduce.busbw for %s in the store, and no "
+	         "--expect-busbw: nothing to judge against", key);
+	return NAN;
+}
+
 /* ---- tool checks ------------------------------------------------------------------------ */
 
-static char *help_check(const struct fabric_opts *o, const char *node, char *const *tool, size_t n)
+static char *help_check(const ng_fabric_opts *o, const char *node, char *const *tool, size_t n)
 {
 	struct argvbuf a = {0};
 	char *one[1] = {(char *)node};
@@ -117,7 +144,7 @@ static char *help_check(const struct fabric_opts *o, const char *node, char *con
 	return why;
 }
 
-char *fabric_check_tools(const struct fabric_opts *o, const char *node, bool perftest)
+char *ng_fabric_check_tools(const ng_fabric_opts *o, const char *node, bool perftest)
 {
 	char *why = help_check(o, node, o->nccl, o->n_nccl);
 	if (why || !perftest)
@@ -171,7 +198,7 @@ static char *raw_text(const cJSON *rec, size_t *len)
 	return all;
 }
 
-static void test_dir(const struct fabric_opts *o, unsigned test_no, char *out, size_t cap)
+static void test_dir(const ng_fabric_opts *o, unsigned test_no, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s/t%04u", o->raw_dir, test_no);
 }
@@ -222,7 +249,7 @@ static void unique_ids(cJSON *recs, unsigned test_no, const char *side)
 	}
 }
 
-cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t n, const char *hca,
+cJSON *ng_fabric_allreduce(const ng_fabric_opts *o, char *const *nodes, size_t n, const char *hca,
                         unsigned test_no)
 {
 	struct argvbuf a = {0};
@@ -238,8 +265,8 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 	char dir[4200];
 	test_dir(o, test_no, dir, sizeof dir);
 	char cls[160], nobase[400] = "";
-	fabric_topology_key(o, n, hca, cls, sizeof cls);
-	double expected = fabric_expected(o, n, hca, nobase, sizeof nobase);
+	ng_fabric_topology_key(o, n, hca, cls, sizeof cls);
+	double expected = ng_fabric_expected(o, n, hca, nobase, sizeof nobase);
 	struct ng_harness_opts h = {
 		.parser = ng_parser_find("nccl-tests"), .argv = a.v, .argc = a.n, .repeat = 1,
 		.timeout_s = o->timeout_s, .raw_dir = dir, .probe = false, .node = nodes[0],
@@ -295,6 +322,9 @@ cJSON *fabric_allreduce(const struct fabric_opts *o, char *const *nodes, size_t 
 	} else if (wrong_of(rec) > 0) {
 		cJSON_AddStringToObject(res, "reason", "wrong results in the all-reduce");
 	}
+	if (comparable && ns > 0 && !isfinite(expected) && !(wrong_of(rec) > 0))
+		/* Nothing to judge it against yet: it may start the topology's baseline. */
+		cJSON_AddTrueToObject(res, "establishing");
 	cJSON_AddStringToObject(res, "outcome", ng_fabric_outcome_name(out));
 	cJSON_AddStringToObject(res, "verdict", verdict_of(out, !comparable));
 	ng_json_add_number(res, "busbw", median);
@@ -330,7 +360,7 @@ static void *server_main(void *arg)
 	return NULL;
 }
 
-cJSON *fabric_perftest(const struct fabric_opts *o, const char *client, const char *server,
+cJSON *ng_fabric_perftest(const ng_fabric_opts *o, const char *client, const char *server,
                        const char *hca, unsigned test_no)
 {
 	char secs[32];
@@ -419,7 +449,7 @@ static void *par_main(void *p)
 	return NULL;
 }
 
-void fabric_parallel(size_t n, void (*fn)(void *arg, size_t i), void *arg)
+void ng_fabric_parallel(size_t n, void (*fn)(void *arg, size_t i), void *arg)
 {
 	struct par *ps = calloc(n ? n : 1, sizeof *ps);
 	pthread_t *th = calloc(n ? n : 1, sizeof *th);
@@ -444,7 +474,7 @@ void fabric_parallel(size_t n, void (*fn)(void *arg, size_t i), void *arg)
 }
 
 struct ports_job {
-	const struct fabric_opts *o;
+	const ng_fabric_opts *o;
 	char *const *nodes;
 	cJSON **snaps;
 };
@@ -478,7 +508,7 @@ static void ports_one(void *arg, size_t i)
 	j->snaps[i] = snap;
 }
 
-cJSON *fabric_ports(const struct fabric_opts *o, char *const *nodes, size_t n)
+cJSON *ng_fabric_ports(const ng_fabric_opts *o, char *const *nodes, size_t n)
 {
 	cJSON *doc = cJSON_CreateObject();
 	if (!o->counters)
@@ -487,14 +517,14 @@ cJSON *fabric_ports(const struct fabric_opts *o, char *const *nodes, size_t n)
 	if (!snaps)
 		return doc;
 	struct ports_job j = {o, nodes, snaps};
-	fabric_parallel(n, ports_one, &j);
+	ng_fabric_parallel(n, ports_one, &j);
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToObject(doc, nodes[i], snaps[i] ? snaps[i] : cJSON_CreateNull());
 	free(snaps);
 	return doc;
 }
 
-void fabric_note_ports(cJSON *result, const cJSON *before, const cJSON *after)
+void ng_fabric_note_ports(cJSON *result, const cJSON *before, const cJSON *after)
 {
 	const cJSON *nodes = ng_json_get(result, "nodes");
 	cJSON *risen = cJSON_CreateArray(), *unread = cJSON_CreateArray();
@@ -522,13 +552,30 @@ void fabric_note_ports(cJSON *result, const cJSON *before, const cJSON *after)
 		cJSON_Delete(unread);
 }
 
-int fabric_store(const struct fabric_opts *o, struct ng_cli *cli, const cJSON *results,
-                 const char *run_id, char *problem, size_t cap)
+/* A record that may build its topology's baseline: an all-reduce that
+ * measured the intended path, with no wrong results and no counter risen,
+ * and passed, or had nothing yet to be judged against (establishing, as an
+ * admission of a new class is: the robust median of many groups is what
+ * the first baseline is, and a few slow groups do not move it). */
+static bool feeds_baseline(const cJSON *r)
+{
+	/* Only an all-reduce has a topology (a gang's results carry their test
+	 * number under "test" too). */
+	const cJSON *topo = ng_json_get(r, "topology"), *out = ng_json_get(r, "outcome");
+	if (!cJSON_IsString(topo) || !cJSON_IsString(out) || cJSON_GetArraySize(ng_json_get(r, "ports_changed")) > 0 ||
+	    ng_json_get(r, "ports_unread"))
+		return false;
+	return strcmp(out->valuestring, "pass") == 0 || cJSON_IsTrue(ng_json_get(r, "establishing"));
+}
+
+int ng_fabric_store(const ng_ctx *ctx, const ng_fabric_opts *o, cJSON *results,
+                    const char *run_id, char *problem, size_t cap)
 {
 	(void)o;
-	if (!cli->store_spec && !getenv("NODEGATE_STORE"))
+	if (!ctx->store)
 		return 0;
 	cJSON *recs = cJSON_CreateArray();
+	size_t n = 0;
 	for (const cJSON *r = results ? results->child : NULL; r; r = r->next) {
 		const cJSON *rec = ng_json_get(r, "record");
 		if (!rec)
@@ -539,24 +586,39 @@ int fabric_store(const struct fabric_opts *o, struct ng_cli *cli, const cJSON *r
 		cJSON_DeleteItemFromObjectCaseSensitive(fab, "record");
 		ng_json_set(k, "fabric", fab);
 		cJSON_AddItemToArray(recs, k);
+		n++;
 	}
 	int rc = 0;
-	if (cJSON_GetArraySize(recs)) {
-		ng_store *st = ng_cli_open_store(cli, &ng_cmd_fabric_entry, NULL);
-		if (!st) {
-			snprintf(problem, cap, "the store could not be opened");
+	int64_t *ids = n ? calloc(n, sizeof *ids) : NULL;
+	if (n && !ids) {
+		snprintf(problem, cap, "out of memory");
+		rc = -1;
+	} else if (n) {
+		ng_store_ingest how = {.run_id = run_id, .taken_at = ng_ctx_now(ctx), .idle = true,
+		                       .accepted = false, .actor = ctx->actor};
+		ng_err err;
+		if (ng_store_put_json_records(ctx->store, recs, &how, ids, &err) < 0) {
+			snprintf(problem, cap, "%s", err.msg);
 			rc = -1;
 		} else {
-			ng_store_ingest how = {.run_id = run_id, .taken_at = ng_now(), .idle = true,
-			                       .accepted = false, .actor = ng_actor()};
-			ng_err err;
-			if (ng_store_put_json_records(st, recs, &how, NULL, &err) < 0) {
+			/* The passing ones join their topology's baseline. */
+			size_t k = 0, i = 0;
+			for (cJSON *r = results->child; r; r = r->next) {
+				if (!ng_json_get(r, "record"))
+					continue;
+				if (feeds_baseline(r)) {
+					ids[k++] = ids[i];
+					cJSON_AddTrueToObject(r, "accepted");
+				}
+				i++;
+			}
+			if (k && ng_store_accept_records(ctx->store, ids, k, &err) < 0) {
 				snprintf(problem, cap, "%s", err.msg);
 				rc = -1;
 			}
-			ng_store_close(st);
 		}
 	}
+	free(ids);
 	cJSON_Delete(recs);
 	return rc;
 }

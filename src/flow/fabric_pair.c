@@ -1,19 +1,18 @@
-/* `nodegate fabric pair NODE`: the candidate with two known-good peers, one
- * variable changed per test (seed 000): the peer, then the candidate (the
- * peers together), then per HCA and direction with perftest. */
-#include <getopt.h>
+/* A candidate with two known-good peers, one variable changed per test
+ * (seed 000): the peer, then the candidate (the peers together), then per
+ * HCA and direction with perftest (flow/fabric.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/fabric.h"
-#include "cli/store_cli.h"
+#include "flow/fabric.h"
 #include "core/json.h"
 #include "collect/identity.h"
 #include "core/atomic_file.h"
 #include "core/record_build.h"
+#include "flow/records_in.h"
 #include "store/fabric_peers.h"
 
 static ng_fabric_outcome outcome_of(const cJSON *r)
@@ -26,7 +25,7 @@ static ng_fabric_outcome outcome_of(const cJSON *r)
 }
 
 struct pair_ctx {
-	const struct fabric_opts *o;
+	const ng_fabric_opts *o;
 	cJSON *tests;
 	unsigned no;
 };
@@ -35,11 +34,11 @@ struct pair_ctx {
 static cJSON *run_test(struct pair_ctx *c, char *const *nodes, const char *changed,
                        const char *hca, const char *client, const char *server)
 {
-	cJSON *before = fabric_ports(c->o, nodes, 2);
-	cJSON *r = client ? fabric_perftest(c->o, client, server, hca, c->no++)
-	                  : fabric_allreduce(c->o, nodes, 2, NULL, c->no++);
-	cJSON *after = fabric_ports(c->o, nodes, 2);
-	fabric_note_ports(r, before, after);
+	cJSON *before = ng_fabric_ports(c->o, nodes, 2);
+	cJSON *r = client ? ng_fabric_perftest(c->o, client, server, hca, c->no++)
+	                  : ng_fabric_allreduce(c->o, nodes, 2, NULL, c->no++);
+	cJSON *after = ng_fabric_ports(c->o, nodes, 2);
+	ng_fabric_note_ports(r, before, after);
 	cJSON_Delete(before);
 	cJSON_Delete(after);
 	cJSON_AddStringToObject(r, "changed", changed);
@@ -52,9 +51,9 @@ static cJSON *run_test(struct pair_ctx *c, char *const *nodes, const char *chang
 static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_peer, double *gbps,
                        cJSON *rail_out)
 {
-	const struct fabric_opts *o = c->o;
+	const ng_fabric_opts *o = c->o;
 	char *nodes[2] = {cand, peer};
-	cJSON *runs[FABRIC_MAX_HCAS][2];
+	cJSON *runs[NG_FABRIC_MAX_HCAS][2];
 	for (size_t k = 0; k < o->n_hcas; k++) {
 		char changed[160];
 		if (k == 0)
@@ -71,7 +70,7 @@ static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_pe
 		double x = cJSON_IsNumber(a) ? a->valuedouble : NAN, y = cJSON_IsNumber(b) ? b->valuedouble : NAN;
 		gbps[k] = isfinite(x) && isfinite(y) ? (x < y ? x : y) : NAN; /* the slower direction */
 	}
-	bool slow[FABRIC_MAX_HCAS], un[FABRIC_MAX_HCAS];
+	bool slow[NG_FABRIC_MAX_HCAS], un[NG_FABRIC_MAX_HCAS];
 	ng_fabric_rail_outliers(gbps, o->n_hcas, o->fraction, o->expect_rail, slow, un);
 	for (size_t k = 0; k < o->n_hcas; k++) {
 		cJSON *r = cJSON_CreateObject();
@@ -87,25 +86,11 @@ static void rails_with(struct pair_ctx *c, char *cand, char *peer, bool first_pe
 }
 
 
-/* Whether this process runs on node: its short host name or $SLURMD_NODENAME. */
-static bool running_on(const char *node)
-{
-	const char *sl = getenv("SLURMD_NODENAME");
-	if (sl && strcmp(sl, node) == 0)
-		return true;
-	char host[256];
-	if (gethostname(host, sizeof host) != 0)
-		return false;
-	host[sizeof host - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
-	return strcmp(host, node) == 0;
-}
-
 /* The candidate's fabric record for `admit --confirm-from`: the all-reduce
  * with the peer the attribution did not blame (with a bad peer, the other
  * pair measured the candidate), stamped with this node's identity; when
  * the tests cannot tell, the same record with no samples and the reason. */
-static int write_admission_record(const struct ng_cli *cli, const char *path, const char *diag,
+static int write_admission_record(const ng_ctx *ctx, const char *path, const char *diag,
                                   char *const *peers, size_t np, const cJSON *ca,
                                   const cJSON *cb, ng_fabric_blame blame, const char *because,
                                   char *problem, size_t cap)
@@ -136,7 +121,7 @@ static int write_admission_record(const struct ng_cli *cli, const char *path, co
 	cJSON_AddItemToArray(all, r);
 	ng_err err;
 	int rc = 0;
-	if (ng_identity_stamp(all, &cli->policy, NULL, &err) < 0) {
+	if (ng_identity_stamp(all, &ctx->policy, NULL, &err) < 0) {
 		snprintf(problem, cap, "node identity: %.480s", err.msg);
 		rc = -1;
 	} else if (diag && ng_apply_diag_file(all, diag, &err) < 0) {
@@ -153,55 +138,64 @@ static int write_admission_record(const struct ng_cli *cli, const char *path, co
 	return rc;
 }
 
-int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char **argv)
+int ng_fabric_pick_peers(const ng_ctx *ctx, const ng_fabric_opts *o, const char *cand,
+                         char **out, size_t cap, ng_err *err)
 {
-	struct fabric_opts o;
-	const char *peers_arg = NULL;
-	int rc = fabric_parse_opts(e, cli, argc, argv, &o, &peers_arg);
-	if (rc >= 0)
-		return rc;
-	if (optind + 1 != argc)
-		return ng_cmd_usage_error(e, "fabric pair needs one NODE (the candidate)");
-	if (!(o.expect_busbw > 0) && !cli->store_spec && !getenv("NODEGATE_STORE"))
-		return ng_cmd_usage_error(e, "--expect-busbw GBPS is needed, or a store holding the "
-		                             "baseline of the two-node topology");
-	size_t two = 2;
-	if (fabric_load_baselines(&o, cli, e, &two, 1, false) < 0)
-		return NG_EXIT_STORE;
-	char *cand = argv[optind];
-	if (o.out_path && !running_on(cand))
-		return ng_cmd_usage_error(e, "--out writes %s's admission record with this node's identity: "
-		                             "run it on %s (host name or SLURMD_NODENAME)", cand, cand);
-	char *peers[2] = {NULL, NULL};
-	size_t np = 0;
-	char peer_buf[512] = "";
-	if (peers_arg) {
-		snprintf(peer_buf, sizeof peer_buf, "%s", peers_arg);
-		for (char *save = NULL, *t = strtok_r(peer_buf, ",", &save); t && np < 2; t = strtok_r(NULL, ",", &save))
-			peers[np++] = strdup(t);
-	} else {
-		ng_store *st = ng_cli_open_existing_store(cli, e, NULL);
-		if (!st)
-			return NG_EXIT_STORE;
-		ng_err err;
-		int got = ng_store_fabric_peers(st, NULL, cand, peers, 2, &err);
-		ng_store_close(st);
-		if (got < 0)
-			return ng_cli_store_error(e, &err);
-		np = (size_t)got;
-		if (np == 0) {
-			fprintf(stderr, "nodegate fabric pair: the store knows no admitted node of %s's class to "
-			                "pair it with; name reference peers with --peers A,B\n", cand);
-			return NG_EXIT_USAGE;
+	if (!ctx->store)
+		return ng_fail_as(err, NG_ERR_USAGE, "no store to choose peers from");
+	/* Every admitted node of the class (newest first), then the suspect's
+	 * own leaf first: beside a peer under the same switch, a slow pair is
+	 * the nodes, not the spine between two leaves. */
+	size_t want = o->topology ? 256 : cap;
+	char **all = calloc(want ? want : 1, sizeof *all);
+	if (!all)
+		return ng_fail_as(err, NG_ERR_INTERNAL, "out of memory");
+	int got = ng_store_fabric_peers(ctx->store, NULL, cand, all, want, err);
+	if (got < 0) {
+		free(all);
+		return -1;
+	}
+	size_t n = (size_t)got, *idx = malloc((n ? n : 1) * sizeof *idx);
+	if (!idx) {
+		for (size_t i = 0; i < n; i++)
+			free(all[i]);
+		free(all);
+		return ng_fail_as(err, NG_ERR_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	ng_fabric_order_by_domain(o, cand, all, idx, n);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k < cap) {
+			out[k++] = all[idx[i]];
+			all[idx[i]] = NULL;
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		free(all[i]);
+	free(all);
+	free(idx);
+	return (int)k;
+}
+
+cJSON *ng_fabric_pair(const ng_ctx *ctx, const ng_fabric_opts *o, const char *cand_in,
+                      char *const *peers, size_t np, ng_fabric_pair_status *status, ng_err *err)
+{
+	memset(status, 0, sizeof *status);
+	char *cand = (char *)cand_in;
 	cJSON *doc = cJSON_CreateObject(), *tests = cJSON_CreateArray(), *rails = cJSON_CreateArray();
-	struct pair_ctx c = {&o, tests, 0};
-	char *why = fabric_check_tools(&o, cand, o.n_hcas > 0);
+	cJSON *rail_blame = cJSON_CreateArray();
+	if (!doc || !tests || !rails || !rail_blame) {
+		cJSON_Delete(doc), cJSON_Delete(tests), cJSON_Delete(rails), cJSON_Delete(rail_blame);
+		ng_fail_as(err, NG_ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	struct pair_ctx c = {o, tests, 0};
+	char *why = ng_fabric_check_tools(o, cand, o->n_hcas > 0);
 	ng_fabric_blame blame = NG_BLAME_UNKNOWN;
 	const char *because = why;
 	cJSON *ca = NULL, *cb = NULL;
-	cJSON *rail_blame = cJSON_CreateArray();
 	if (!why) {
 		char *ca_nodes[2] = {cand, peers[0]};
 		ca = run_test(&c, ca_nodes, "none: the first pair", NULL, NULL, NULL);
@@ -218,21 +212,21 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 			}
 		}
 		blame = ng_fabric_attribute(oa, np > 1, ob, oab, &because);
-		if (o.n_hcas) {
-			double ga[FABRIC_MAX_HCAS], gb[FABRIC_MAX_HCAS];
+		if (o->n_hcas) {
+			double ga[NG_FABRIC_MAX_HCAS], gb[NG_FABRIC_MAX_HCAS];
 			rails_with(&c, cand, peers[0], true, ga, rails);
 			if (np > 1)
 				rails_with(&c, cand, peers[1], false, gb, rails);
 			/* A rail slow with both peers is the candidate's HCA; with one, that peer's side. */
-			for (size_t k = 0; k < o.n_hcas; k++) {
+			for (size_t k = 0; k < o->n_hcas; k++) {
 				const cJSON *ra = cJSON_GetArrayItem(rails, (int)k);
-				const cJSON *rb = np > 1 ? cJSON_GetArrayItem(rails, (int)(o.n_hcas + k)) : NULL;
+				const cJSON *rb = np > 1 ? cJSON_GetArrayItem(rails, (int)(o->n_hcas + k)) : NULL;
 				bool sa = strcmp(ng_json_get(ra, "verdict")->valuestring, "slow") == 0;
 				bool sb = rb && strcmp(ng_json_get(rb, "verdict")->valuestring, "slow") == 0;
 				if (!sa && !sb)
 					continue;
 				cJSON *r = cJSON_CreateObject();
-				cJSON_AddStringToObject(r, "hca", o.hcas[k]);
+				cJSON_AddStringToObject(r, "hca", o->hcas[k]);
 				const char *who = sa && (sb || np < 2) ? (np < 2 ? "candidate-or-peer" : "candidate")
 				                  : sa ? peers[0] : peers[1];
 				cJSON_AddStringToObject(r, "blame", who);
@@ -244,6 +238,18 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	cJSON *pj = cJSON_AddArrayToObject(doc, "peers");
 	for (size_t i = 0; i < np; i++)
 		cJSON_AddItemToArray(pj, cJSON_CreateString(peers[i]));
+	if (o->topology) {
+		/* Where the peers stand: under the candidate's leaf, or across the spine. */
+		const char *mine = ng_fabric_leaf(o, cand);
+		cJSON *sw = cJSON_AddObjectToObject(doc, "switches");
+		if (mine)
+			cJSON_AddStringToObject(sw, cand, mine);
+		for (size_t i = 0; i < np; i++) {
+			const char *l = ng_fabric_leaf(o, peers[i]);
+			if (l)
+				cJSON_AddStringToObject(sw, peers[i], l);
+		}
+	}
 	const char *bname = ng_fabric_blame_name(blame);
 	if (blame == NG_BLAME_PEER_A || blame == NG_BLAME_PEER_B)
 		bname = "peer-or-path";
@@ -261,53 +267,34 @@ int fabric_pair(struct ng_cli *cli, const struct ng_cmd_entry *e, int argc, char
 	cJSON_AddItemToObject(doc, "slow_rails", rail_blame);
 	cJSON_AddItemToObject(doc, "tests", tests);
 	char run_id[96], problem[512] = "";
-	snprintf(run_id, sizeof run_id, "fabric-pair-%lld-%ld", (long long)ng_now(), (long)getpid());
-	int store_rc = fabric_store(&o, cli, tests, run_id, problem, sizeof problem);
-	if (store_rc < 0)
-		cJSON_AddStringToObject(doc, "store_problem", problem);
-	int out_rc = 0;
-	if (o.out_path && !why) {
-		char oprob[1024];
-		out_rc = write_admission_record(cli, o.out_path, o.diag_path, peers, np, ca, cb, blame, because ? because : "", oprob,
-		                                sizeof oprob);
-		if (out_rc < 0)
-			fprintf(stderr, "nodegate fabric pair: --out %s: %s\n", o.out_path, oprob);
-		else
-			cJSON_AddStringToObject(doc, "out", o.out_path);
-	}
-	if (o.json) {
-		ng_print_json(doc);
-	} else {
-		printf("candidate %s, peers", cand);
-		for (size_t i = 0; i < np; i++)
-			printf(" %s", peers[i]);
-		printf("\nverdict   %s (blame: %s: %s)\n", verdict, bname, because ? because : "");
-		for (const cJSON *t = tests->child; t; t = t->next) {
-			const cJSON *bw = ng_json_get(t, "busbw"), *g = ng_json_get(t, "gbps");
-			const cJSON *v = ng_json_get(t, "verdict"), *rs = ng_json_get(t, "reason");
-			printf("  %-12s %-8s %-14s %8.2f %s  changed %s%s%s\n", ng_json_get(t, "test")->valuestring,
-			       cJSON_IsString(ng_json_get(t, "hca")) ? ng_json_get(t, "hca")->valuestring : "all",
-			       cJSON_IsString(v) ? v->valuestring : "-",
-			       cJSON_IsNumber(bw) ? bw->valuedouble : cJSON_IsNumber(g) ? g->valuedouble : NAN,
-			       cJSON_IsNumber(bw) ? "GB/s" : "Gb/s", ng_json_get(t, "changed")->valuestring,
-			       cJSON_IsString(rs) ? ": " : "", cJSON_IsString(rs) ? rs->valuestring : "");
-			for (const cJSON *ch = ng_json_get(t, "ports_changed")->child; ch; ch = ch->next)
-				if (cJSON_IsString(ng_json_get(ch, "counter")))
-					printf("      counter rose: %s %s %s\n", ng_json_get(ch, "node")->valuestring,
-					       ng_json_get(ch, "hca")->valuestring, ng_json_get(ch, "counter")->valuestring);
+	snprintf(run_id, sizeof run_id, "fabric-pair-%lld-%ld", (long long)ng_ctx_now(ctx), (long)getpid());
+	int store_rc = ng_fabric_store(ctx, o, tests, run_id, problem, sizeof problem);
+	if (store_rc == 0 && ctx->store) {
+		cJSON *built = cJSON_CreateArray();
+		ng_err berr;
+		if (ng_fabric_build_baselines(ctx, o, tests, built, &berr) < 0) {
+			snprintf(problem, sizeof problem, "%s", berr.msg);
+			store_rc = -1;
 		}
-		for (const cJSON *r = rail_blame->child; r; r = r->next)
-			printf("slow rail %s: %s\n", ng_json_get(r, "hca")->valuestring, ng_json_get(r, "blame")->valuestring);
+		if (cJSON_GetArraySize(built))
+			cJSON_AddItemToObject(doc, "baselines", built);
+		else
+			cJSON_Delete(built);
+	}
+	if (store_rc < 0) {
+		cJSON_AddStringToObject(doc, "store_problem", problem);
+		status->store_failed = true;
+	}
+	if (o->out_path && !why) {
+		if (write_admission_record(ctx, o->out_path, o->diag_path, peers, np, ca, cb, blame,
+		                           because ? because : "", status->out_problem,
+		                           sizeof status->out_problem) < 0)
+			status->out_failed = true;
+		else
+			cJSON_AddStringToObject(doc, "out", o->out_path);
 	}
 	if (why)
-		fprintf(stderr, "nodegate fabric pair: %s\n", why);
+		cJSON_AddStringToObject(doc, "not_run", why);
 	free(why);
-	cJSON_Delete(doc);
-	for (size_t i = 0; i < np; i++)
-		free(peers[i]);
-	if (store_rc < 0)
-		return NG_EXIT_STORE;
-	if (out_rc < 0)
-		return NG_EXIT_USAGE;
-	return strcmp(verdict, "pass") == 0 ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+	return doc;
 }
