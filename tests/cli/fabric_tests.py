@@ -69,10 +69,21 @@ class Fleet:
         r.exit, r.seconds = p.returncode, time.monotonic() - t0
         r.out, r.err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
         try:
-            r.json = json.loads(r.out)
+            r.json = json.loads(r.out, object_pairs_hook=unique_keys)
         except ValueError:
             r.json = None
         return r
+
+
+def unique_keys(pairs):
+    """Every document nodegate writes has each key once: nodegate refuses a
+    repeated key in what it reads, so it must never write one."""
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise AssertionError(f"key {k!r} written twice in one object")
+        seen.add(k)
+    return dict(pairs)
 
 
 def verdicts(doc):
