@@ -193,6 +193,12 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 	          add_string(o, "name", g->name, sizeof g->name, false) &&
 	          add_string(o, "bus", g->bus, sizeof g->bus, false) && add(o, "lost", cJSON_CreateBool(g->lost)) &&
 	          add_string(o, "error", g->error, sizeof g->error, true);
+	/* A GPU another witness vouches for (the check adds them, after NVML):
+	 * written only then, so the NVML child's snapshot reads as it did. */
+	if (ok && g->presence != NG_GPU_LISTED)
+		ok = add(o, "presence", cJSON_CreateString(g->presence == NG_GPU_MISSING ? "missing"
+		                                                                       : "unanswered")) &&
+		     add_string(o, "seen_by", g->seen_by, sizeof g->seen_by, true);
 #define ADD_GPU_FIELD(m) ok = ok && add_field(o, #m, &g->m);
 	NG_GPU_FIELDS(ADD_GPU_FIELD)
 #undef ADD_GPU_FIELD
@@ -223,6 +229,8 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 			cJSON_Delete(xo);
 		ok = ok && add(xo, "code", cJSON_CreateNumber(x->code)) && add(xo, "at_usec", i64_json(x->at_usec)) &&
 		     add_string(xo, "message", x->message, sizeof x->message, false);
+		if (ok && x->cause)
+			ok = add(xo, "cause", cJSON_CreateNumber(x->cause));
 	}
 	if (!ok) {
 		cJSON_Delete(o);
@@ -502,14 +510,19 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 	if (!xids)
 		return -1;
 	size_t old = push_key(r, "xid"), i = 0;
-	static const char *const keys[] = {"code", "at_usec", "message"};
+	static const char *const keys[] = {"code", "at_usec", "message", "cause"};
 	for (const cJSON *e = xids->child; e; e = e->next, i++) {
 		ng_gpu_xid *x = &g->xid[i];
 		x->at_usec = -1;
 		size_t list = push_index(r, i), at = strlen(r->jp.path);
-		if (check_members(r, e, keys, 3) < 0)
+		if (check_members(r, e, keys, 4) < 0)
 			return -1;
-		const cJSON *code = member(e, "code"), *at_usec = member(e, "at_usec");
+		const cJSON *code = member(e, "code"), *at_usec = member(e, "at_usec"),
+		            *cause = member(e, "cause");
+		push_key(r, "cause");
+		if (cause && read_int(r, cause, 0, &x->cause) < 0)
+			return -1;
+		pop(r, at);
 		if (!code)
 			return refuse(r, "\"code\" is missing");
 		push_key(r, "code");
@@ -531,7 +544,8 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 {
 	static const char *const keys[] = {
-		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids",
+		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids", "presence",
+		"seen_by",
 #define GPU_KEY(m) #m,
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
@@ -562,6 +576,20 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		}
 		g->lost = cJSON_IsTrue(lost);
 	}
+	const cJSON *presence = member(o, "presence");
+	if (presence) {
+		const char *p = cJSON_GetStringValue(presence);
+		if (p && strcmp(p, "missing") == 0)
+			g->presence = NG_GPU_MISSING;
+		else if (p && strcmp(p, "unanswered") == 0)
+			g->presence = NG_GPU_UNANSWERED;
+		else {
+			push_key(r, "presence");
+			return refuse(r, "expected \"missing\" or \"unanswered\"");
+		}
+	}
+	if (read_string(r, o, "seen_by", g->seen_by, sizeof g->seen_by) < 0)
+		return -1;
 #define READ_GPU_FIELD(m)                            \
 	if (read_field(r, o, #m, &g->m) < 0)         \
 		return -1;

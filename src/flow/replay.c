@@ -10,6 +10,7 @@
 #include "core/verdict.h"
 #include "flow/redecide.h"
 #include "flow/replay.h"
+#include "flow/replay_gpu.h"
 #include "flow/replay_model.h"
 #include "store/policies.h"
 #include "store/report_queries.h"
@@ -100,6 +101,15 @@ static const struct own *own_policy(struct walk *w, const char *digest)
 	}
 	*o->pol = p;
 	return o;
+}
+
+/* The policy a GPU check names, for flow/replay_gpu.h. */
+static const ng_policy *own_of_check(void *arg, const char *digest, const char **why)
+{
+	struct walk *w = arg;
+	const struct own *o = own_policy(w, digest);
+	*why = w->oom ? NULL : o->why;
+	return o->pol;
 }
 
 static bool grow(struct walk *w, size_t n)
@@ -208,7 +218,10 @@ int ng_flow_replay(const ng_ctx *ctx, const ng_replay_opts *o, cJSON **out, ng_e
 	if (rc == 0)
 		rc = ng_store_replay_decisions(ctx->store, since, o->class_key, one_decision, &w, err);
 	if (rc == 0)
-		rc = ng_replay_model_finish(m, ctx->store, since, err);
+		rc = ng_replay_model_finish(m, ctx->store, err);
+	cJSON *doc = rc == 0 ? ng_replay_model_take(m) : NULL;
+	if (rc == 0)
+		rc = ng_replay_gpu_checks(ctx->store, o, since, &ctx->policy, own_of_check, &w, doc, err);
 	ng_store_read_end(ctx->store);
 	for (size_t i = 0; i < w.n_own; i++) {
 		free(w.own[i].body);
@@ -220,7 +233,9 @@ int ng_flow_replay(const ng_ctx *ctx, const ng_replay_opts *o, cJSON **out, ng_e
 	free(w.cur_line);
 	free(w.prop_line);
 	if (rc == 0)
-		*out = ng_replay_model_take(m);
+		*out = doc;
+	else
+		cJSON_Delete(doc);
 	ng_replay_model_free(m);
 	return rc < 0 ? -1 : 0;
 }

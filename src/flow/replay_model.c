@@ -346,65 +346,6 @@ static int later_of(ng_store *st, cJSON *e, struct later_counts *lc, ng_err *err
 	return 0;
 }
 
-struct gpu_counts {
-	int64_t runs, drained;
-	cJSON *modes;
-};
-
-static int gpu_row(const char *mode, const char *outcome, int64_t n, void *arg)
-{
-	struct gpu_counts *g = arg;
-	bool drain = strcmp(outcome, "degraded") == 0 || strcmp(outcome, "fatal") == 0;
-	g->runs += n;
-	g->drained += drain ? n : 0;
-	cJSON *mo = cJSON_GetObjectItem(g->modes, mode);
-	if (!mo)
-		mo = cJSON_AddObjectToObject(g->modes, mode);
-	cJSON_AddNumberToObject(mo, outcome, (double)n);
-	return 0;
-}
-
-/* GPU checks keep what they found, not the readings they judged, nor the
- * policy that judged them: they are decided again only where the proposed
- * health rules are the enforcing policy's. */
-static int gpu_checks(ng_replay_model *m, ng_store *st, int64_t since, cJSON *summary, ng_err *err)
-{
-	cJSON *g = cJSON_AddObjectToObject(m->doc, "gpu_checks");
-	struct gpu_counts c = {.modes = cJSON_AddObjectToObject(g, "by_mode")};
-	if (ng_store_gpu_check_counts(st, since, gpu_row, &c, err) < 0)
-		return -1;
-	cJSON *diff = cJSON_CreateArray();
-	ng_strbuf x = {0}, y = {0};
-	for (size_t i = 0; i < ng_policy_param_count(); i++) {
-		if (strncmp(ng_policy_param_name(i), "health.", 7) != 0)
-			continue;
-		ng_strbuf_reset(&x);
-		ng_strbuf_reset(&y);
-		ng_policy_param_value(m->enforcing, i, &x);
-		ng_policy_param_value(m->o->proposed, i, &y);
-		if (strcmp(x.s ? x.s : "", y.s ? y.s : "") != 0)
-			cJSON_AddItemToArray(diff, cJSON_CreateString(ng_policy_param_name(i)));
-	}
-	ng_strbuf_free(&x);
-	ng_strbuf_free(&y);
-	bool same = cJSON_GetArraySize(diff) == 0;
-	cJSON_AddNumberToObject(g, "runs", (double)c.runs);
-	cJSON_AddNumberToObject(g, "drained", (double)c.drained);
-	cJSON_AddBoolToObject(g, "replayed", same);
-	cJSON_AddItemToObject(g, "health_values_differ", diff);
-	cJSON_AddStringToObject(g, "why", same ? "the proposed health rules are the enforcing "
-	                        "policy's: the same checks drain the same GPUs"
-	                        : "a GPU check keeps what it found, not the readings it judged: "
-	                          "run the health rules in shadow to count what they would drain");
-	cJSON *dr = cJSON_AddObjectToObject(summary, "drained");
-	cJSON_AddNumberToObject(dr, "current", (double)c.drained);
-	if (same)
-		cJSON_AddNumberToObject(dr, "proposed", (double)c.drained);
-	else
-		cJSON_AddNullToObject(dr, "proposed");
-	return 0;
-}
-
 static void day_text(int64_t day, char out[16])
 {
 	time_t t = (time_t)(day * DAY);
@@ -470,7 +411,7 @@ static cJSON *counts(const int64_t *cur, const int64_t *prop, const int64_t *rec
 	return o;
 }
 
-int ng_replay_model_finish(ng_replay_model *m, ng_store *st, int64_t since, ng_err *err)
+int ng_replay_model_finish(ng_replay_model *m, ng_store *st, ng_err *err)
 {
 	cJSON *doc = m->doc = cJSON_CreateObject();
 	if (!doc)
@@ -519,8 +460,6 @@ int ng_replay_model_finish(ng_replay_model *m, ng_store *st, int64_t since, ng_e
 		cJSON_AddNumberToObject(o, "quarantines_removed", (double)c->removed);
 		cJSON_AddItemToObject(o, "summary", counts(c->cur, c->prop, c->rec));
 	}
-	if (gpu_checks(m, st, since, summary, err) < 0)
-		return -1;
 
 	cJSON *un = cJSON_AddObjectToObject(doc, "not_replayed");
 	cJSON_AddNumberToObject(un, "runs", (double)m->n_unreplayed);

@@ -18,6 +18,7 @@ set(NG_FLOW_SOURCES
   gpu_check_store.c
   gpu_check_xid.c
   gpu_forget.c
+  gpu_readings.c
   lemon.c
   policy_history.c
   probation.c
@@ -25,6 +26,7 @@ set(NG_FLOW_SOURCES
   records_in.c
   redecide.c
   replay.c
+  replay_gpu.c
   replay_model.c
   report_model.c
   report_model_fr.c

@@ -414,3 +414,33 @@ int ng_store_gpu_check_counts(ng_store *st, int64_t since,
 	ng_sql_finalize(q);
 	return stop ? stop : r < 0 ? -1 : 0;
 }
+
+int ng_store_replay_gpu_checks(ng_store *st, int64_t since,
+                               int (*fn)(const ng_store_replay_gpu_check *c, void *arg),
+                               void *arg, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT r.id, r.at, r.node, r.mode, r.outcome, r.reason, g.policy, g.body,"
+	                      " ns.class, nn.name FROM gpu_check_runs r"
+	                      " LEFT JOIN gpu_check_readings g ON g.check_id = r.id"
+	                      " LEFT JOIN node_states ns ON ns.node = r.node"
+	                      " LEFT JOIN node_names nn ON nn.node = r.node"
+	                      " WHERE r.at >= ? ORDER BY r.at, r.id",
+	                      "i", since);
+	if (!q)
+		return -1;
+	int r, stop = 0;
+	while (!stop && (r = ng_sql_step(q, err)) == 1) {
+		ng_store_replay_gpu_check c = {
+			.id = ng_sql_column_int64(q, 0), .at = ng_sql_column_int64(q, 1),
+			.node = text(q, 2), .mode = text(q, 3), .outcome = text(q, 4), .reason = text(q, 5),
+			.policy = ng_sql_column_text(q, 6), .readings = ng_sql_column_text(q, 7),
+			.class_key = text(q, 8), .node_name = text(q, 9),
+		};
+		if (!c.readings)
+			c.policy = NULL;
+		stop = fn(&c, arg);
+	}
+	ng_sql_finalize(q);
+	return stop ? stop : r < 0 ? -1 : 0;
+}

@@ -120,4 +120,22 @@ int ng_store_gpu_check_counts(ng_store *st, int64_t since,
                               int (*fn)(const char *mode, const char *outcome, int64_t n, void *arg),
                               void *arg, ng_err *err);
 
+/* A GPU check run of the window with what it judged from (schema 13), for
+ * a replay that judges it again: policy and readings are NULL for a run
+ * whose readings were not kept (written before schema 13, or the readings
+ * could not be written). class_key is the node's class as its admission
+ * last kept it ("" when none), node_name its scheduler name ("" when not
+ * known). Valid during the call only. */
+typedef struct {
+	int64_t id, at;
+	const char *node, *node_name, *class_key, *mode, *outcome, *reason;
+	const char *policy, *readings;
+} ng_store_replay_gpu_check;
+
+/* GPU check runs at or after since, oldest first; fn non-zero stops and is
+ * returned. */
+int ng_store_replay_gpu_checks(ng_store *st, int64_t since,
+                               int (*fn)(const ng_store_replay_gpu_check *c, void *arg),
+                               void *arg, ng_err *err);
+
 #endif

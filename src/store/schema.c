@@ -199,6 +199,13 @@ static const char *const migrations[] = {
 	/* The key's current baseline, found without sorting its history. */
 	"CREATE INDEX IF NOT EXISTS baselines_by_pin"
 	" ON baselines (class, software, metric, pinned_at, built_at);",
+	/* 13: what each GPU check judged from (flow/gpu_readings.h): the
+	 * fields of each GPU its rules read, the Xid lines it counted and the
+	 * earlier counters its rates were taken against, with the policy that
+	 * judged them, so a replay judges the check again. Runs from before
+	 * have none: a replay says so. */
+	"CREATE TABLE IF NOT EXISTS gpu_check_readings (check_id {INT} PRIMARY KEY,"
+	" policy TEXT NOT NULL, body TEXT NOT NULL);",
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

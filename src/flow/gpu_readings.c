@@ -1,0 +1,220 @@
+/* What a GPU check judged from, written and read back (flow/gpu_readings.h). */
+#include "flow/gpu_readings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+
+const char *ng_gpu_check_outcome(const ng_node_health *h, ng_gpu_readings_run run)
+{
+	if (!run.judged)
+		return run.timed_out ? "unknown" : "n/a";
+	if (h->n_gpus == 0)
+		return "n/a";
+	/* NVML did not answer and the kernel's evidence found nothing to drain
+	 * for: what it would have been without that evidence. */
+	if (!h->drain && !run.nvml_answered && !run.from_dump)
+		return run.timed_out ? "unknown" : "n/a";
+	return ng_health_name(h->severity);
+}
+
+/* Fields of the snapshot no rule reads: left out, unless the read failed
+ * (a GPU every one of whose reads failed is unresponsive, and the rules
+ * count every field for that). */
+static const char *const unread_by_rules[] = {
+	"name", "temperature_c", "power_mw", "minor", "power_limit_mw", "power_default_limit_mw",
+	"app_sm_clock_mhz", "ecc_aggregate_uncorrected", "ecc_aggregate_corrected",
+};
+
+/* The rules quote at most this much of an Xid line (judge/gpu_health.c). */
+#define XID_TEXT_KEPT 80
+
+static void strip_gpu(cJSON *g, bool xid_text)
+{
+	for (size_t i = 0; i < sizeof unread_by_rules / sizeof *unread_by_rules; i++) {
+		cJSON *f = cJSON_GetObjectItem(g, unread_by_rules[i]);
+		if (f && !(cJSON_IsObject(f) && cJSON_GetObjectItem(f, "failed")))
+			cJSON_DeleteItemFromObject(g, unread_by_rules[i]);
+	}
+	cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g, "xid"))
+	{
+		cJSON_DeleteItemFromObject(x, "at_usec");
+		cJSON *m = cJSON_GetObjectItem(x, "message");
+		if (!xid_text)
+			cJSON_DeleteItemFromObject(x, "message");
+		else if (cJSON_IsString(m) && strlen(m->valuestring) > XID_TEXT_KEPT) {
+			char cut[XID_TEXT_KEPT + 1];
+			memcpy(cut, m->valuestring, XID_TEXT_KEPT);
+			cut[XID_TEXT_KEPT] = '\0';
+			cJSON_ReplaceItemInObject(x, "message", cJSON_CreateString(cut));
+		}
+	}
+}
+
+static cJSON *history_json(const ng_gpu_history *h, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(a);
+			return NULL;
+		}
+		cJSON_AddStringToObject(o, "uuid", h[i].uuid ? h[i].uuid : "");
+		if (isfinite(h[i].hours_ago))
+			cJSON_AddNumberToObject(o, "hours_ago", h[i].hours_ago);
+		cJSON_AddNumberToObject(o, "retired_pages", (double)h[i].retired_pages);
+		cJSON_AddNumberToObject(o, "remapped_rows", (double)h[i].remapped_rows);
+		cJSON_AddNumberToObject(o, "pcie_replays", (double)h[i].pcie_replays);
+		cJSON_AddNumberToObject(o, "nvlink_errors", (double)h[i].nvlink_errors);
+		cJSON_AddNumberToObject(o, "unread", h[i].unread);
+		cJSON_AddNumberToObject(o, "unresponsive_before", h[i].unresponsive_before);
+		cJSON_AddNumberToObject(o, "hw_thermal_before", h[i].hw_thermal_before);
+	}
+	return a;
+}
+
+static char *text_of(const ng_gpu_snapshot *s, const ng_gpu_history *history, size_t n_history,
+                     ng_gpu_readings_run run, bool xid_text)
+{
+	static const char *const nvml_states[] = {"unread", "ok", "not_supported", "failed"};
+	cJSON *doc = cJSON_CreateObject(), *snap = ng_gpu_snapshot_to_json(s);
+	cJSON *hist = history_json(history, n_history);
+	if (!doc || !snap || !hist) {
+		cJSON_Delete(doc);
+		cJSON_Delete(snap);
+		cJSON_Delete(hist);
+		return NULL;
+	}
+	cJSON_AddStringToObject(doc, "schema", NG_GPU_READINGS_SCHEMA);
+	cJSON_AddBoolToObject(doc, "judged", run.judged);
+	cJSON_AddBoolToObject(doc, "nvml_answered", run.nvml_answered);
+	cJSON_AddBoolToObject(doc, "from_dump", run.from_dump);
+	cJSON_AddBoolToObject(doc, "timed_out", run.timed_out);
+	cJSON_AddBoolToObject(doc, "after_job", s->after_job);
+	/* NVML's own state is the run's: the snapshot beside it may hold GPUs
+	 * the kernel vouched for after NVML failed, which a snapshot of NVML's
+	 * alone never does. */
+	cJSON_AddStringToObject(doc, "nvml", (unsigned)s->nvml < 4 ? nvml_states[s->nvml] : "failed");
+	if (s->nvml_error[0])
+		cJSON_AddStringToObject(doc, "nvml_error", s->nvml_error);
+	cJSON_ReplaceItemInObject(snap, "nvml", cJSON_CreateString("ok"));
+	cJSON_DeleteItemFromObject(snap, "nvml_error");
+	cJSON_DeleteItemFromObject(snap, "driver");
+	cJSON_DeleteItemFromObject(snap, "nvml_version");
+	cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(snap, "gpus"))
+		strip_gpu(g, xid_text);
+	cJSON_AddItemToObject(doc, "snapshot", snap);
+	cJSON_AddItemToObject(doc, "history", hist);
+	char *text = cJSON_PrintUnformatted(doc);
+	cJSON_Delete(doc);
+	return text;
+}
+
+char *ng_gpu_readings_text(const ng_gpu_snapshot *s, const ng_gpu_history *history,
+                           size_t n_history, ng_gpu_readings_run run)
+{
+	char *text = text_of(s, history, n_history, run, true);
+	if (text && strlen(text) > NG_GPU_READINGS_MAX_BYTES) {
+		/* Thousands of Xid lines' text: their codes and causes decide. */
+		free(text);
+		text = text_of(s, history, n_history, run, false);
+	}
+	if (text && strlen(text) > NG_GPU_READINGS_MAX_BYTES) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static bool flag(const cJSON *doc, const char *key)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItem(doc, key));
+}
+
+static int read_history(const cJSON *a, ng_gpu_readings *r, ng_err *err)
+{
+	const cJSON *o;
+	r->n_history = 0;
+	cJSON_ArrayForEach(o, a)
+	{
+		if (r->n_history == NG_GPU_MAX)
+			return ng_fail_as(err, NG_ERR_INPUT, "readings: more than %d earlier counters",
+			                  NG_GPU_MAX);
+		size_t k = r->n_history++;
+		const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(o, "uuid"));
+		if (!uuid || strlen(uuid) >= sizeof r->history_uuid[k])
+			return ng_fail_as(err, NG_ERR_INPUT, "readings: history[%zu].uuid", k);
+		memcpy(r->history_uuid[k], uuid, strlen(uuid) + 1);
+		const cJSON *ago = cJSON_GetObjectItem(o, "hours_ago");
+		ng_gpu_history *h = &r->history[k];
+		*h = (ng_gpu_history){
+			.uuid = r->history_uuid[k],
+			.hours_ago = cJSON_IsNumber(ago) ? ago->valuedouble : NAN,
+		};
+		static const char *const keys[] = {"retired_pages", "remapped_rows", "pcie_replays",
+		                                   "nvlink_errors", "unread", "unresponsive_before",
+		                                   "hw_thermal_before"};
+		double v[7];
+		for (int i = 0; i < 7; i++) {
+			const cJSON *n = cJSON_GetObjectItem(o, keys[i]);
+			if (!cJSON_IsNumber(n) || !(n->valuedouble >= 0) || n->valuedouble > 1e18)
+				return ng_fail_as(err, NG_ERR_INPUT, "readings: history[%zu].%s", k, keys[i]);
+			v[i] = n->valuedouble;
+		}
+		h->retired_pages = (uint64_t)v[0];
+		h->remapped_rows = (uint64_t)v[1];
+		h->pcie_replays = (uint64_t)v[2];
+		h->nvlink_errors = (uint64_t)v[3];
+		h->unread = (unsigned)v[4];
+		h->unresponsive_before = (unsigned)v[5];
+		h->hw_thermal_before = (unsigned)v[6];
+	}
+	return 0;
+}
+
+int ng_gpu_readings_read(const char *text, ng_gpu_readings *r, ng_err *err)
+{
+	ng_gpu_snapshot *snap = r->snap;
+	cJSON *doc = ng_json_parse(text, strlen(text), err);
+	if (!doc)
+		return -1;
+	int rc = 0;
+	const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema"));
+	if (!schema || strcmp(schema, NG_GPU_READINGS_SCHEMA) != 0)
+		rc = ng_fail_as(err, NG_ERR_INPUT, "readings: not %s", NG_GPU_READINGS_SCHEMA);
+	if (rc == 0 && ng_gpu_snapshot_from_json(cJSON_GetObjectItem(doc, "snapshot"), snap, err) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = read_history(cJSON_GetObjectItem(doc, "history"), r, err);
+	if (rc == 0) {
+		r->run = (ng_gpu_readings_run){
+			.judged = flag(doc, "judged"), .nvml_answered = flag(doc, "nvml_answered"),
+			.from_dump = flag(doc, "from_dump"), .timed_out = flag(doc, "timed_out"),
+		};
+		snap->after_job = flag(doc, "after_job");
+		const char *nvml = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "nvml"));
+		snap->nvml = !nvml ? NG_FIELD_FAILED
+		             : strcmp(nvml, "ok") == 0 ? NG_FIELD_OK
+		             : strcmp(nvml, "unread") == 0 ? NG_FIELD_UNREAD
+		             : strcmp(nvml, "not_supported") == 0 ? NG_FIELD_NOT_SUPPORTED
+		                                                  : NG_FIELD_FAILED;
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "nvml_error"));
+		snprintf(snap->nvml_error, sizeof snap->nvml_error, "%s", why ? why : "");
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
+const char *ng_gpu_readings_judge(const ng_gpu_readings *r, const ng_policy *pol,
+                                  ng_node_health *h)
+{
+	ng_health_judge(r->snap, r->history, r->n_history, pol, h);
+	return ng_gpu_check_outcome(h, r->run);
+}
