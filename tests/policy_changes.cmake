@@ -10,3 +10,10 @@ set_tests_properties(policy_changes_sqlite policy_changes_postgres PROPERTIES TI
 add_executable(test_policy_json unit/test_policy_json.c)
 target_link_libraries(test_policy_json PRIVATE nodegate_core PkgConfig::CMOCKA)
 add_test(NAME unit_policy_json COMMAND test_policy_json)
+
+# GPU checks judged again in a replay from the readings they kept (schema
+# 13): a tighter and a looser health threshold, the policy in force, and runs
+# from before readings were kept, on both store backends.
+ng_add_store_test(replay_gpu ${NODEGATE_PYTHON}
+  ${CMAKE_CURRENT_SOURCE_DIR}/cli/replay_gpu_tests.py --nodegate $<TARGET_FILE:nodegate>
+  --synth $<TARGET_FILE:nodegate-nvml-synth>)

@@ -158,6 +158,52 @@ static void print_summary(const cJSON *summary)
 	}
 }
 
+/* The GPU checks judged again from their readings, per verb. */
+static void print_gpu_replay(const cJSON *g)
+{
+	printf("\nGPU checks: %.0f runs, %.0f judged again from their readings, %.0f change\n",
+	       num(g, "runs"), num(g, "rejudged"), num(g, "changed_count"));
+	const cJSON *m, *e;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(g, "by_mode"))
+	{
+		printf("  %-8s %.0f runs, %.0f judged again, %.0f change", m->string, num(m, "runs"),
+		       num(m, "rejudged"), num(m, "changed"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(m, "transitions"))
+			printf("; %s %.0f", e->string, e->valuedouble);
+		printf("\n");
+		if (num(m, "no_readings") > 0)
+			printf("           %.0f with no readings kept (recorded before schema 13): not "
+			       "judged again, not counted unchanged\n", num(m, "no_readings"));
+		if (num(m, "not_replayed") > 0)
+			printf("           %.0f whose policy or readings cannot be read back: not judged "
+			       "again\n", num(m, "not_replayed"));
+	}
+	const cJSON *ch = cJSON_GetObjectItem(g, "changed");
+	if (cJSON_GetArraySize(ch))
+		printf("\n%-24s %-8s %-14s %-24s %s\n", "NODE", "VERB", "RUN AT", "CURRENT -> PROPOSED",
+		       "GPU: SIGNAL");
+	cJSON_ArrayForEach(e, ch)
+	{
+		char at[32], move[64];
+		ng_format_time((int64_t)num(e, "at"), at);
+		snprintf(move, sizeof move, "%s -> %s", str(e, "current"), str(e, "proposed"));
+		const char *name = *str(e, "node_name") ? str(e, "node_name") : str(e, "node");
+		printf("%-24.24s %-8s %-14.10s %-24s", name, str(e, "mode"), at, move);
+		const cJSON *gpu;
+		cJSON_ArrayForEach(gpu, cJSON_GetObjectItem(e, "gpus"))
+			printf(" %.0f: %s", num(gpu, "index"), str(gpu, "signal"));
+		printf("\n");
+	}
+	const cJSON *in = cJSON_GetObjectItem(g, "inputs_as_read");
+	if (cJSON_GetArraySize(in)) {
+		printf("\nthese health values differ, and what the checks read under them is taken "
+		       "as read:");
+		cJSON_ArrayForEach(e, in)
+			printf(" %s", e->valuestring);
+		printf("\n");
+	}
+}
+
 static void print_replay(const cJSON *doc)
 {
 	const cJSON *w = cJSON_GetObjectItem(doc, "window");
@@ -200,9 +246,7 @@ static void print_replay(const cJSON *doc)
 			printf(" %s", e->valuestring);
 		printf("\n");
 	}
-	const cJSON *g = cJSON_GetObjectItem(doc, "gpu_checks");
-	printf("\nGPU checks: %.0f runs, %.0f drained: %s\n", num(g, "runs"), num(g, "drained"),
-	       str(g, "why"));
+	print_gpu_replay(cJSON_GetObjectItem(doc, "gpu_checks"));
 }
 
 static int replay(struct ng_cli *cli, int argc, char **argv)

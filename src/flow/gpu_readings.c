@@ -32,8 +32,56 @@ static const char *const unread_by_rules[] = {
 /* The rules quote at most this much of an Xid line (judge/gpu_health.c). */
 #define XID_TEXT_KEPT 80
 
+/* A GPU's NVLinks as runs of equal links ({"n": 18, "link": {...}}): a
+ * healthy board's 18 links are one run, a tenth of the text. */
+static void links_to_runs(cJSON *g)
+{
+	cJSON *links = cJSON_DetachItemFromObject(g, "nvlink");
+	if (!links)
+		return;
+	cJSON *runs = cJSON_AddArrayToObject(g, "nvlink_runs"), *l, *last = NULL;
+	cJSON_ArrayForEach(l, links)
+	{
+		if (last && cJSON_Compare(cJSON_GetObjectItem(last, "link"), l, true)) {
+			cJSON *n = cJSON_GetObjectItem(last, "n");
+			cJSON_SetNumberValue(n, n->valuedouble + 1);
+			continue;
+		}
+		last = cJSON_CreateObject();
+		cJSON_AddNumberToObject(last, "n", 1);
+		cJSON_AddItemToObject(last, "link", cJSON_Duplicate(l, true));
+		cJSON_AddItemToArray(runs, last);
+	}
+	cJSON_Delete(links);
+}
+
+/* Back to one object per link, as the snapshot reader takes them. */
+static int runs_to_links(cJSON *g, ng_err *err)
+{
+	cJSON *runs = cJSON_DetachItemFromObject(g, "nvlink_runs");
+	if (!runs)
+		return 0;
+	cJSON *links = cJSON_AddArrayToObject(g, "nvlink"), *r;
+	int total = 0;
+	cJSON_ArrayForEach(r, runs)
+	{
+		const cJSON *n = cJSON_GetObjectItem(r, "n"), *link = cJSON_GetObjectItem(r, "link");
+		if (!cJSON_IsNumber(n) || n->valuedouble < 1 || n->valuedouble > NG_NVLINK_MAX ||
+		    !cJSON_IsObject(link) || (total += (int)n->valuedouble) > NG_NVLINK_MAX) {
+			cJSON_Delete(runs);
+			return ng_fail_as(err, NG_ERR_INPUT, "readings: nvlink_runs: more than %d links, "
+			                  "or a run that is not {n, link}", NG_NVLINK_MAX);
+		}
+		for (int i = 0; i < (int)n->valuedouble; i++)
+			cJSON_AddItemToArray(links, cJSON_Duplicate(link, true));
+	}
+	cJSON_Delete(runs);
+	return 0;
+}
+
 static void strip_gpu(cJSON *g, bool xid_text)
 {
+	links_to_runs(g);
 	for (size_t i = 0; i < sizeof unread_by_rules / sizeof *unread_by_rules; i++) {
 		cJSON *f = cJSON_GetObjectItem(g, unread_by_rules[i]);
 		if (f && !(cJSON_IsObject(f) && cJSON_GetObjectItem(f, "failed")))
@@ -189,6 +237,10 @@ int ng_gpu_readings_read(const char *text, ng_gpu_readings *r, ng_err *err)
 	const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema"));
 	if (!schema || strcmp(schema, NG_GPU_READINGS_SCHEMA) != 0)
 		rc = ng_fail_as(err, NG_ERR_INPUT, "readings: not %s", NG_GPU_READINGS_SCHEMA);
+	cJSON *g;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "snapshot"), "gpus"))
+		if (rc == 0 && cJSON_IsObject(g))
+			rc = runs_to_links(g, err);
 	if (rc == 0 && ng_gpu_snapshot_from_json(cJSON_GetObjectItem(doc, "snapshot"), snap, err) < 0)
 		rc = -1;
 	if (rc == 0)

@@ -285,9 +285,10 @@ def test_health_rule_in_shadow_drains_nothing_and_counts(t):
     check(doc["shadow"]["would"][0]["rule"] == "rate.pcie_replays", "the report counts it")
     r = json.loads(t.ng("policy", "replay", "--policy", shadow, "--json", "--days", "30",
                         store=store, env=e).stdout)
-    g = r["gpu_checks"]
-    check(g["runs"] == 2 and not g["replayed"] and r["summary"]["drained"]["proposed"] is None,
-          f"a replay does not pretend to judge GPU checks again: {g}")
+    g, d = r["gpu_checks"], r["summary"]["drained"]
+    check(g["runs"] == 2 and g["rejudged"] == 2 and d["current"] == 0 and d["proposed"] == 1,
+          f"a replay judges the checks again from their readings, as the shadow did: {g}")
+    check(g["by_mode"]["epilog"]["transitions"] == {"ok->degraded": 1}, f"{g['by_mode']}")
     t.ng("policy", "shadow", "clear", "--reason", "seen enough", store=store, env=e)
     s = json.loads(t.ng("policy", "shadow", "--json", store=store, env=e).stdout)
     check(s["policy"] is None, "cleared")
