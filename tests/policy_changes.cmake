@@ -11,9 +11,11 @@ add_executable(test_policy_json unit/test_policy_json.c)
 target_link_libraries(test_policy_json PRIVATE nodegate_core PkgConfig::CMOCKA)
 add_test(NAME unit_policy_json COMMAND test_policy_json)
 
-# GPU checks judged again in a replay from the readings they kept (schema
-# 13): a tighter and a looser health threshold, the policy in force, and runs
-# from before readings were kept, on both store backends.
-ng_add_store_test(replay_gpu ${NODEGATE_PYTHON}
-  ${CMAKE_CURRENT_SOURCE_DIR}/cli/replay_gpu_tests.py --nodegate $<TARGET_FILE:nodegate>
+# What a replay judges again, on both store backends: GPU checks from the
+# readings they kept (schema 13: a tighter and a looser health threshold,
+# the policy in force, runs from before readings were kept), and the gate
+# from the records, baselines and cohorts the store keeps (diagnostics,
+# warn and block lines, a fleet event whose cohort has moved on since).
+ng_add_store_test(replay_rejudge ${NODEGATE_PYTHON}
+  ${CMAKE_CURRENT_SOURCE_DIR}/cli/replay_rejudge_tests.py --nodegate $<TARGET_FILE:nodegate>
   --synth $<TARGET_FILE:nodegate-nvml-synth>)

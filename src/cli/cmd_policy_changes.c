@@ -238,6 +238,19 @@ static void print_replay(const cJSON *doc)
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(un, "by_policy"))
 		printf("\nnot replayed: %.0f runs of policy %s (first %s): %s\n", num(e, "runs"),
 		       *str(e, "policy") ? str(e, "policy") : "(none)", str(e, "first_run"), str(e, "why"));
+	const cJSON *gate = cJSON_GetObjectItem(doc, "gate");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(gate, "re_evaluated"))) {
+		printf("\ngate judged again (");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(gate, "values_differ"))
+			printf("%s%s", e == cJSON_GetObjectItem(gate, "values_differ")->child ? "" : " ",
+			       e->valuestring);
+		printf("): %.0f of %.0f verdict lines, %.0f verdicts change\n", num(gate, "rerun"),
+		       num(gate, "lines"), num(gate, "verdicts_changed"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(cJSON_GetObjectItem(gate, "not_rerun"),
+		                                          "by_reason"))
+			printf("  %.0f lines keep their recorded verdict (first run %s): %s\n",
+			       num(e, "lines"), str(e, "first_run"), str(e, "why"));
+	}
 	const cJSON *nre = cJSON_GetObjectItem(doc, "not_re_evaluated");
 	if (cJSON_GetArraySize(nre)) {
 		printf("\nthese values differ and are not judged again (the recorded gate verdicts "

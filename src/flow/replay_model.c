@@ -8,6 +8,7 @@
 
 #include "core/strbuf.h"
 #include "core/verdict.h"
+#include "flow/replay_gate.h"
 #include "flow/replay_model.h"
 
 #define DAY 86400
@@ -179,8 +180,9 @@ static void note_differences(ng_replay_model *m, const ng_policy *a, const ng_po
 		m->compared[m->n_compared++] = a;
 	ng_strbuf x = {0}, y = {0};
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
-		/* health.*: the GPU checks' own account (gpu_checks()) */
-		if (m->differs[i] || i == NG_P_FLAG_FRACTION ||
+		/* health.*: the GPU checks' own account (flow/replay_gpu.h); what
+		 * the gate reads, the gate's (flow/replay_gate.h) */
+		if (m->differs[i] || i == NG_P_FLAG_FRACTION || ng_replay_gate_reads(i) ||
 		    strncmp(ng_policy_param_name(i), "health.", 7) == 0)
 			continue;
 		ng_strbuf_reset(&x);
@@ -248,6 +250,7 @@ static cJSON *changed_entry(const ng_replay_decided *dd)
 	add_number(x, "floor_current", ng_policy_floor(dd->own, r->metric));
 	add_number(x, "floor_proposed", ng_policy_floor(dd->proposed, r->metric));
 	cJSON_AddStringToObject(x, "gate", ng_verdict_name(r->gate));
+	cJSON_AddStringToObject(x, "gate_proposed", ng_verdict_name(dd->results_proposed[k].gate));
 	cJSON_AddStringToObject(x, "status_current", ng_admit_metric_status_name(dd->cur_line[k].status));
 	cJSON_AddStringToObject(x, "status_proposed",
 	                        ng_admit_metric_status_name(dd->prop_line[k].status));

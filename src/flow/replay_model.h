@@ -16,7 +16,8 @@ typedef struct ng_replay_model ng_replay_model;
 typedef struct {
 	const ng_store_replay_decision *d;
 	const ng_redecision *cur, *prop;
-	const ng_admit_result *results;
+	const ng_admit_result *results;          /* as the run's own policy sees them */
+	const ng_admit_result *results_proposed; /* the same, the gate judged under the proposed */
 	size_t n_results, n_first;
 	const ng_admit_line *cur_line, *prop_line;
 	const ng_policy *own, *proposed;

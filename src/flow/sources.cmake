@@ -26,6 +26,7 @@ set(NG_FLOW_SOURCES
   records_in.c
   redecide.c
   replay.c
+  replay_gate.c
   replay_gpu.c
   replay_model.c
   report_model.c

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""nodegate policy replay of GPU checks (docs/policy-changes.md): epilog and
+"""What nodegate policy replay judges again (docs/policy-changes.md).
+
+GPU checks: epilog and
 health runs against the synthetic NVML library keep the readings their rules
 judged (store schema 13); a replay judges them again under the policy that
 judged them and under a proposed one, on the store backend
@@ -10,6 +12,13 @@ over it from ok to degraded, and name them; a looser one must turn a drained
 run back to ok; the policy in force against itself must change nothing; runs
 stored before readings were kept (a store migrated from schema 12) must be
 reported as having no readings, never as unchanged.
+
+The gate: admission runs of real records against a class baseline. A
+proposed policy that differs in what the gate reads (its diagnostics, its
+warn and block lines, the cohort's size) has each verdict line judged again
+from the record, the baseline and the cohort as they stood, the control
+giving the recorded verdict; a line whose record is gone keeps its recorded
+verdict and says why.
 Prints one line per test and ends with "N passed, N failed".
 """
 import argparse
@@ -260,6 +269,153 @@ def test_readings_whose_policy_is_gone_are_not_replayed(t):
     un = g["not_replayed"]
     check(un["runs"] == 4 and g["rejudged"] == 0 and un["by_policy"][0]["runs"] == 4
           and "not its text" in un["by_policy"][0]["why"], f"named, with why: {un}")
+
+
+# ---- the gate ----------------------------------------------------------------------
+
+CLASS = "8xH100/1rail"
+
+
+def busbw(node, median, rng, n=9):
+    """One fabric run: n samples whose median is `median`, spread about 1%."""
+    half = [median * (1 + 0.01 * abs(rng.gauss(0, 1))) for _ in range(n // 2)]
+    low = [median * (1 - 0.01 * abs(rng.gauss(0, 1))) for _ in range(n // 2)]
+    return [{"schema": "nodegate/record/1", "node": node, "class": CLASS, "software": "sw-1",
+             "domain": "fabric", "metric": "nccl.all_reduce.busbw", "unit": "GB/s",
+             "samples": sorted(low) + [median] + sorted(half), "wrong": 0,
+             "diag": {"pcie": "pass", "memory": "pass", "nccl_tests": "pass"}}]
+
+
+class Admissions:
+    """Twenty peers' history a day back; then node27 at the median, node28 at
+    0.93 of it (the gate warns), node29 at 0.80 (it blocks). Then the peers
+    run at 0.85 for a while (a fleet event), node30 at 0.85 in it (the
+    cohort explains it), and the peers recover: the cohort node30 was judged
+    against is no longer the class's newest runs."""
+
+    def __init__(self, t):
+        import random
+        rng = random.Random(21)
+        self.t = t
+        self.store = fresh_store(t.tmp, "admit")
+        self.at = T0
+        hist = []
+        for i in range(20):
+            hist += busbw(f"peer{i:02d}", 300.0 * (1 + 0.0005 * (i - 10)), rng)
+        self.ingest(hist, T0 - 86400, accepted=True)
+        self.outcomes = {}
+        for node, median in (("node27", 300.0), ("node28", 279.0), ("node29", 240.0)):
+            self.admit(node, busbw(node, median, rng))
+        self.ingest(sum((busbw(f"peer{i:02d}", 255.0, rng) for i in range(20)), []), self.at)
+        self.at += 60
+        self.admit("node30", busbw("node30", 255.0, rng))
+        self.ingest(sum((busbw(f"peer{i:02d}", 300.0, rng) for i in range(20)), []), self.at)
+
+    def ingest(self, records, at, accepted=False):
+        f = self.t.file(f"ingest-{at}.json", json.dumps(records))
+        run([self.t.a.nodegate, "--store", self.store, "ingest", *(["--accepted"] if accepted
+                                                                    else []), f],
+            env=dict(self.t.env, NODEGATE_NOW=str(at)))
+
+    def admit(self, node, records):
+        f = self.t.file(f"{node}.json", json.dumps(records))
+        p = run([self.t.a.nodegate, "--store", self.store, "admit", "--json", "--from", f],
+                env=dict(self.t.env, NODEGATE_NOW=str(self.at)), ok=(0, 1))
+        self.outcomes[node] = json.loads(p.stdout)["outcome"]
+        self.at += 600
+
+    def replay(self, policy_text, store=None):
+        return self.t.replay(policy_text, store=store or self.store)
+
+
+def admissions(t):
+    if not hasattr(t, "adm"):
+        t.adm = Admissions(t)
+    return t.adm
+
+
+def verdicts(store):
+    return dict(query(store, "SELECT node, gate_verdict FROM verdicts"))
+
+
+def test_gate_outcomes_as_recorded(t):
+    a = admissions(t)
+    check(a.outcomes == {"node27": "admitted", "node28": "admitted-warn", "node29": "suspect",
+                         "node30": "admitted-warn"}, f"as the enforcing policy decided: {a.outcomes}")
+    check(verdicts(a.store) == {"node27": "pass", "node28": "warn", "node29": "block",
+                                "node30": "fleet-regression"},
+          f"the gate's verdicts: {verdicts(a.store)}")
+
+
+def test_gate_not_judged_again_when_nothing_it_reads_differs(t):
+    a = admissions(t)
+    r = a.replay("{}")
+    g = r["gate"]
+    check(not g["re_evaluated"] and g["lines"] == 0 and r["changed_count"] == 0, f"{g}")
+    r = a.replay('{"admission": {"flag_fraction": 0.85}}')
+    check(not r["gate"]["re_evaluated"], "the flag fraction is not the gate's")
+
+
+def test_required_diagnostic_judged_again(t):
+    a = admissions(t)
+    r = a.replay('{"gate": {"required_diag": ["pcie", "memory", "nccl_tests", "targeted_power"]}}')
+    g = r["gate"]
+    check(g["re_evaluated"] and g["values_differ"] == ["gate.required_diag"]
+          and g["lines"] == 4 and g["rerun"] == 4 and g["not_rerun"]["lines"] == 0,
+          f"every line judged again, the control as recorded: {g}")
+    check(g["verdicts_changed"] == 4, f"none of the runs has targeted_power: {g}")
+    moved = {c["node"]: (c["current"], c["proposed"], c["decisive"]["gate"],
+                         c["decisive"]["gate_proposed"]) for c in r["changed"]}
+    check(moved == {"node27": ("admitted", "held", "pass", "diag-incomplete"),
+                    "node28": ("admitted-warn", "held", "warn", "diag-incomplete"),
+                    "node29": ("suspect", "held", "block", "diag-incomplete"),
+                    "node30": ("admitted-warn", "held", "fleet-regression", "diag-incomplete")},
+          f"each run held for the missing diagnostic: {moved}")
+    check("gate.required_diag" not in r["not_re_evaluated"], r["not_re_evaluated"])
+
+
+def test_warn_and_block_lines_judged_again(t):
+    a = admissions(t)
+    r = a.replay('{"gate": {"warn": 0.10, "block": 0.25}}')
+    g = r["gate"]
+    check(g["rerun"] == 4 and g["verdicts_changed"] == 2, f"node28 passes, node29 warns: {g}")
+    moved = {c["node"]: (c["current"], c["proposed"]) for c in r["changed"]}
+    check(moved == {"node28": ("admitted-warn", "admitted")}, f"{moved}")
+    same = a.replay('{"gate": {"fast": 2.5}}')
+    check(same["gate"]["rerun"] == 4 and same["gate"]["verdicts_changed"] == 0
+          and same["changed_count"] == 0, "a gate value no run comes near changes nothing")
+
+
+def test_cohort_as_it_stood(t):
+    # node30's drop was the fleet's: its cohort was the peers' slow runs,
+    # which have been replaced by their recovered runs since. The control
+    # reproduces the fleet regression only from the cohort as it stood; a
+    # proposed cohort larger than the class leaves the drop to node30.
+    a = admissions(t)
+    r = a.replay('{"gate": {"cohort_min": 50}}')
+    g = r["gate"]
+    check(g["rerun"] == 4 and g["not_rerun"]["lines"] == 0 and g["cohorts_read"] > 0,
+          f"the control gives the recorded fleet regression: {g}")
+    moved = {c["node"]: (c["decisive"]["gate"], c["decisive"]["gate_proposed"])
+             for c in r["changed"]}
+    check(moved == {"node30": ("fleet-regression", "block")}, f"{moved}")
+
+
+def test_gate_lines_whose_record_is_gone_keep_their_verdict(t):
+    a = admissions(t)
+    gone = copy_store(t.tmp, a.store, "admit-gone")
+    sql(gone, ["DELETE FROM records WHERE node = 'node27' OR node = 'node28'"])
+    r = a.replay('{"gate": {"required_diag": ["pcie", "memory", "nccl_tests", "targeted_power"]}}',
+                 store=gone)
+    g = r["gate"]
+    why = {e["reason"]: e["lines"] for e in g["not_rerun"]["by_reason"]}
+    check(g["rerun"] == 2 and why == {"record_gone": 2} and g["not_rerun"]["lines"] == 2,
+          f"two lines named, with why: {g['not_rerun']}")
+    check({c["node"] for c in r["changed"]} == {"node29", "node30"},
+          "the lines without their record keep their recorded verdict under both policies")
+    text = t.replay('{"gate": {"required_diag": ["pcie", "memory", "nccl_tests", '
+                    '"targeted_power"]}}', store=gone, json_out=False)
+    check("keep their recorded verdict" in text and "no longer in the store" in text, text[-800:])
 
 
 def main():
