@@ -19,3 +19,8 @@ add_test(NAME unit_policy_json COMMAND test_policy_json)
 ng_add_store_test(replay_rejudge ${NODEGATE_PYTHON}
   ${CMAKE_CURRENT_SOURCE_DIR}/cli/replay_rejudge_tests.py --nodegate $<TARGET_FILE:nodegate>
   --synth $<TARGET_FILE:nodegate-nvml-synth>)
+
+# What a GPU check keeps of what it judged, read back: the same verdicts.
+add_executable(test_gpu_readings unit/test_gpu_readings.c)
+target_link_libraries(test_gpu_readings PRIVATE nodegate_flow PkgConfig::CMOCKA)
+add_test(NAME unit_gpu_readings COMMAND test_gpu_readings)
