@@ -201,6 +201,12 @@ def test_tighter_ecc_threshold_changes_the_runs_over_it(t):
     text = t.replay(TIGHT_ECC, json_out=False)
     check("ok->degraded 1" in text and "gpu-node-7" in text and "ecc.volatile_corrected" in text,
           f"the table names it: {text[-600:]}")
+    path, html = t.file("replay.json", json.dumps(r)), os.path.join(t.tmp, "report.html")
+    run([t.a.nodegate, "--store", t.store, "report", "--no-sacct", "--replay", path, "--html", html],
+        env=dict(t.env, NODEGATE_NOW=str(AFTER)))
+    table = open(html).read().split('id="replay-gpu-changed"')[1].split("</table>")[0]
+    check(table.count("<tr>") == 2 and "ecc.volatile_corrected" in table,
+          f"the report's section lists it: {table}")
 
 
 def test_tighter_replay_threshold_changes_the_health_run(t):
