@@ -84,7 +84,9 @@ static void strip_gpu(cJSON *g, bool xid_text)
 	links_to_runs(g);
 	for (size_t i = 0; i < sizeof unread_by_rules / sizeof *unread_by_rules; i++) {
 		cJSON *f = cJSON_GetObjectItem(g, unread_by_rules[i]);
-		if (f && !(cJSON_IsObject(f) && cJSON_GetObjectItem(f, "failed")))
+		const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(f, "state"));
+		bool failed = cJSON_GetObjectItem(f, "failed") || (state && strcmp(state, "failed") == 0);
+		if (f && !failed)
 			cJSON_DeleteItemFromObject(g, unread_by_rules[i]);
 	}
 	cJSON *x;

@@ -409,7 +409,7 @@ def test_cohort_as_it_stood(t):
 
 def test_gate_lines_whose_record_is_gone_keep_their_verdict(t):
     a = admissions(t)
-    gone = copy_store(t.tmp, a.store, "admit-gone")
+    gone = copy_store(t.tmp, a.store, "admit_gone")
     sql(gone, ["DELETE FROM records WHERE node = 'node27' OR node = 'node28'"])
     r = a.replay('{"gate": {"required_diag": ["pcie", "memory", "nccl_tests", "targeted_power"]}}',
                  store=gone)
