@@ -306,6 +306,24 @@ static const cJSON *member(const cJSON *obj, const char *key)
 	return NULL;
 }
 
+/* member(), searched from *at on and then from the start: the fields of a
+ * GPU are read in the order they are written, so each is found at once
+ * (a replay reads every GPU check of a month through here). */
+static const cJSON *member_from(const cJSON *obj, const char *key, const cJSON **at)
+{
+	for (const cJSON *m = *at; m; m = m->next)
+		if (strcmp(m->string, key) == 0) {
+			*at = m->next;
+			return m;
+		}
+	for (const cJSON *m = obj->child; m && m != *at; m = m->next)
+		if (strcmp(m->string, key) == 0) {
+			*at = m->next;
+			return m;
+		}
+	return NULL;
+}
+
 static bool digits_only(const char *s)
 {
 	if (!*s)
@@ -406,9 +424,9 @@ static int read_state(struct reader *r, const cJSON *v, ng_field_state *out)
 #define FIELD_FORMS "a number, {\"not_supported\": code}, {\"failed\": code}, null, or " \
 	            "{\"state\": ..., \"value\": ..., \"nvml_return\": ...}"
 
-static int read_field(struct reader *r, const cJSON *obj, const char *key, ng_gpu_field *f)
+/* The field under key, found as v (NULL: absent; member_from finds it). */
+static int read_field_of(struct reader *r, const cJSON *v, const char *key, ng_gpu_field *f)
 {
-	const cJSON *v = member(obj, key);
 	memset(f, 0, sizeof *f);
 	if (!v)
 		return 0;
@@ -491,8 +509,9 @@ static int read_links(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		size_t o2 = push_index(r, l);
 		if (check_members(r, e, keys, sizeof keys / sizeof *keys) < 0)
 			return -1;
-#define READ_LINK_FIELD(m)                                      \
-	if (read_field(r, e, #m, &g->link[l].m) < 0)            \
+		const cJSON *next = e->child;
+#define READ_LINK_FIELD(m)                                                    \
+	if (read_field_of(r, member_from(e, #m, &next), #m, &g->link[l].m) < 0) \
 		return -1;
 		NG_NVLINK_FIELDS(READ_LINK_FIELD)
 #undef READ_LINK_FIELD
@@ -550,8 +569,14 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
 	};
-	if (check_members(r, o, keys, sizeof keys / sizeof *keys) < 0)
-		return -1;
+	enum { N_KEYS = sizeof keys / sizeof *keys, FIRST_FIELD = 11 };
+#define ONE_FIELD(m) +1
+	_Static_assert(FIRST_FIELD + (0 NG_GPU_FIELDS(ONE_FIELD)) == N_KEYS,
+	               "the fields are the last of keys[]");
+#undef ONE_FIELD
+	const cJSON *found[N_KEYS];
+	if (ng_json_path_find_members(&r->jp, o, keys, N_KEYS, false, found) < 0)
+		return ng_fail_as(r->err, NG_ERR_INPUT, "GPU snapshot: %s", r->jp.msg);
 	const cJSON *idx = member(o, "index");
 	if (!idx)
 		return refuse(r, "\"index\" is missing");
@@ -590,8 +615,10 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 	}
 	if (read_string(r, o, "seen_by", g->seen_by, sizeof g->seen_by) < 0)
 		return -1;
-#define READ_GPU_FIELD(m)                            \
-	if (read_field(r, o, #m, &g->m) < 0)         \
+	/* the fields follow the other keys in keys[], in NG_GPU_FIELDS order */
+	size_t k = FIRST_FIELD;
+#define READ_GPU_FIELD(m)                                    \
+	if (read_field_of(r, found[k++], #m, &g->m) < 0)     \
 		return -1;
 	NG_GPU_FIELDS(READ_GPU_FIELD)
 #undef READ_GPU_FIELD

@@ -55,28 +55,49 @@ static void links_to_runs(cJSON *g)
 	cJSON_Delete(links);
 }
 
-/* Back to one object per link, as the snapshot reader takes them. */
-static int runs_to_links(cJSON *g, ng_err *err)
+/* Each run's link once, as the snapshot reader takes a GPU's links, and
+ * how many links each stands for (runs[k]; *n_runs of them): the reader
+ * reads a run's link once, and expand_links copies it after. */
+static int runs_to_links(cJSON *g, unsigned char *runs, size_t *n_runs, ng_err *err)
 {
-	cJSON *runs = cJSON_DetachItemFromObject(g, "nvlink_runs");
-	if (!runs)
+	*n_runs = 0;
+	cJSON *rl = cJSON_DetachItemFromObject(g, "nvlink_runs");
+	if (!rl)
 		return 0;
 	cJSON *links = cJSON_AddArrayToObject(g, "nvlink"), *r;
 	int total = 0;
-	cJSON_ArrayForEach(r, runs)
+	cJSON_ArrayForEach(r, rl)
 	{
-		const cJSON *n = cJSON_GetObjectItem(r, "n"), *link = cJSON_GetObjectItem(r, "link");
+		const cJSON *n = cJSON_GetObjectItem(r, "n");
+		cJSON *link = cJSON_DetachItemFromObject(r, "link");
 		if (!cJSON_IsNumber(n) || n->valuedouble < 1 || n->valuedouble > NG_NVLINK_MAX ||
 		    !cJSON_IsObject(link) || (total += (int)n->valuedouble) > NG_NVLINK_MAX) {
-			cJSON_Delete(runs);
+			cJSON_Delete(link);
+			cJSON_Delete(rl);
 			return ng_fail_as(err, NG_ERR_INPUT, "readings: nvlink_runs: more than %d links, "
 			                  "or a run that is not {n, link}", NG_NVLINK_MAX);
 		}
-		for (int i = 0; i < (int)n->valuedouble; i++)
-			cJSON_AddItemToArray(links, cJSON_Duplicate(link, true));
+		runs[(*n_runs)++] = (unsigned char)n->valuedouble;
+		cJSON_AddItemToArray(links, link);
 	}
-	cJSON_Delete(runs);
+	cJSON_Delete(rl);
 	return 0;
+}
+
+/* A GPU's links, one per run as read, back to one per link. */
+static void expand_links(ng_gpu_state *g, const unsigned char *runs, size_t n_runs)
+{
+	if (!n_runs || g->n_links != n_runs)
+		return;
+	size_t total = 0;
+	for (size_t k = 0; k < n_runs; k++)
+		total += runs[k];
+	/* from the last run back, so no run is overwritten before it is copied */
+	size_t to = total;
+	for (size_t k = n_runs; k-- > 0;)
+		for (unsigned i = 0; i < runs[k]; i++)
+			g->link[--to] = g->link[k];
+	g->n_links = total;
 }
 
 static void strip_gpu(cJSON *g, bool xid_text)
@@ -239,12 +260,20 @@ int ng_gpu_readings_read(const char *text, ng_gpu_readings *r, ng_err *err)
 	const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "schema"));
 	if (!schema || strcmp(schema, NG_GPU_READINGS_SCHEMA) != 0)
 		rc = ng_fail_as(err, NG_ERR_INPUT, "readings: not %s", NG_GPU_READINGS_SCHEMA);
+	/* each GPU's links as runs: read once each, copied after */
+	unsigned char runs[NG_GPU_MAX][NG_NVLINK_MAX];
+	size_t n_runs[NG_GPU_MAX] = {0}, n_gpus = 0;
 	cJSON *g;
 	cJSON_ArrayForEach(g, cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "snapshot"), "gpus"))
-		if (rc == 0 && cJSON_IsObject(g))
-			rc = runs_to_links(g, err);
+	{
+		if (rc == 0 && cJSON_IsObject(g) && n_gpus < NG_GPU_MAX)
+			rc = runs_to_links(g, runs[n_gpus], &n_runs[n_gpus], err);
+		n_gpus++;
+	}
 	if (rc == 0 && ng_gpu_snapshot_from_json(cJSON_GetObjectItem(doc, "snapshot"), snap, err) < 0)
 		rc = -1;
+	for (size_t i = 0; rc == 0 && i < snap->n_gpus && i < NG_GPU_MAX; i++)
+		expand_links(&snap->gpu[i], runs[i], n_runs[i]);
 	if (rc == 0)
 		rc = read_history(cJSON_GetObjectItem(doc, "history"), r, err);
 	if (rc == 0) {
