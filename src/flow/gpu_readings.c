@@ -39,17 +39,17 @@ static void links_to_runs(cJSON *g)
 	cJSON *links = cJSON_DetachItemFromObject(g, "nvlink");
 	if (!links)
 		return;
-	cJSON *runs = cJSON_AddArrayToObject(g, "nvlink_runs"), *l, *last = NULL;
-	cJSON_ArrayForEach(l, links)
-	{
+	cJSON *runs = cJSON_AddArrayToObject(g, "nvlink_runs"), *l, *last = NULL, *n = NULL;
+	while ((l = cJSON_DetachItemViaPointer(links, links->child)) != NULL) {
 		if (last && cJSON_Compare(cJSON_GetObjectItem(last, "link"), l, true)) {
-			cJSON *n = cJSON_GetObjectItem(last, "n");
-			cJSON_SetNumberValue(n, n->valuedouble + 1);
+			n->valuedouble += 1; /* cJSON_SetNumberValue, without its call */
+			n->valueint = (int)n->valuedouble;
+			cJSON_Delete(l);
 			continue;
 		}
 		last = cJSON_CreateObject();
-		cJSON_AddNumberToObject(last, "n", 1);
-		cJSON_AddItemToObject(last, "link", cJSON_Duplicate(l, true));
+		n = cJSON_AddNumberToObject(last, "n", 1);
+		cJSON_AddItemToObject(last, "link", l); /* moved, not copied */
 		cJSON_AddItemToArray(runs, last);
 	}
 	cJSON_Delete(links);
