@@ -158,6 +158,52 @@ static void print_summary(const cJSON *summary)
 	}
 }
 
+/* The GPU checks judged again from their readings, per verb. */
+static void print_gpu_replay(const cJSON *g)
+{
+	printf("\nGPU checks: %.0f runs, %.0f judged again from their readings, %.0f change\n",
+	       num(g, "runs"), num(g, "rejudged"), num(g, "changed_count"));
+	const cJSON *m, *e;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(g, "by_mode"))
+	{
+		printf("  %-8s %.0f runs, %.0f judged again, %.0f change", m->string, num(m, "runs"),
+		       num(m, "rejudged"), num(m, "changed"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(m, "transitions"))
+			printf("; %s %.0f", e->string, e->valuedouble);
+		printf("\n");
+		if (num(m, "no_readings") > 0)
+			printf("           %.0f with no readings kept (recorded before schema 13): not "
+			       "judged again, not counted unchanged\n", num(m, "no_readings"));
+		if (num(m, "not_replayed") > 0)
+			printf("           %.0f whose policy or readings cannot be read back: not judged "
+			       "again\n", num(m, "not_replayed"));
+	}
+	const cJSON *ch = cJSON_GetObjectItem(g, "changed");
+	if (cJSON_GetArraySize(ch))
+		printf("\n%-24s %-8s %-14s %-24s %s\n", "NODE", "VERB", "RUN AT", "CURRENT -> PROPOSED",
+		       "GPU: SIGNAL");
+	cJSON_ArrayForEach(e, ch)
+	{
+		char at[32], move[64];
+		ng_format_time((int64_t)num(e, "at"), at);
+		snprintf(move, sizeof move, "%s -> %s", str(e, "current"), str(e, "proposed"));
+		const char *name = *str(e, "node_name") ? str(e, "node_name") : str(e, "node");
+		printf("%-24.24s %-8s %-14.10s %-24s", name, str(e, "mode"), at, move);
+		const cJSON *gpu;
+		cJSON_ArrayForEach(gpu, cJSON_GetObjectItem(e, "gpus"))
+			printf(" %.0f: %s", num(gpu, "index"), str(gpu, "signal"));
+		printf("\n");
+	}
+	const cJSON *in = cJSON_GetObjectItem(g, "inputs_as_read");
+	if (cJSON_GetArraySize(in)) {
+		printf("\nthese health values differ, and what the checks read under them is taken "
+		       "as read:");
+		cJSON_ArrayForEach(e, in)
+			printf(" %s", e->valuestring);
+		printf("\n");
+	}
+}
+
 static void print_replay(const cJSON *doc)
 {
 	const cJSON *w = cJSON_GetObjectItem(doc, "window");
@@ -192,6 +238,19 @@ static void print_replay(const cJSON *doc)
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(un, "by_policy"))
 		printf("\nnot replayed: %.0f runs of policy %s (first %s): %s\n", num(e, "runs"),
 		       *str(e, "policy") ? str(e, "policy") : "(none)", str(e, "first_run"), str(e, "why"));
+	const cJSON *gate = cJSON_GetObjectItem(doc, "gate");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(gate, "re_evaluated"))) {
+		printf("\ngate judged again (");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(gate, "values_differ"))
+			printf("%s%s", e == cJSON_GetObjectItem(gate, "values_differ")->child ? "" : " ",
+			       e->valuestring);
+		printf("): %.0f of %.0f verdict lines, %.0f verdicts change\n", num(gate, "rerun"),
+		       num(gate, "lines"), num(gate, "verdicts_changed"));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(cJSON_GetObjectItem(gate, "not_rerun"),
+		                                          "by_reason"))
+			printf("  %.0f lines keep their recorded verdict (first run %s): %s\n",
+			       num(e, "lines"), str(e, "first_run"), str(e, "why"));
+	}
 	const cJSON *nre = cJSON_GetObjectItem(doc, "not_re_evaluated");
 	if (cJSON_GetArraySize(nre)) {
 		printf("\nthese values differ and are not judged again (the recorded gate verdicts "
@@ -200,9 +259,7 @@ static void print_replay(const cJSON *doc)
 			printf(" %s", e->valuestring);
 		printf("\n");
 	}
-	const cJSON *g = cJSON_GetObjectItem(doc, "gpu_checks");
-	printf("\nGPU checks: %.0f runs, %.0f drained: %s\n", num(g, "runs"), num(g, "drained"),
-	       str(g, "why"));
+	print_gpu_replay(cJSON_GetObjectItem(doc, "gpu_checks"));
 }
 
 static int replay(struct ng_cli *cli, int argc, char **argv)

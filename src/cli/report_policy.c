@@ -81,6 +81,36 @@ static void num_cell(ng_strbuf *o, double v)
 
 #define CHANGED_SHOWN 200
 
+/* The GPU checks judged again from their readings. */
+static void replay_gpu_html(const cJSON *g, ng_strbuf *o)
+{
+	if (!g)
+		return;
+	ng_strbuf_printf(o, "<p>GPU checks: %g runs, %g judged again from their readings, %g "
+	                    "change; %g with no readings kept (not judged again).</p>",
+	                 n_of(g, "runs"), n_of(g, "rejudged"), n_of(g, "changed_count"),
+	                 n_of(cJSON_GetObjectItem(g, "no_readings"), "runs"));
+	ng_strbuf_adds(o, "<table id=\"replay-gpu-changed\"><tr><th>node</th><th>verb</th>"
+	                  "<th>current</th><th>proposed</th><th>GPU</th><th>signal</th></tr>");
+	size_t k = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(g, "changed"))
+	{
+		if (k++ == CHANGED_SHOWN)
+			break;
+		const cJSON *gpu = cJSON_GetArrayItem(cJSON_GetObjectItem(e, "gpus"), 0);
+		ng_strbuf_adds(o, "<tr>");
+		cell(o, *s_of(e, "node_name") ? s_of(e, "node_name") : s_of(e, "node"));
+		cell(o, s_of(e, "mode"));
+		cell(o, s_of(e, "current"));
+		cell(o, s_of(e, "proposed"));
+		num_cell(o, gpu ? n_of(gpu, "index") : NAN);
+		cell(o, gpu ? s_of(gpu, "signal") : "");
+		ng_strbuf_adds(o, "</tr>");
+	}
+	ng_strbuf_adds(o, "</table>");
+}
+
 static void replay_html(const cJSON *r, ng_strbuf *o)
 {
 	const cJSON *p = cJSON_GetObjectItem(r, "proposed"), *w = cJSON_GetObjectItem(r, "window");
@@ -146,6 +176,16 @@ static void replay_html(const cJSON *r, ng_strbuf *o)
 		ng_html_escape(o, s_of(e, "why"));
 		ng_strbuf_adds(o, "</p>");
 	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "gate"),
+	                                                              "not_rerun"),
+	                                          "by_reason"))
+	{
+		ng_strbuf_printf(o, "<p>Gate not judged again on %g verdict lines (their recorded "
+		                    "verdict stands): ", n_of(e, "lines"));
+		ng_html_escape(o, s_of(e, "why"));
+		ng_strbuf_adds(o, "</p>");
+	}
+	replay_gpu_html(cJSON_GetObjectItem(r, "gpu_checks"), o);
 }
 
 static void shadow_html(const cJSON *s, ng_strbuf *o)

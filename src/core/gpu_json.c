@@ -193,6 +193,12 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 	          add_string(o, "name", g->name, sizeof g->name, false) &&
 	          add_string(o, "bus", g->bus, sizeof g->bus, false) && add(o, "lost", cJSON_CreateBool(g->lost)) &&
 	          add_string(o, "error", g->error, sizeof g->error, true);
+	/* A GPU another witness vouches for (the check adds them, after NVML):
+	 * written only then, so the NVML child's snapshot reads as it did. */
+	if (ok && g->presence != NG_GPU_LISTED)
+		ok = add(o, "presence", cJSON_CreateString(g->presence == NG_GPU_MISSING ? "missing"
+		                                                                       : "unanswered")) &&
+		     add_string(o, "seen_by", g->seen_by, sizeof g->seen_by, true);
 #define ADD_GPU_FIELD(m) ok = ok && add_field(o, #m, &g->m);
 	NG_GPU_FIELDS(ADD_GPU_FIELD)
 #undef ADD_GPU_FIELD
@@ -223,6 +229,8 @@ static cJSON *gpu_json(const ng_gpu_state *g)
 			cJSON_Delete(xo);
 		ok = ok && add(xo, "code", cJSON_CreateNumber(x->code)) && add(xo, "at_usec", i64_json(x->at_usec)) &&
 		     add_string(xo, "message", x->message, sizeof x->message, false);
+		if (ok && x->cause)
+			ok = add(xo, "cause", cJSON_CreateNumber(x->cause));
 	}
 	if (!ok) {
 		cJSON_Delete(o);
@@ -295,6 +303,24 @@ static const cJSON *member(const cJSON *obj, const char *key)
 	for (const cJSON *m = obj->child; m; m = m->next)
 		if (strcmp(m->string, key) == 0)
 			return m;
+	return NULL;
+}
+
+/* member(), searched from *at on and then from the start: the fields of a
+ * GPU are read in the order they are written, so each is found at once
+ * (a replay reads every GPU check of a month through here). */
+static const cJSON *member_from(const cJSON *obj, const char *key, const cJSON **at)
+{
+	for (const cJSON *m = *at; m; m = m->next)
+		if (strcmp(m->string, key) == 0) {
+			*at = m->next;
+			return m;
+		}
+	for (const cJSON *m = obj->child; m && m != *at; m = m->next)
+		if (strcmp(m->string, key) == 0) {
+			*at = m->next;
+			return m;
+		}
 	return NULL;
 }
 
@@ -398,9 +424,9 @@ static int read_state(struct reader *r, const cJSON *v, ng_field_state *out)
 #define FIELD_FORMS "a number, {\"not_supported\": code}, {\"failed\": code}, null, or " \
 	            "{\"state\": ..., \"value\": ..., \"nvml_return\": ...}"
 
-static int read_field(struct reader *r, const cJSON *obj, const char *key, ng_gpu_field *f)
+/* The field under key, found as v (NULL: absent; member_from finds it). */
+static int read_field_of(struct reader *r, const cJSON *v, const char *key, ng_gpu_field *f)
 {
-	const cJSON *v = member(obj, key);
 	memset(f, 0, sizeof *f);
 	if (!v)
 		return 0;
@@ -483,8 +509,9 @@ static int read_links(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		size_t o2 = push_index(r, l);
 		if (check_members(r, e, keys, sizeof keys / sizeof *keys) < 0)
 			return -1;
-#define READ_LINK_FIELD(m)                                      \
-	if (read_field(r, e, #m, &g->link[l].m) < 0)            \
+		const cJSON *next = e->child;
+#define READ_LINK_FIELD(m)                                                    \
+	if (read_field_of(r, member_from(e, #m, &next), #m, &g->link[l].m) < 0) \
 		return -1;
 		NG_NVLINK_FIELDS(READ_LINK_FIELD)
 #undef READ_LINK_FIELD
@@ -502,14 +529,19 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 	if (!xids)
 		return -1;
 	size_t old = push_key(r, "xid"), i = 0;
-	static const char *const keys[] = {"code", "at_usec", "message"};
+	static const char *const keys[] = {"code", "at_usec", "message", "cause"};
 	for (const cJSON *e = xids->child; e; e = e->next, i++) {
 		ng_gpu_xid *x = &g->xid[i];
 		x->at_usec = -1;
 		size_t list = push_index(r, i), at = strlen(r->jp.path);
-		if (check_members(r, e, keys, 3) < 0)
+		if (check_members(r, e, keys, 4) < 0)
 			return -1;
-		const cJSON *code = member(e, "code"), *at_usec = member(e, "at_usec");
+		const cJSON *code = member(e, "code"), *at_usec = member(e, "at_usec"),
+		            *cause = member(e, "cause");
+		push_key(r, "cause");
+		if (cause && read_int(r, cause, 0, &x->cause) < 0)
+			return -1;
+		pop(r, at);
 		if (!code)
 			return refuse(r, "\"code\" is missing");
 		push_key(r, "code");
@@ -531,14 +563,21 @@ static int read_xids(struct reader *r, const cJSON *o, ng_gpu_state *g)
 static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 {
 	static const char *const keys[] = {
-		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids",
+		"index", "uuid", "name", "bus", "lost", "error", "nvlink", "xid", "pids", "presence",
+		"seen_by",
 #define GPU_KEY(m) #m,
 		NG_GPU_FIELDS(GPU_KEY)
 #undef GPU_KEY
 	};
 	memset(g, 0, sizeof *g);
-	if (check_members(r, o, keys, sizeof keys / sizeof *keys) < 0)
-		return -1;
+	enum { N_KEYS = sizeof keys / sizeof *keys, FIRST_FIELD = 11 };
+#define ONE_FIELD(m) +1
+	_Static_assert(FIRST_FIELD + (0 NG_GPU_FIELDS(ONE_FIELD)) == N_KEYS,
+	               "the fields are the last of keys[]");
+#undef ONE_FIELD
+	const cJSON *found[N_KEYS];
+	if (ng_json_path_find_members(&r->jp, o, keys, N_KEYS, false, found) < 0)
+		return ng_fail_as(r->err, NG_ERR_INPUT, "GPU snapshot: %s", r->jp.msg);
 	const cJSON *idx = member(o, "index");
 	if (!idx)
 		return refuse(r, "\"index\" is missing");
@@ -563,8 +602,24 @@ static int read_gpu(struct reader *r, const cJSON *o, ng_gpu_state *g)
 		}
 		g->lost = cJSON_IsTrue(lost);
 	}
-#define READ_GPU_FIELD(m)                            \
-	if (read_field(r, o, #m, &g->m) < 0)         \
+	const cJSON *presence = member(o, "presence");
+	if (presence) {
+		const char *p = cJSON_GetStringValue(presence);
+		if (p && strcmp(p, "missing") == 0)
+			g->presence = NG_GPU_MISSING;
+		else if (p && strcmp(p, "unanswered") == 0)
+			g->presence = NG_GPU_UNANSWERED;
+		else {
+			push_key(r, "presence");
+			return refuse(r, "expected \"missing\" or \"unanswered\"");
+		}
+	}
+	if (read_string(r, o, "seen_by", g->seen_by, sizeof g->seen_by) < 0)
+		return -1;
+	/* the fields follow the other keys in keys[], in NG_GPU_FIELDS order */
+	size_t k = FIRST_FIELD;
+#define READ_GPU_FIELD(m)                                    \
+	if (read_field_of(r, found[k++], #m, &g->m) < 0)     \
 		return -1;
 	NG_GPU_FIELDS(READ_GPU_FIELD)
 #undef READ_GPU_FIELD

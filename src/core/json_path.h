@@ -29,5 +29,9 @@ int ng_json_path_vrefuse(struct ng_json_path *p, const char *fmt, va_list ap);
  * knows). Returns 0 or -1. */
 int ng_json_path_check_members(struct ng_json_path *p, const cJSON *obj, const char *const *keys,
                                size_t n_keys, bool list_known);
+/* The same, and found[i] is the member of key i (NULL: absent), so a reader
+ * takes each member without looking for it again. */
+int ng_json_path_find_members(struct ng_json_path *p, const cJSON *obj, const char *const *keys,
+                              size_t n_keys, bool list_known, const cJSON **found);
 
 #endif

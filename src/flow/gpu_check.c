@@ -198,20 +198,19 @@ static int collect_nvml(struct ng_gpu_check_result *c, const int *minors, size_t
 
 static void finish_judged(struct ng_gpu_check_result *c)
 {
+	/* The rules and the outcome they give, as a replay of the kept
+	 * readings takes them again (flow/gpu_readings.h). */
 	ng_health_judge(c->snap, c->history, c->n_history, &c->ctx.policy, c->health);
+	c->judged = true;
 	c->drain = c->health->drain;
+	c->outcome = ng_gpu_check_outcome(c->health, ng_check_readings_run(c, true));
 	if (c->health->n_gpus == 0) {
-		c->outcome = "n/a";
 		c->drain = false;
 		if (!c->why[0])
 			snprintf(c->why, sizeof c->why, "no GPUs to check");
 		return;
 	}
-	c->outcome = ng_health_name(c->health->severity);
 	if (!c->drain && !c->nvml_answered && !c->smi_file) {
-		/* NVML did not answer and the kernel's evidence found nothing to
-		 * drain for: what it would have been without that evidence. */
-		c->outcome = c->timed_out ? "unknown" : "n/a";
 		if (!c->why[0])
 			snprintf(c->why, sizeof c->why, "%s", c->health->unknown_why);
 		return;
@@ -382,7 +381,7 @@ static void run_check(struct ng_gpu_check_result *c)
 	if (go && (c->snap->n_gpus || c->mode == NG_CHECK_HEALTH))
 		ng_check_attach_xids(c);
 	if (!go || c->snap->n_gpus == 0) {
-		c->outcome = c->timed_out ? "unknown" : "n/a";
+		c->outcome = ng_gpu_check_outcome(c->health, ng_check_readings_run(c, false));
 		if (!c->why[0])
 			snprintf(c->why, sizeof c->why, "no GPUs to check");
 		if (go)
@@ -396,6 +395,12 @@ static void run_check(struct ng_gpu_check_result *c)
 	}
 	if (!c->health->n_gpus && c->why[0] == '\0')
 		snprintf(c->why, sizeof c->why, "no GPUs to check");
+}
+
+ng_gpu_readings_run ng_check_readings_run(const struct ng_gpu_check_result *c, bool judged)
+{
+	return (ng_gpu_readings_run){.judged = judged, .nvml_answered = c->nvml_answered,
+	                             .from_dump = c->smi_file != NULL, .timed_out = c->timed_out};
 }
 
 /* ---- the public entry (flow/gpu_check.h) ------------------------------- */

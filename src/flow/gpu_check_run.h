@@ -21,6 +21,7 @@
 #include "flow/ctx.h"
 #include "parse/job_gpus.h"
 #include "judge/gpu_health.h"
+#include "flow/gpu_readings.h"
 #include "land/slurm.h"
 #include "store/store.h"
 
@@ -84,9 +85,13 @@ struct ng_gpu_check_result {
 	ng_slurm_result slurm;
 	char land_error[512];
 	bool input_error; /* the --from-nvidia-smi file is unusable: nothing ran (why says why) */
+	bool judged;      /* the rules ran: the readings kept say so */
 };
 
 const char *ng_check_mode_name(ng_check_mode m);
+/* What the run knew beside its snapshot, for the outcome and the readings
+ * kept (flow/gpu_readings.h). */
+ng_gpu_readings_run ng_check_readings_run(const struct ng_gpu_check_result *c, bool judged);
 /* CLOCK_MONOTONIC, in seconds: the deadline's clock (collect/bounded.h). */
 #define ng_check_now ng_monotonic_now
 /* Adds one line to the run's notes (what was not checked, and why): they

@@ -11,6 +11,8 @@
 #include "collect/identity.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "core/policy_digest.h"
+#include "core/policy_json.h"
 #include "flow/probation.h"
 
 /* ---- the store (optional) --------------------------------------------------------- */
@@ -360,9 +362,20 @@ static void store_child(int wfd, const struct ng_gpu_check_result *c, const void
 	free(inv);
 	if (rc == 0 && !c->smi_file)
 		rc = ng_store_put_kmsg_marks(st, host, c->new_marks, c->n_new_marks, now, &err);
+	/* What the rules judged from, under which policy: a replay judges the
+	 * check again from these (flow/gpu_readings.h). Readings that cannot
+	 * be written leave the run without them, as runs from before were. */
+	char digest[NG_POLICY_DIGEST_LEN];
+	ng_policy_digest(&c->ctx.policy, digest);
+	char *policy_text = rc == 0 ? ng_policy_to_text(&c->ctx.policy) : NULL;
+	char *readings = rc == 0 && c->snap ? ng_gpu_readings_text(c->snap, c->history, c->n_history,
+	                                                           ng_check_readings_run(c, c->judged))
+	                                    : NULL;
 	if (rc == 0)
-		rc = ng_store_put_gpu_check_run(st, host, ng_check_mode_name(c->mode), c->outcome, now,
-		                                c->why, &err);
+		rc = ng_store_put_gpu_check_run_readings(st, host, ng_check_mode_name(c->mode), c->outcome,
+		                                         now, c->why, digest, policy_text, readings, &err);
+	free(policy_text);
+	free(readings);
 	if (rc == 0 && c->snap &&
 	    ng_shadow_gpu_check(st, &(ng_shadow_gpu){host, ng_check_mode_name(c->mode), now, c->snap,
 	                                             c->history, c->n_history, c->drain}, &err) < 0) {

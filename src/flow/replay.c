@@ -10,6 +10,8 @@
 #include "core/verdict.h"
 #include "flow/redecide.h"
 #include "flow/replay.h"
+#include "flow/replay_gate.h"
+#include "flow/replay_gpu.h"
 #include "flow/replay_model.h"
 #include "store/policies.h"
 #include "store/report_queries.h"
@@ -28,8 +30,13 @@ struct walk {
 	char proposed_digest[NG_POLICY_DIGEST_LEN];
 	struct own *own;
 	size_t n_own, cap_own;
-	/* scratch for one run's results */
-	ng_admit_result *res, *work;
+	/* scratch for one run's results: as the run's own policy and as the
+	 * proposed one see them (the gate's verdicts may differ), and the
+	 * verdict line of each */
+	ng_admit_result *res, *res_prop, *work;
+	size_t *line_of;
+	ng_replay_gate *gate;
+	ng_store *st;
 	ng_admit_line *cur_line, *prop_line;
 	size_t cap;
 	ng_replay_model *m;
@@ -102,6 +109,15 @@ static const struct own *own_policy(struct walk *w, const char *digest)
 	return o;
 }
 
+/* The policy a GPU check names, for flow/replay_gpu.h. */
+static const ng_policy *own_of_check(void *arg, const char *digest, const char **why)
+{
+	struct walk *w = arg;
+	const struct own *o = own_policy(w, digest);
+	*why = w->oom ? NULL : o->why;
+	return o->pol;
+}
+
 static bool grow(struct walk *w, size_t n)
 {
 	if (n <= w->cap)
@@ -121,7 +137,13 @@ static bool grow(struct walk *w, size_t n)
 	ng_admit_line *b = a ? realloc(w->prop_line, cap * sizeof *b) : NULL;
 	if (b)
 		w->prop_line = b;
-	if (!b)
+	ng_admit_result *p = b ? realloc(w->res_prop, cap * sizeof *p) : NULL;
+	if (p)
+		w->res_prop = p;
+	size_t *li = p ? realloc(w->line_of, cap * sizeof *li) : NULL;
+	if (li)
+		w->line_of = li;
+	if (!li)
 		return false;
 	w->cap = cap;
 	return true;
@@ -147,6 +169,7 @@ static void results_of(struct walk *w, const ng_store_replay_decision *d, size_t
 				.establishing = !isfinite(l->baseline_median), .low_mode = NAN,
 				.baseline_cv = NAN,
 			};
+			w->line_of[k] = i;
 			k++;
 		}
 		if (pass == 0)
@@ -169,18 +192,35 @@ static int one_decision(const ng_store_replay_decision *d, void *arg)
 	results_of(w, d, &nf);
 	size_t nc = d->n_lines - nf;
 	const ng_policy *cur = own->pol, *prop = w->o->proposed;
+	memcpy(w->res_prop, w->res, d->n_lines * sizeof *w->res);
+	/* Where the gate reads a value the two policies differ in, the gate
+	 * judges each line again under each (flow/replay_gate.h). */
+	if (ng_replay_gate_needed(w->gate, cur))
+		for (size_t k = 0; k < d->n_lines; k++) {
+			ng_verdict vc, vp;
+			int r = ng_replay_gate_line(w->gate, w->st, d, &d->lines[w->line_of[k]], cur,
+			                            w->res[k].gate, &vc, &vp, w->err);
+			if (r < 0)
+				return -1;
+			if (r == 1) {
+				w->res[k].gate = vc;
+				w->res_prop[k].gate = vp;
+			}
+		}
 	ng_redecision rc = ng_redecide(w->res, nf, w->res + nf, nc, cur, w->work);
-	ng_redecision rp = ng_redecide(w->res, nf, w->res + nf, nc, prop, w->work);
+	ng_redecision rp = ng_redecide(w->res_prop, nf, w->res_prop + nf, nc, prop, w->work);
 	/* Each result under each policy, for the decisive metric. */
 	for (size_t i = 0; i < d->n_lines; i++) {
 		ng_admit_result r = w->res[i];
 		r.floor = ng_policy_floor(cur, r.metric);
 		w->cur_line[i] = ng_admit_judge_metric(&r, cur);
+		r = w->res_prop[i];
 		r.floor = ng_policy_floor(prop, r.metric);
 		w->prop_line[i] = ng_admit_judge_metric(&r, prop);
 	}
 	ng_replay_decided dd = {
-		.d = d, .cur = &rc, .prop = &rp, .results = w->res, .n_results = d->n_lines, .n_first = nf,
+		.d = d, .cur = &rc, .prop = &rp, .results = w->res, .results_proposed = w->res_prop,
+		.n_results = d->n_lines, .n_first = nf,
 		.cur_line = w->cur_line, .prop_line = w->prop_line, .own = cur, .proposed = prop,
 	};
 	int rv = ng_replay_model_add(m, &dd);
@@ -194,11 +234,15 @@ int ng_flow_replay(const ng_ctx *ctx, const ng_replay_opts *o, cJSON **out, ng_e
 		return ng_fail_as(err, NG_ERR_STORE, "a replay reads the store: name one");
 	int64_t now = ng_ctx_now(ctx);
 	int64_t since = now - (int64_t)o->days * 86400;
-	struct walk w = {.o = o, .err = err};
+	struct walk w = {.o = o, .err = err, .st = ctx->store, .gate = ng_replay_gate_new(o->proposed)};
 	ng_policy_digest(o->proposed, w.proposed_digest);
-	ng_replay_model *m = ng_replay_model_new(o, w.proposed_digest, since, now, &ctx->policy);
-	if (!m)
+	ng_replay_model *m = w.gate ? ng_replay_model_new(o, w.proposed_digest, since, now,
+	                                                  &ctx->policy)
+	                            : NULL;
+	if (!m) {
+		ng_replay_gate_free(w.gate);
 		return ng_fail(err, "out of memory");
+	}
 	w.m = m;
 	/* One snapshot: the decisions, the policies and what came after them
 	 * are read as of the same moment. */
@@ -208,7 +252,12 @@ int ng_flow_replay(const ng_ctx *ctx, const ng_replay_opts *o, cJSON **out, ng_e
 	if (rc == 0)
 		rc = ng_store_replay_decisions(ctx->store, since, o->class_key, one_decision, &w, err);
 	if (rc == 0)
-		rc = ng_replay_model_finish(m, ctx->store, since, err);
+		rc = ng_replay_model_finish(m, ctx->store, err);
+	cJSON *doc = rc == 0 ? ng_replay_model_take(m) : NULL;
+	if (rc == 0 && ng_replay_gate_report(w.gate, doc) < 0)
+		rc = ng_fail(err, "out of memory");
+	if (rc == 0)
+		rc = ng_replay_gpu_checks(ctx->store, o, since, &ctx->policy, own_of_check, &w, doc, err);
 	ng_store_read_end(ctx->store);
 	for (size_t i = 0; i < w.n_own; i++) {
 		free(w.own[i].body);
@@ -219,8 +268,13 @@ int ng_flow_replay(const ng_ctx *ctx, const ng_replay_opts *o, cJSON **out, ng_e
 	free(w.work);
 	free(w.cur_line);
 	free(w.prop_line);
+	free(w.res_prop);
+	free(w.line_of);
+	ng_replay_gate_free(w.gate);
 	if (rc == 0)
-		*out = ng_replay_model_take(m);
+		*out = doc;
+	else
+		cJSON_Delete(doc);
 	ng_replay_model_free(m);
 	return rc < 0 ? -1 : 0;
 }

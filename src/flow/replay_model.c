@@ -8,6 +8,7 @@
 
 #include "core/strbuf.h"
 #include "core/verdict.h"
+#include "flow/replay_gate.h"
 #include "flow/replay_model.h"
 
 #define DAY 86400
@@ -179,8 +180,9 @@ static void note_differences(ng_replay_model *m, const ng_policy *a, const ng_po
 		m->compared[m->n_compared++] = a;
 	ng_strbuf x = {0}, y = {0};
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
-		/* health.*: the GPU checks' own account (gpu_checks()) */
-		if (m->differs[i] || i == NG_P_FLAG_FRACTION ||
+		/* health.*: the GPU checks' own account (flow/replay_gpu.h); what
+		 * the gate reads, the gate's (flow/replay_gate.h) */
+		if (m->differs[i] || i == NG_P_FLAG_FRACTION || ng_replay_gate_reads(i) ||
 		    strncmp(ng_policy_param_name(i), "health.", 7) == 0)
 			continue;
 		ng_strbuf_reset(&x);
@@ -248,6 +250,7 @@ static cJSON *changed_entry(const ng_replay_decided *dd)
 	add_number(x, "floor_current", ng_policy_floor(dd->own, r->metric));
 	add_number(x, "floor_proposed", ng_policy_floor(dd->proposed, r->metric));
 	cJSON_AddStringToObject(x, "gate", ng_verdict_name(r->gate));
+	cJSON_AddStringToObject(x, "gate_proposed", ng_verdict_name(dd->results_proposed[k].gate));
 	cJSON_AddStringToObject(x, "status_current", ng_admit_metric_status_name(dd->cur_line[k].status));
 	cJSON_AddStringToObject(x, "status_proposed",
 	                        ng_admit_metric_status_name(dd->prop_line[k].status));
@@ -346,65 +349,6 @@ static int later_of(ng_store *st, cJSON *e, struct later_counts *lc, ng_err *err
 	return 0;
 }
 
-struct gpu_counts {
-	int64_t runs, drained;
-	cJSON *modes;
-};
-
-static int gpu_row(const char *mode, const char *outcome, int64_t n, void *arg)
-{
-	struct gpu_counts *g = arg;
-	bool drain = strcmp(outcome, "degraded") == 0 || strcmp(outcome, "fatal") == 0;
-	g->runs += n;
-	g->drained += drain ? n : 0;
-	cJSON *mo = cJSON_GetObjectItem(g->modes, mode);
-	if (!mo)
-		mo = cJSON_AddObjectToObject(g->modes, mode);
-	cJSON_AddNumberToObject(mo, outcome, (double)n);
-	return 0;
-}
-
-/* GPU checks keep what they found, not the readings they judged, nor the
- * policy that judged them: they are decided again only where the proposed
- * health rules are the enforcing policy's. */
-static int gpu_checks(ng_replay_model *m, ng_store *st, int64_t since, cJSON *summary, ng_err *err)
-{
-	cJSON *g = cJSON_AddObjectToObject(m->doc, "gpu_checks");
-	struct gpu_counts c = {.modes = cJSON_AddObjectToObject(g, "by_mode")};
-	if (ng_store_gpu_check_counts(st, since, gpu_row, &c, err) < 0)
-		return -1;
-	cJSON *diff = cJSON_CreateArray();
-	ng_strbuf x = {0}, y = {0};
-	for (size_t i = 0; i < ng_policy_param_count(); i++) {
-		if (strncmp(ng_policy_param_name(i), "health.", 7) != 0)
-			continue;
-		ng_strbuf_reset(&x);
-		ng_strbuf_reset(&y);
-		ng_policy_param_value(m->enforcing, i, &x);
-		ng_policy_param_value(m->o->proposed, i, &y);
-		if (strcmp(x.s ? x.s : "", y.s ? y.s : "") != 0)
-			cJSON_AddItemToArray(diff, cJSON_CreateString(ng_policy_param_name(i)));
-	}
-	ng_strbuf_free(&x);
-	ng_strbuf_free(&y);
-	bool same = cJSON_GetArraySize(diff) == 0;
-	cJSON_AddNumberToObject(g, "runs", (double)c.runs);
-	cJSON_AddNumberToObject(g, "drained", (double)c.drained);
-	cJSON_AddBoolToObject(g, "replayed", same);
-	cJSON_AddItemToObject(g, "health_values_differ", diff);
-	cJSON_AddStringToObject(g, "why", same ? "the proposed health rules are the enforcing "
-	                        "policy's: the same checks drain the same GPUs"
-	                        : "a GPU check keeps what it found, not the readings it judged: "
-	                          "run the health rules in shadow to count what they would drain");
-	cJSON *dr = cJSON_AddObjectToObject(summary, "drained");
-	cJSON_AddNumberToObject(dr, "current", (double)c.drained);
-	if (same)
-		cJSON_AddNumberToObject(dr, "proposed", (double)c.drained);
-	else
-		cJSON_AddNullToObject(dr, "proposed");
-	return 0;
-}
-
 static void day_text(int64_t day, char out[16])
 {
 	time_t t = (time_t)(day * DAY);
@@ -470,7 +414,7 @@ static cJSON *counts(const int64_t *cur, const int64_t *prop, const int64_t *rec
 	return o;
 }
 
-int ng_replay_model_finish(ng_replay_model *m, ng_store *st, int64_t since, ng_err *err)
+int ng_replay_model_finish(ng_replay_model *m, ng_store *st, ng_err *err)
 {
 	cJSON *doc = m->doc = cJSON_CreateObject();
 	if (!doc)
@@ -519,8 +463,6 @@ int ng_replay_model_finish(ng_replay_model *m, ng_store *st, int64_t since, ng_e
 		cJSON_AddNumberToObject(o, "quarantines_removed", (double)c->removed);
 		cJSON_AddItemToObject(o, "summary", counts(c->cur, c->prop, c->rec));
 	}
-	if (gpu_checks(m, st, since, summary, err) < 0)
-		return -1;
 
 	cJSON *un = cJSON_AddObjectToObject(doc, "not_replayed");
 	cJSON_AddNumberToObject(un, "runs", (double)m->n_unreplayed);

@@ -16,7 +16,8 @@ typedef struct ng_replay_model ng_replay_model;
 typedef struct {
 	const ng_store_replay_decision *d;
 	const ng_redecision *cur, *prop;
-	const ng_admit_result *results;
+	const ng_admit_result *results;          /* as the run's own policy sees them */
+	const ng_admit_result *results_proposed; /* the same, the gate judged under the proposed */
 	size_t n_results, n_first;
 	const ng_admit_line *cur_line, *prop_line;
 	const ng_policy *own, *proposed;
@@ -28,9 +29,9 @@ ng_replay_model *ng_replay_model_new(const ng_replay_opts *o, const char *propos
 int ng_replay_model_unreplayed(ng_replay_model *m, const ng_store_replay_decision *d,
                                const char *why);
 int ng_replay_model_add(ng_replay_model *m, const ng_replay_decided *dd);
-/* After the walk: what later happened to the changed nodes, the GPU
- * checks, the shadow run and the peak day. */
-int ng_replay_model_finish(ng_replay_model *m, ng_store *st, int64_t since, ng_err *err);
+/* After the walk: what later happened to the changed nodes and the peak
+ * day (the GPU checks are flow/replay_gpu.h's). */
+int ng_replay_model_finish(ng_replay_model *m, ng_store *st, ng_err *err);
 cJSON *ng_replay_model_take(ng_replay_model *m);
 void ng_replay_model_free(ng_replay_model *m);
 

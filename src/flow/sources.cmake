@@ -27,6 +27,7 @@ set(NG_FLOW_SOURCES
   gpu_check_store.c
   gpu_check_xid.c
   gpu_forget.c
+  gpu_readings.c
   ingest.c
   lemon.c
   policy_history.c
@@ -37,6 +38,8 @@ set(NG_FLOW_SOURCES
   redecide.c
   release.c
   replay.c
+  replay_gate.c
+  replay_gpu.c
   replay_model.c
   report_model.c
   report_model_fr.c

@@ -225,6 +225,41 @@ int ng_store_put_gpu_check_run(ng_store *st, const char *node, const char *mode,
 	                 "tttit", node, mode, outcome, at, reason ? reason : "");
 }
 
+struct put_run {
+	const char *node, *mode, *outcome, *reason, *policy, *policy_text, *readings;
+	int64_t at;
+};
+
+static int put_run(ng_store *st, void *arg, ng_err *err)
+{
+	const struct put_run *a = arg;
+	int64_t id;
+	if (ng_q_int64(st, err, &id,
+	               "INSERT INTO gpu_check_runs (node, mode, outcome, at, reason)"
+	               " VALUES (?, ?, ?, ?, ?) RETURNING id",
+	               "tttit", a->node, a->mode, a->outcome, a->at, a->reason ? a->reason : "") != 1)
+		return -1;
+	if (!a->readings)
+		return 0;
+	if (a->policy_text && ng_q_exec(st, err,
+	                                "INSERT INTO policies (digest, body, first_seen) VALUES (?, ?, ?)"
+	                                " ON CONFLICT (digest) DO NOTHING",
+	                                "tti", a->policy, a->policy_text, a->at) < 0)
+		return -1;
+	return ng_q_exec(st, err,
+	                 "INSERT INTO gpu_check_readings (check_id, policy, body) VALUES (?, ?, ?)",
+	                 "itt", id, a->policy ? a->policy : "", a->readings);
+}
+
+int ng_store_put_gpu_check_run_readings(ng_store *st, const char *node, const char *mode,
+                                        const char *outcome, int64_t at, const char *reason,
+                                        const char *policy, const char *policy_text,
+                                        const char *readings, ng_err *err)
+{
+	struct put_run a = {node, mode, outcome, reason, policy, policy_text, readings, at};
+	return ng_store_tx(st, put_run, &a, err);
+}
+
 struct forget_gpu {
 	const char *node, *uuid, *actor, *detail;
 	int64_t at;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "store/policies.h"
 #include "store/store_internal.h"
 
@@ -265,6 +266,7 @@ int ng_store_promote_policy(ng_store *st, const char *digest, const char *body, 
 struct line_copy {
 	char stage[16], domain[32], metric[128], unit[24], gate[32], status[24];
 	double value, baseline_median, floor;
+	int64_t record_id;
 };
 
 struct decision_copy {
@@ -284,7 +286,7 @@ static int deliver(struct decision_copy *c, int (*fn)(const ng_store_replay_deci
 		c->view[i] = (ng_store_replay_line){
 			.stage = l->stage, .domain = l->domain, .metric = l->metric, .unit = l->unit,
 			.value = l->value, .baseline_median = l->baseline_median, .floor = l->floor,
-			.gate_verdict = l->gate, .status = l->status,
+			.gate_verdict = l->gate, .status = l->status, .record_id = l->record_id,
 		};
 	}
 	ng_store_replay_decision d = {
@@ -304,7 +306,7 @@ int ng_store_replay_decisions(ng_store *st, int64_t since, const char *class_key
 	ng_sql_stmt *q = ng_q(st, err,
 	                      "SELECT d.id, d.run_id, d.node, d.node_name, d.class, d.software, d.outcome,"
 	                      " d.at, d.policy, v.stage, v.domain, v.metric, v.unit, v.value,"
-	                      " v.baseline_median, v.floor, v.gate_verdict, v.status"
+	                      " v.baseline_median, v.floor, v.gate_verdict, v.status, v.record_id"
 	                      " FROM decisions d LEFT JOIN verdicts v ON v.node = d.node AND v.at = d.at"
 	                      " AND v.run_id = d.run_id WHERE d.at >= ? AND (? = '' OR d.class = ?)"
 	                      " ORDER BY d.at, d.id, v.id",
@@ -354,6 +356,7 @@ int ng_store_replay_decisions(ng_store *st, int64_t since, const char *class_key
 		l->floor = ng_q_double(q, 15);
 		ng_q_text(q, 16, l->gate, sizeof l->gate);
 		ng_q_text(q, 17, l->status, sizeof l->status);
+		l->record_id = ng_sql_column_int64(q, 18);
 	}
 	if (!stop && r == 0 && c.id >= 0)
 		stop = deliver(&c, fn, arg);
@@ -413,4 +416,136 @@ int ng_store_gpu_check_counts(ng_store *st, int64_t since,
 		stop = fn(text(q, 0), text(q, 1), ng_sql_column_int64(q, 2), arg);
 	ng_sql_finalize(q);
 	return stop ? stop : r < 0 ? -1 : 0;
+}
+
+int ng_store_replay_gpu_checks(ng_store *st, int64_t since,
+                               int (*fn)(const ng_store_replay_gpu_check *c, void *arg),
+                               void *arg, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT r.id, r.at, r.node, r.mode, r.outcome, r.reason, g.policy, g.body,"
+	                      " ns.class, nn.name FROM gpu_check_runs r"
+	                      " LEFT JOIN gpu_check_readings g ON g.check_id = r.id"
+	                      " LEFT JOIN node_states ns ON ns.node = r.node"
+	                      " LEFT JOIN node_names nn ON nn.node = r.node"
+	                      " WHERE r.at >= ? ORDER BY r.at, r.id",
+	                      "i", since);
+	if (!q)
+		return -1;
+	int r, stop = 0;
+	while (!stop && (r = ng_sql_step(q, err)) == 1) {
+		ng_store_replay_gpu_check c = {
+			.id = ng_sql_column_int64(q, 0), .at = ng_sql_column_int64(q, 1),
+			.node = text(q, 2), .mode = text(q, 3), .outcome = text(q, 4), .reason = text(q, 5),
+			.policy = ng_sql_column_text(q, 6), .readings = ng_sql_column_text(q, 7),
+			.class_key = text(q, 8), .node_name = text(q, 9),
+		};
+		if (!c.readings)
+			c.policy = NULL;
+		stop = fn(&c, arg);
+	}
+	ng_sql_finalize(q);
+	return stop ? stop : r < 0 ? -1 : 0;
+}
+
+int ng_store_record_body(ng_store *st, int64_t id, ng_strbuf *out, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err, "SELECT body FROM records WHERE id = ?", "i", id);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	ng_strbuf_reset(out);
+	if (r == 1) {
+		ng_strbuf_adds(out, text(q, 0));
+		if (out->oom)
+			r = ng_fail(err, "out of memory");
+	}
+	ng_sql_finalize(q);
+	return r;
+}
+
+int ng_store_baseline_as_of(ng_store *st, const char *class_key, const char *software,
+                            const char *metric, int64_t at, double median, double *cv,
+                            char *metric_out, size_t metric_cap, char *unit_out, size_t unit_cap,
+                            ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT cv, metric, unit FROM baselines WHERE class = ? AND software = ?"
+	                      " AND metric = ? AND built_at <= ? AND median = ?"
+	                      " ORDER BY built_at DESC, id DESC LIMIT 1",
+	                      "tttid", class_key, software ? software : "", metric, at, median);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1) {
+		*cv = ng_q_double(q, 0);
+		ng_q_text(q, 1, metric_out, metric_cap);
+		ng_q_text(q, 2, unit_out, unit_cap);
+	}
+	ng_sql_finalize(q);
+	return r;
+}
+
+int ng_store_cohort_as_of(ng_store *st, const char *class_key, const char *software,
+                          const char *metric, const char *exclude_node, int64_t before_id,
+                          int64_t since, double median, double **drops, size_t *n, ng_err *err)
+{
+	*drops = NULL;
+	*n = 0;
+	/* Each node's newest first: the first row of a node is its cohort run. */
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT node, samples FROM records WHERE class = ? AND software = ?"
+	                      " AND metric = ? AND node <> ? AND n_samples > 0 AND id < ?"
+	                      " AND taken_at >= ? ORDER BY node, taken_at DESC, id DESC",
+	                      "ttttii", class_key, software ? software : "", metric, exclude_node,
+	                      before_id, since);
+	if (!q)
+		return -1;
+	char last[256] = "";
+	size_t cap = 0;
+	double *work = NULL;
+	size_t work_cap = 0;
+	int r;
+	while ((r = ng_sql_step(q, err)) == 1) {
+		const char *node = text(q, 0);
+		if (*n && strcmp(node, last) == 0)
+			continue;
+		ng_copy(last, sizeof last, node);
+		size_t len;
+		const void *blob = ng_sql_column_blob(q, 1, &len);
+		size_t k = len / sizeof(double);
+		if (!k)
+			continue;
+		if (k > work_cap) {
+			double *w = realloc(work, k * sizeof *w);
+			if (!w) {
+				r = ng_fail(err, "out of memory");
+				break;
+			}
+			work = w;
+			work_cap = k;
+		}
+		/* A blob's bytes may sit anywhere: copied before they are read as doubles. */
+		memcpy(work, blob, k * sizeof(double));
+		if (*n == cap) {
+			size_t c2 = cap ? cap * 2 : 64;
+			double *d = realloc(*drops, c2 * sizeof *d);
+			if (!d) {
+				r = ng_fail(err, "out of memory");
+				break;
+			}
+			*drops = d;
+			cap = c2;
+		}
+		(*drops)[(*n)++] = 1.0 - ng_np_median_inplace(work, k) / median;
+	}
+	ng_sql_finalize(q);
+	free(work);
+	if (r < 0) {
+		free(*drops);
+		*drops = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
 }

@@ -85,6 +85,7 @@ typedef struct {
 	const char *stage, *domain, *metric, *unit;
 	double value, baseline_median, floor;
 	const char *gate_verdict, *status;
+	int64_t record_id; /* the record the gate judged; 0 when the line names none */
 } ng_store_replay_line;
 
 typedef struct {
@@ -119,5 +120,43 @@ int ng_store_node_after(ng_store *st, const char *node, const char *name, int64_
 int ng_store_gpu_check_counts(ng_store *st, int64_t since,
                               int (*fn)(const char *mode, const char *outcome, int64_t n, void *arg),
                               void *arg, ng_err *err);
+
+/* What a replay needs to run the gate again on one verdict line: */
+/* the record's body as stored (into out): 1, 0 when it is not in the store. */
+int ng_store_record_body(ng_store *st, int64_t id, ng_strbuf *out, ng_err *err);
+/* The class baseline a run judged against: the newest of the key built at
+ * or before `at` whose median is `median` (the verdict line keeps the
+ * median, not the baseline): 1 with its cv, metric and unit; 0 when there
+ * is none. */
+int ng_store_baseline_as_of(ng_store *st, const char *class_key, const char *software,
+                            const char *metric, int64_t at, double median, double *cv,
+                            char *metric_out, size_t metric_cap, char *unit_out, size_t unit_cap,
+                            ng_err *err);
+/* The cohort the gate read for a run, as it stood then: for each other
+ * node of the class, its newest record with samples of (class, software,
+ * metric) among those stored before record `before_id` (cohort_runs as it
+ * was), taken at or after since; as drops against median (*drops
+ * malloc'd). */
+int ng_store_cohort_as_of(ng_store *st, const char *class_key, const char *software,
+                          const char *metric, const char *exclude_node, int64_t before_id,
+                          int64_t since, double median, double **drops, size_t *n, ng_err *err);
+
+/* A GPU check run of the window with what it judged from (schema 13), for
+ * a replay that judges it again: policy and readings are NULL for a run
+ * whose readings were not kept (written before schema 13, or the readings
+ * could not be written). class_key is the node's class as its admission
+ * last kept it ("" when none), node_name its scheduler name ("" when not
+ * known). Valid during the call only. */
+typedef struct {
+	int64_t id, at;
+	const char *node, *node_name, *class_key, *mode, *outcome, *reason;
+	const char *policy, *readings;
+} ng_store_replay_gpu_check;
+
+/* GPU check runs at or after since, oldest first; fn non-zero stops and is
+ * returned. */
+int ng_store_replay_gpu_checks(ng_store *st, int64_t since,
+                               int (*fn)(const ng_store_replay_gpu_check *c, void *arg),
+                               void *arg, ng_err *err);
 
 #endif

@@ -205,6 +205,13 @@ static const char *const migrations[] = {
 	 * a baseline's drift under its pinned one (nothing declined; someone is
 	 * told). Events from before are the breaker's. */
 	"ALTER TABLE fleet_events ADD COLUMN kind TEXT NOT NULL DEFAULT 'breaker';",
+	/* 14: what each GPU check judged from (flow/gpu_readings.h): the
+	 * fields of each GPU its rules read, the Xid lines it counted and the
+	 * earlier counters its rates were taken against, with the policy that
+	 * judged them, so a replay judges the check again. Runs from before
+	 * have none: a replay says so. */
+	"CREATE TABLE IF NOT EXISTS gpu_check_readings (check_id {INT} PRIMARY KEY,"
+	" policy TEXT NOT NULL, body TEXT NOT NULL);",
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

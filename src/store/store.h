@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 13
+#define NG_STORE_SCHEMA_VERSION 14
 
 typedef struct ng_store ng_store;
 
@@ -451,6 +451,14 @@ int ng_store_put_kmsg_marks(ng_store *st, const char *node, const ng_store_kmsg_
  * once, never as healthy nodes. */
 int ng_store_put_gpu_check_run(ng_store *st, const char *node, const char *mode,
                                const char *outcome, int64_t at, const char *reason, ng_err *err);
+/* The same, with what the check judged from (schema 13): readings is the
+ * text flow/gpu_readings.h writes, policy the digest of the policy that
+ * judged them, and policy_text its text, kept under the digest when the
+ * store has none yet. readings NULL keeps none. One transaction. */
+int ng_store_put_gpu_check_run_readings(ng_store *st, const char *node, const char *mode,
+                                        const char *outcome, int64_t at, const char *reason,
+                                        const char *policy, const char *policy_text,
+                                        const char *readings, ng_err *err);
 
 /* ---- the audit log -------------------------------------------------------------- */
 

@@ -186,6 +186,23 @@ def test_runs_without_their_policy_text_are_not_replayed(t):
           "the summary counts only what was replayed")
 
 
+def test_gate_lines_without_a_record_say_why(t):
+    # fleetgen writes verdict lines that name no record: the gate's input
+    # was never kept, so a gate value that differs cannot be judged again.
+    # Each line keeps its recorded verdict, and the replay says why.
+    pol = json.load(open(t.policy))
+    pol.setdefault("gate", {})["warn"] = 0.04
+    path = t.file("gate-warn.json", json.dumps(pol))
+    r = t.replay(path, "--days", "9")
+    g = r["gate"]
+    why = {e["reason"]: e["lines"] for e in g["not_rerun"]["by_reason"]}
+    check(g["re_evaluated"] and g["values_differ"] == ["gate.warn"] and g["rerun"] == 0
+          and why == {"no_record": g["lines"]} and g["lines"] > 2000,
+          f"every line named as not judged again: {g['lines']} lines, {why}")
+    check(r["changed_count"] == 0 and "gate.warn" not in r["not_re_evaluated"],
+          f"the recorded verdicts stand: {r['changed_count']}")
+
+
 def test_bad_proposed_policy_is_refused_as_policy_refuses_it(t):
     bad = t.file("bad.json", '{"admission": {"flag_fraktion": 0.9}}')
     p = t.ng("policy", "replay", "--policy", bad, ok=(2,))
@@ -285,9 +302,10 @@ def test_health_rule_in_shadow_drains_nothing_and_counts(t):
     check(doc["shadow"]["would"][0]["rule"] == "rate.pcie_replays", "the report counts it")
     r = json.loads(t.ng("policy", "replay", "--policy", shadow, "--json", "--days", "30",
                         store=store, env=e).stdout)
-    g = r["gpu_checks"]
-    check(g["runs"] == 2 and not g["replayed"] and r["summary"]["drained"]["proposed"] is None,
-          f"a replay does not pretend to judge GPU checks again: {g}")
+    g, d = r["gpu_checks"], r["summary"]["drained"]
+    check(g["runs"] == 2 and g["rejudged"] == 2 and d["current"] == 0 and d["proposed"] == 1,
+          f"a replay judges the checks again from their readings, as the shadow did: {g}")
+    check(g["by_mode"]["epilog"]["transitions"] == {"ok->degraded": 1}, f"{g['by_mode']}")
     t.ng("policy", "shadow", "clear", "--reason", "seen enough", store=store, env=e)
     s = json.loads(t.ng("policy", "shadow", "--json", store=store, env=e).stdout)
     check(s["policy"] is None, "cleared")
