@@ -14,7 +14,9 @@
  *                       mount options, shared-service mounts, the page cache
  *   evidence_fabric.c   every InfiniBand/RoCE port's state, rate and error
  *                       counters, each HCA's NUMA node, the transport the
- *                       environment selects (NCCL_IB_HCA, NCCL_SOCKET_IFNAME...)
+ *                       environment selects (NCCL_IB_HCA, NCCL_SOCKET_IFNAME...);
+ *                       each counter's change since the node's earlier read
+ *                       (ng_evidence_fabric_since, from the store)
  * Files are read under a root (tests plant them); NVML through collect/nvml.c
  * (the synthetic NVML in tests). Never a shell, never a decision: what a file
  * or call could not give is listed under "unreadable". */
@@ -38,6 +40,16 @@ cJSON *ng_evidence_compute(const ng_evidence_opts *o);
 cJSON *ng_evidence_memory(const ng_evidence_opts *o);
 cJSON *ng_evidence_storage(const ng_evidence_opts *o);
 cJSON *ng_evidence_fabric(const ng_evidence_opts *o);
+/* Marks each port's error counters in ev (ng_evidence_fabric's) with
+ * their change since previous, an earlier capture of the node's fabric
+ * evidence ({"run_id", "captured_at", "evidence"}, store/probation.h): ev
+ * gains "previous_read" {"run_id", "captured_at"} and each port
+ * "counters_since_previous" {name: change}; a counter lower than before
+ * (the HCA was reset or replaced) is named in the port's "counters_reset"
+ * instead, and a port the earlier read did not have says so in
+ * "previous_port": "absent". Pure: JSON in, JSON out. Nothing happens when
+ * previous is NULL or not fabric evidence. */
+void ng_evidence_fabric_since(cJSON *ev, const cJSON *previous);
 /* The collector of a domain by name; NULL for a domain that has none. */
 cJSON *ng_evidence_collect(const char *domain, const ng_evidence_opts *o);
 /* Whether ng_evidence_collect has a collector for the domain. */

@@ -44,3 +44,69 @@ cJSON *ng_evidence_fabric(const ng_evidence_opts *o)
 	}
 	return ev;
 }
+
+static const cJSON *port_in(const cJSON *ports, const char *hca, double port)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, ports)
+	{
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(p, "hca");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "port");
+		if (cJSON_IsString(h) && strcmp(h->valuestring, hca) == 0 && cJSON_IsNumber(n) &&
+		    n->valuedouble == port)
+			return p;
+	}
+	return NULL;
+}
+
+static const cJSON *ports_of(const cJSON *ev)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ev, "ib"),
+	                                        "ports");
+}
+
+void ng_evidence_fabric_since(cJSON *ev, const cJSON *previous)
+{
+	const cJSON *pev = cJSON_GetObjectItemCaseSensitive(previous, "evidence");
+	const cJSON *dom = cJSON_GetObjectItemCaseSensitive(pev, "domain");
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(previous, "run_id");
+	const cJSON *at = cJSON_GetObjectItemCaseSensitive(previous, "captured_at");
+	if (!cJSON_IsObject(ev) || !cJSON_IsString(dom) || strcmp(dom->valuestring, "fabric") != 0 ||
+	    !cJSON_IsString(run) || !cJSON_IsNumber(at))
+		return;
+	cJSON *pr = cJSON_AddObjectToObject(ev, "previous_read");
+	cJSON_AddStringToObject(pr, "run_id", run->valuestring);
+	cJSON_AddNumberToObject(pr, "captured_at", at->valuedouble);
+	const cJSON *before = ports_of(pev);
+	cJSON *p;
+	cJSON_ArrayForEach(p, ports_of(ev))
+	{
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(p, "hca");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "port");
+		const cJSON *was = cJSON_IsString(h) && cJSON_IsNumber(n)
+		                       ? port_in(before, h->valuestring, n->valuedouble)
+		                       : NULL;
+		if (!was) {
+			cJSON_AddStringToObject(p, "previous_port", "absent");
+			continue;
+		}
+		const cJSON *old = cJSON_GetObjectItemCaseSensitive(was, "counters");
+		cJSON *since = cJSON_CreateObject(), *reset = cJSON_CreateArray();
+		const cJSON *c;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(p, "counters"))
+		{
+			const cJSON *o = c->string ? cJSON_GetObjectItemCaseSensitive(old, c->string) : NULL;
+			if (!cJSON_IsNumber(c) || !cJSON_IsNumber(o))
+				continue; /* not read both times: no change to tell */
+			if (c->valuedouble < o->valuedouble)
+				cJSON_AddItemToArray(reset, cJSON_CreateString(c->string));
+			else
+				cJSON_AddNumberToObject(since, c->string, c->valuedouble - o->valuedouble);
+		}
+		cJSON_AddItemToObject(p, "counters_since_previous", since);
+		if (cJSON_GetArraySize(reset))
+			cJSON_AddItemToObject(p, "counters_reset", reset);
+		else
+			cJSON_Delete(reset);
+	}
+}

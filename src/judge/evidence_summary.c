@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct out {
 	char (*lines)[NG_SUMMARY_LINE];
@@ -161,21 +162,56 @@ static void storage(struct out *o, const cJSON *ev)
 		say(o, "the target's file system is mounted sync");
 }
 
+/* "the read of 2026-12-01 03:00 UTC (run R)": when the earlier read was. */
+static void earlier_read(const cJSON *ev, char *buf, size_t cap)
+{
+	const cJSON *pr = cJSON_GetObjectItemCaseSensitive(ev, "previous_read");
+	double at = num(pr, "captured_at");
+	const char *run = str(pr, "run_id");
+	time_t t = isnan(at) ? 0 : (time_t)at;
+	struct tm tm;
+	char when[32] = "?";
+	if (!isnan(at) && gmtime_r(&t, &tm))
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+	snprintf(buf, cap, "the read of %s (run %.60s)", when, run ? run : "?");
+}
+
 static void fabric(struct out *o, const cJSON *ev)
 {
+	char since[128];
+	earlier_read(ev, since, sizeof since);
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(
 				      cJSON_GetObjectItemCaseSensitive(ev, "ib"), "ports"))
 	{
 		const char *hca = str(p, "hca"), *state = str(p, "state");
+		hca = hca ? hca : "?";
 		int port = (int)num(p, "port");
 		if (state && strcmp(state, "ACTIVE") != 0)
-			say(o, "%s port %d: %s", hca ? hca : "?", port, state);
+			say(o, "%s port %d: %s", hca, port, state);
+		const cJSON *delta = cJSON_GetObjectItemCaseSensitive(p, "counters_since_previous");
+		const cJSON *reset = cJSON_GetObjectItemCaseSensitive(p, "counters_reset");
 		const cJSON *c;
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(p, "counters"))
-			if (cJSON_IsNumber(c) && c->valuedouble > 0 && c->string)
-				say(o, "%s port %d: %s counter %.0f", hca ? hca : "?", port, c->string,
-				    c->valuedouble);
+		{
+			if (!cJSON_IsNumber(c) || !c->string)
+				continue;
+			double d = num(delta, c->string);
+			if (!isnan(d) && d > 0)
+				say(o, "%s port %d: %s +%.0f since %s (now %.0f)", hca, port, c->string, d,
+				    since, c->valuedouble);
+			else if (c->valuedouble <= 0)
+				continue;
+			else if (!isnan(d))
+				say(o, "%s port %d: %s counter %.0f, unchanged since %s", hca, port,
+				    c->string, c->valuedouble, since);
+			else if (listed(reset, c->string))
+				say(o, "%s port %d: %s counter %.0f, reset since %s", hca, port, c->string,
+				    c->valuedouble, since);
+			else
+				say(o, "%s port %d: %s counter %.0f%s", hca, port, c->string, c->valuedouble,
+				    delta ? "" : " (no earlier read to compare)");
+		}
 	}
 }
 
