@@ -4,17 +4,21 @@
  * One collector per domain:
  *   evidence_compute.c  each GPU's processes, current, maximum and application
  *                       clocks, power draw and limit, temperature, clock event
- *                       reasons, ECC; this process's CPU affinity and cgroup;
+ *                       reasons, ECC, the kernel log's Xids since boot
+ *                       (evidence_xid.c); this process's CPU affinity and cgroup;
  *                       the CPU frequency governor
  *   evidence_memory.c   the diagnostic's error code and test (from the flagged
  *                       records), each GPU's ECC, retired pages and remapped
  *                       rows, the host's EDAC counters and HardwareCorrupted
  *   evidence_storage.c  /proc/diskstats twice (latency, queue and the other
  *                       I/O on each device between), the target's file system,
- *                       mount options, shared-service mounts, the page cache
+ *                       mount options, shared-service mounts, the page cache,
+ *                       each NFS mount's RPC retransmissions, timeouts and
+ *                       mean round-trip and execution time per operation
  *   evidence_fabric.c   every InfiniBand/RoCE port's state, rate and error
  *                       counters, each HCA's NUMA node, the transport the
  *                       environment selects (NCCL_IB_HCA, NCCL_SOCKET_IFNAME...);
+ *                       the GPUs' peer access (collect/nvml_p2p.h);
  *                       each counter's change since the node's earlier read
  *                       (ng_evidence_fabric_since, from the store)
  * Files are read under a root (tests plant them); NVML through collect/nvml.c
@@ -67,5 +71,9 @@ void ng_evidence_add_gpus(cJSON *ev, const ng_evidence_opts *o,
                           cJSON *(*one)(const ng_gpu_state *g), bool driver,
                           cJSON *unreadable);
 void ng_evidence_add_field(cJSON *obj, const char *key, const void *field);
+/* evidence_xid.c: ev's "xids_since_boot" {"count", "newest": [{"bus",
+ * "code", "at_s", "pid", "message"}], "cut"} from root's /dev/kmsg, or
+ * "/dev/kmsg" in unreadable. */
+void ng_evidence_add_xids(cJSON *ev, const char *root, cJSON *unreadable);
 
 #endif

@@ -7,6 +7,7 @@
 #include "collect/evidence.h"
 #include "collect/ib_ports.h"
 #include "collect/identity_read.h"
+#include "collect/nvml_p2p.h"
 
 /* The variables that pick NCCL's and UCX's transport and devices. */
 static const char *const selectors[] = {
@@ -17,10 +18,10 @@ static const char *const selectors[] = {
 cJSON *ng_evidence_fabric(const ng_evidence_opts *o)
 {
 	const char *root = ng_evidence_root(o);
-	cJSON *ev = cJSON_CreateObject();
+	cJSON *unreadable;
+	cJSON *ev = ng_evidence_begin("fabric", &unreadable);
 	if (!ev)
 		return NULL;
-	cJSON_AddStringToObject(ev, "domain", "fabric");
 	ng_err err;
 	cJSON *ports = ng_ib_ports_read(root, &err);
 	cJSON_AddItemToObject(ev, "ib", ports ? ports : cJSON_CreateNull());
@@ -42,6 +43,13 @@ cJSON *ng_evidence_fabric(const ng_evidence_opts *o)
 		if (v && strlen(v) < 256)
 			cJSON_AddStringToObject(sel, selectors[i], v);
 	}
+	/* Peer access: whether each pair of GPUs may read, write and use
+	 * atomics on the other directly (a BIOS's ACS or a driver's registry
+	 * key turns it off, and NCCL falls back to the host without a word). */
+	cJSON *p2p = ng_nvml_p2p_read(o ? o->nvml_lib : NULL, unreadable);
+	if (p2p)
+		cJSON_AddItemToObject(ev, "peer_access", p2p);
+	cJSON_AddItemToObject(ev, "unreadable", unreadable);
 	return ev;
 }
 
