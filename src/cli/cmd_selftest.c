@@ -26,6 +26,7 @@
 #include "cli/cmd.h"
 #include "cli/fabric.h"
 #include "cli/selftest_probation.h"
+#include "cli/selftest_queue.h"
 #include "cli/store_cli.h"
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
@@ -85,10 +86,13 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"release it, and run `nodegate epilog` as the end of a job: a healthy job\n"
 	"returns the node to admitted, one ending with an ECC fault opens its case\n"
 	"again, and a third quarantine in 30 days is a lemon that release refuses.\n"
+	"Queue cases run `nodegate admit --queue` against a stand-in scontrol\n"
+	"(nodegate-scontrol-synth beside the binary) holding one node in a file: a\n"
+	"healthy unscreened node gains ng_admitted, a slow one loses it.\n"
 	"\n"
 	"Landing is checked in dry-run: every run has --land none, and a row compares\n"
 	"what the landing would do (verdict, drain flag, drain reason) with the table;\n"
-	"no scontrol is run (NODEGATE_SCONTROL names a file that does not exist).\n"
+	"no real scontrol is run.\n"
 	"Everything happens in a fresh temporary directory with its own store and\n"
 	"policy; this machine's store, policy, kernel log, GPUs and Slurm are not used.\n",
 	.opts = selftest_opts,
@@ -589,6 +593,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	run_admission(&c);
 	ng_selftest_fabric(c.dir, c.self, c.policy, fabric_row, &c);
 	ng_selftest_probation(c.dir, c.self, c.policy, break_nvml ? broken_lib : c.lib, fabric_row, &c);
+	ng_selftest_queue(c.dir, c.self, c.policy, fabric_row, &c);
 
 	if (c.json) {
 		cJSON *doc = cJSON_CreateObject();

@@ -66,6 +66,7 @@ set(NG_CLI_SOURCES
   scenario_read.c
   selftest_fabric.c
   selftest_probation.c
+  selftest_queue.c
   store_cli.c
   util.c
 )

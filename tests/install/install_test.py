@@ -34,6 +34,7 @@ def main():
         shutil.move(first, moved)
         for rel in ("bin/nodegate", "lib/nodegate/libnodegate-nvml-synth.so",
                     "lib/nodegate/nodegate-fabric-synth",
+                    "lib/nodegate/nodegate-scontrol-synth",
                     "share/nodegate/scenarios/01-healthy.json",
                     "share/nodegate/examples/policy.json",
                     "share/nodegate/examples/npd/nodegate-gpu.json",
