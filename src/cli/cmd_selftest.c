@@ -159,6 +159,9 @@ static void base_env(const struct ctx *c)
 	ng_cli_unset_prefix("NODEGATE_");
 	snprintf(scontrol, sizeof scontrol, "%s/no-scontrol", c->dir);
 	setenv("NODEGATE_SCONTROL", scontrol, 1);
+	/* a probation's gang is read through sacct: none here either */
+	snprintf(scontrol, sizeof scontrol, "%s/no-sacct", c->dir);
+	setenv("NODEGATE_SACCT", scontrol, 1);
 	setenv("NODEGATE_KMSG", c->kmsg, 1);
 }
 

@@ -167,6 +167,10 @@ static void queue_case(struct qctx *c, const struct queue_case *k, const char *p
 		c->row(c->ctx, k->name, k->expected, got, "cannot write the planted run");
 		return;
 	}
+	/* the stand-in for these rows only: the others' scontrol is put back */
+	const char *was = getenv("NODEGATE_SCONTROL");
+	char before[PATH_MAX];
+	snprintf(before, sizeof before, "%s", was ? was : "");
 	setenv("NODEGATE_SCONTROL", c->synth, 1);
 	setenv("NODEGATE_SYNTH_SCONTROL", node, 1);
 	const char *ingest[] = {"--store", store, "ingest", "--accepted", peers, NULL};
@@ -201,7 +205,10 @@ static void queue_case(struct qctx *c, const struct queue_case *k, const char *p
 		else
 			snprintf(got, sizeof got, "%s", k->expected);
 	}
-	unsetenv("NODEGATE_SCONTROL");
+	if (was)
+		setenv("NODEGATE_SCONTROL", before, 1);
+	else
+		unsetenv("NODEGATE_SCONTROL");
 	unsetenv("NODEGATE_SYNTH_SCONTROL");
 	c->row(c->ctx, k->name, k->expected, got, problem);
 }

@@ -12,6 +12,7 @@ set(NG_COLLECT_SOURCES
   gpu_nvml_sampler.c
   harness.c
   ib_ports.c
+  job_steps.c
   identity.c
   identity_cpu.c
   identity_devices.c
