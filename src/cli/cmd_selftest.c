@@ -11,6 +11,7 @@
 #include "flow/testing/selftest.h"
 
 #define SYNTH_LIBRARY "libnodegate-nvml-synth.so"
+#define SYNTH_SCONTROL "nodegate-scontrol-synth"
 
 static int selftest_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -57,10 +58,13 @@ const struct ng_cmd_entry ng_cmd_selftest_entry = {
 	"release it, and run `nodegate epilog` as the end of a job: a healthy job\n"
 	"returns the node to admitted, one ending with an ECC fault opens its case\n"
 	"again, and a third quarantine in 30 days is a lemon that release refuses.\n"
+	"Queue cases run `nodegate admit --queue` against a stand-in scontrol\n"
+	"(nodegate-scontrol-synth beside the binary) holding one node in a file: a\n"
+	"healthy unscreened node gains ng_admitted, a slow one loses it.\n"
 	"\n"
 	"Landing is checked in dry-run: every run has --land none, and a row compares\n"
 	"what the landing would do (verdict, drain flag, drain reason) with the table;\n"
-	"no scontrol is run (NODEGATE_SCONTROL names a file that does not exist).\n"
+	"no real scontrol is run.\n"
 	"Everything happens in a fresh temporary directory with its own store and\n"
 	"policy; this machine's store, policy, kernel log, GPUs and Slurm are not used.\n",
 	.opts = selftest_opts,
@@ -120,9 +124,9 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	const char *library = NULL, *brk = NULL;
 	bool keep = false;
 	static ng_selftest t; /* large; one per process */
-	static char self[PATH_MAX], real_lib[PATH_MAX];
+	static char self[PATH_MAX], real_lib[PATH_MAX], scontrol[PATH_MAX];
 	struct out out = {0};
-	ng_selftest_request req = {.self = self, .lib = real_lib, .row = print_row,
+	ng_selftest_request req = {.self = self, .lib = real_lib, .scontrol = scontrol, .row = print_row,
 	                           .row_arg = &out, .fabric = fabric_rows};
 	int opt;
 	struct ng_opt_parser op;
@@ -149,8 +153,9 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 		fprintf(stderr, "nodegate selftest: cannot find the nodegate binary (/proc/self/exe)\n");
 		return NG_EXIT_USAGE;
 	}
+	/* beside the binary (a build), else lib/nodegate/ of the install */
+	ng_shipped_path(SYNTH_SCONTROL, "lib/nodegate/" SYNTH_SCONTROL, scontrol, sizeof scontrol);
 	if (!library) {
-		/* beside the binary (a build), else lib/nodegate/ of the install */
 		ng_shipped_path(SYNTH_LIBRARY, "lib/nodegate/" SYNTH_LIBRARY, lib, sizeof lib);
 		library = lib;
 	}

@@ -121,6 +121,7 @@ cJSON *ng_evidence_compute(const ng_evidence_opts *o)
 	if (!ev)
 		return NULL;
 	ng_evidence_add_gpus(ev, o, gpu_json, true, unreadable);
+	ng_evidence_add_xids(ev, root, unreadable);
 	cJSON *cpu = cJSON_AddObjectToObject(ev, "cpu");
 	add_status(cpu, "affinity", root, "Cpus_allowed_list", unreadable);
 	char *cg = ng_id_read(root, "/proc/self/cgroup");

@@ -1,6 +1,7 @@
 /* The storage domain's evidence (collect/evidence.h): each block device's
  * latency, queue and I/O over a short interval (/proc/diskstats before and
- * after), the target's mount, the shared-service mounts, the page cache. */
+ * after), the target's mount, the shared-service mounts, the page cache,
+ * each NFS mount's RPC statistics (/proc/self/mountstats). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,59 @@ static void add_mounts(cJSON *ev, const char *root, const char *target, cJSON *u
 	free(m);
 }
 
+#define NFS_MOUNTS_MAX 64
+
+/* Each NFS mount's RPC statistics since it was mounted: per operation the
+ * calls, retransmissions, major timeouts and mean queue, round-trip and
+ * execution times. A shared service that is slow or dropping requests
+ * shows here before anywhere else on the node. */
+static void add_nfs(cJSON *ev, const char *root, cJSON *unreadable)
+{
+	size_t len, bad = 0;
+	char *text = ng_id_read_bytes(root, "/proc/self/mountstats", &len);
+	if (!text) {
+		cJSON_AddItemToArray(unreadable, cJSON_CreateString("/proc/self/mountstats"));
+		return;
+	}
+	ng_nfs_mount *m = calloc(NFS_MOUNTS_MAX, sizeof *m);
+	size_t n = m ? ng_mountstats_parse(text, len, m, NFS_MOUNTS_MAX, &bad) : 0;
+	free(text);
+	cJSON *arr = cJSON_AddArrayToObject(ev, "nfs_mountstats");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "mountpoint", m[i].mountpoint);
+		cJSON_AddStringToObject(o, "device", m[i].device);
+		cJSON_AddStringToObject(o, "fstype", m[i].fstype);
+		if (m[i].has_age)
+			cJSON_AddNumberToObject(o, "age_s", (double)m[i].age_s);
+		if (m[i].ops_unread)
+			cJSON_AddNumberToObject(o, "op_lines_unread", (double)m[i].ops_unread);
+		cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+		for (size_t k = 0; k < m[i].n_ops; k++) {
+			const ng_nfs_op *p = &m[i].op[k];
+			cJSON *j = cJSON_CreateObject();
+			double calls = (double)p->ops;
+			cJSON_AddStringToObject(j, "op", p->name);
+			cJSON_AddNumberToObject(j, "calls", calls);
+			cJSON_AddNumberToObject(j, "retransmissions",
+			                        p->transmissions > p->ops
+			                            ? (double)(p->transmissions - p->ops)
+			                            : 0);
+			cJSON_AddNumberToObject(j, "major_timeouts", (double)p->major_timeouts);
+			cJSON_AddNumberToObject(j, "avg_queue_ms", (double)p->queue_ms / calls);
+			cJSON_AddNumberToObject(j, "avg_rtt_ms", (double)p->rtt_ms / calls);
+			cJSON_AddNumberToObject(j, "avg_execute_ms", (double)p->execute_ms / calls);
+			if (p->has_errors)
+				cJSON_AddNumberToObject(j, "errors", (double)p->errors);
+			cJSON_AddItemToArray(ops, j);
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (bad)
+		cJSON_AddNumberToObject(ev, "mountstats_lines_unread", (double)bad);
+	free(m);
+}
+
 static void add_cache(cJSON *ev, const char *root)
 {
 	char *meminfo = ng_id_read(root, "/proc/meminfo");
@@ -175,6 +229,7 @@ cJSON *ng_evidence_storage(const ng_evidence_opts *o)
 	add_disks(ev, root, settle, unreadable);
 	add_mounts(ev, root, storage_target(o ? o->records : NULL), unreadable);
 	add_cache(ev, root);
+	add_nfs(ev, root, unreadable);
 	cJSON_AddItemToObject(ev, "unreadable", unreadable);
 	return ev;
 }

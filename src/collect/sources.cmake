@@ -7,6 +7,7 @@ set(NG_COLLECT_SOURCES
   evidence_fabric.c
   evidence_memory.c
   evidence_storage.c
+  evidence_xid.c
   gpu_backend_load.c
   gpu_kernel.c
   gpu_nvml_sampler.c
@@ -20,7 +21,9 @@ set(NG_COLLECT_SOURCES
   identity_smbios.c
   identity_software.c
   identity_template.c
+  job_steps.c
   nvml.c
+  nvml_p2p.c
   probe_cpu.c
   probe_gpu_common.c
   probe_gpu_compute.c

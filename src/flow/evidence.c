@@ -29,9 +29,9 @@ static void collect_child(int wfd, const void *arg)
 }
 
 /* The domain's evidence, from a child under the deadline: what it wrote,
- * or a body saying why there is none. NULL for a domain without a
- * collector (or out of memory). The caller frees it (cJSON_free). */
-static char *collect_bounded(const char *domain, const ng_evidence_opts *o, double deadline_s)
+ * or an object saying why there is none. NULL for a domain without a
+ * collector (or out of memory). */
+static cJSON *collect_bounded(const char *domain, const ng_evidence_opts *o, double deadline_s)
 {
 	if (!ng_evidence_has_collector(domain))
 		return NULL;
@@ -53,9 +53,23 @@ static char *collect_bounded(const char *domain, const ng_evidence_opts *o, doub
 		cJSON_AddStringToObject(ev, "domain", domain);
 		cJSON_AddStringToObject(ev, "incomplete", why);
 	}
-	char *body = ev ? cJSON_PrintUnformatted(ev) : NULL;
-	cJSON_Delete(ev);
-	return body;
+	return ev;
+}
+
+/* Fabric counters only count up: what they say of this run is their
+ * change since the node's earlier read ("+3 symbol errors"), not the sum
+ * since the HCA was last reset. */
+static int mark_changes(ng_store *st, const ng_evidence_capture_in *in, const char *domain,
+                        cJSON *ev, ng_err *err)
+{
+	if (strcmp(domain, "fabric") != 0 || cJSON_GetObjectItemCaseSensitive(ev, "incomplete"))
+		return 0;
+	cJSON *prev = NULL;
+	if (ng_store_previous_evidence(st, in->node, domain, in->run_id, &prev, err) < 0)
+		return -1;
+	ng_evidence_fabric_since(ev, prev);
+	cJSON_Delete(prev);
+	return 0;
 }
 
 int ng_evidence_capture(ng_store *st, const ng_evidence_capture_in *in, ng_err *err)
@@ -70,13 +84,21 @@ int ng_evidence_capture(ng_store *st, const ng_evidence_capture_in *in, ng_err *
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = in->domains[k] && in->domains[i] && !strcmp(in->domains[k], in->domains[i]);
-		char *body = seen || !in->domains[i]
-		                 ? NULL
-		                 : collect_bounded(in->domains[i], &o,
-		                                   in->deadline_s > 0 ? in->deadline_s
-		                                                      : EVIDENCE_DEADLINE_S);
-		if (!body)
+		cJSON *ev = seen || !in->domains[i]
+		                ? NULL
+		                : collect_bounded(in->domains[i], &o,
+		                                  in->deadline_s > 0 ? in->deadline_s
+		                                                     : EVIDENCE_DEADLINE_S);
+		if (!ev)
 			continue;
+		if (mark_changes(st, in, in->domains[i], ev, err) < 0) {
+			cJSON_Delete(ev);
+			return -1;
+		}
+		char *body = cJSON_PrintUnformatted(ev);
+		cJSON_Delete(ev);
+		if (!body)
+			return ng_fail(err, "out of memory");
 		int rc = ng_store_put_evidence(st, in->node, in->run_id, in->domains[i], in->now, body,
 		                               err);
 		cJSON_free(body);

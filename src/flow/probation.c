@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "collect/job_steps.h"
 #include "judge/probation.h"
 #include "store/probation.h"
 
@@ -29,6 +31,42 @@ static int64_t env_start(void)
 	errno = 0;
 	long long t = strtoll(v, &end, 10);
 	return *end || errno || t <= 0 ? 0 : (int64_t)t;
+}
+
+struct gang {
+	double ratio, own_s, median_s;
+	size_t peers;
+	char step[128], note[320];
+};
+
+/* This node's steps against its gang peers' in the same job: g->peers 0
+ * when there is no gang (one node, no steps, sacct unreadable: g->note
+ * says which). */
+static void read_gang(const ng_probation_check *chk, const char *job, size_t min_peers,
+                      struct gang *g)
+{
+	memset(g, 0, sizeof *g);
+	char host[256] = "";
+	const char *node = chk->slurm_node && *chk->slurm_node ? chk->slurm_node
+	                                                      : getenv("SLURMD_NODENAME");
+	if (!node || !*node) {
+		if (gethostname(host, sizeof host - 1) == 0)
+			host[strcspn(host, ".")] = '\0';
+		node = host;
+	}
+	ng_sacct_step *steps = calloc(NG_JOB_STEPS_MAX, sizeof *steps);
+	size_t n = 0;
+	if (!steps) {
+		snprintf(g->note, sizeof g->note, "out of memory reading the job's steps");
+		return;
+	}
+	if (ng_job_steps_read(job, steps, NG_JOB_STEPS_MAX, &n, g->note, sizeof g->note) == 0) {
+		g->ratio = ng_sacct_gang_ratio(steps, n, node, min_peers, &g->peers, &g->own_s,
+		                               &g->median_s, g->step, sizeof g->step);
+		if (g->ratio < 0)
+			g->peers = 0;
+	}
+	free(steps);
 }
 
 int ng_probation_after_check(ng_store *st, const ng_policy *pol, const ng_probation_check *chk,
@@ -80,7 +118,15 @@ int ng_probation_after_check(ng_store *st, const ng_policy *pol, const ng_probat
 			*decided = "superseded";
 		goto done;
 	}
+	struct gang gang;
+	read_gang(chk, job, pol->probation_history_min > 0 ? (size_t)pol->probation_history_min : 1,
+	          &gang);
 	ng_probation_job in = {
+		.gang_ratio = gang.ratio,
+		.gang_own_s = gang.own_s,
+		.gang_median_s = gang.median_s,
+		.gang_peers = gang.peers,
+		.gang_step = gang.step,
 		.drained = chk->drained,
 		.outcome = chk->outcome,
 		.new_xids = chk->new_xids,
@@ -91,6 +137,11 @@ int ng_probation_after_check(ng_store *st, const ng_policy *pol, const ng_probat
 		.straggler_ratio = pol->straggler_ratio,
 	};
 	ng_probation_verdict v = ng_probation_judge(&in, sentence, sizeof sentence);
+	if (gang.note[0] && v == NG_PROBATION_PASS) {
+		size_t used = strlen(sentence);
+		snprintf(sentence + used, sizeof sentence - used, " (gang not compared: %.200s)",
+		         gang.note);
+	}
 	if (v == NG_PROBATION_PASS && !canary) {
 		snprintf(sentence, sizeof sentence,
 		         "job %s (%s) ran clean, but only the canary job \"%s\" ends the probation", job,

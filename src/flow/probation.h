@@ -23,10 +23,16 @@ typedef struct {
 	 * SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_JOB_START_TIME. */
 	const char *job, *job_name;
 	int64_t job_start; /* unix seconds; 0: from the environment */
+	/* The node's Slurm name, as sacct lists the job's steps; NULL:
+	 * SLURMD_NODENAME, else the short host name. */
+	const char *slurm_node;
 	int64_t now;
 } ng_probation_check;
 
-/* Keeps the job's runtime and, when the node is on probation, judges it.
+/* Keeps the job's runtime and, when the node is on probation, judges it:
+ * against its gang peers in the same job where the job ran steps on this
+ * node and on others (sacct, collect/job_steps.h), and against the job's
+ * earlier runs elsewhere.
  * *decided (may be NULL) gets "pass", "fail", "superseded" or "" (nothing
  * ended), why (cap bytes, may be NULL) the sentence. A check without a job
  * (no SLURM_JOB_ID) or not an epilog does nothing. -1 only when the store

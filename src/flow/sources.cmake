@@ -51,6 +51,7 @@ set(NG_FLOW_SOURCES
   testing/scenario_run.c
   testing/selftest.c
   testing/selftest_probation.c
+  testing/selftest_queue.c
   testing/test_env.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

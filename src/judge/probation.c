@@ -36,15 +36,26 @@ ng_probation_verdict ng_probation_judge(const ng_probation_job *j, char *why, si
 		         j->outcome ? j->outcome : "no outcome");
 		return NG_PROBATION_WAIT;
 	}
+	if (j->gang_peers > 0 && j->gang_ratio > j->straggler_ratio) {
+		snprintf(why, cap, "a straggler in its gang: step %.60s took %.0f s here, %.2f times the "
+		                   "median %.0f s of its %zu peers in the same job (limit %.2f)",
+		         j->gang_step ? j->gang_step : "?", j->gang_own_s, j->gang_ratio, j->gang_median_s,
+		         j->gang_peers, j->straggler_ratio);
+		return NG_PROBATION_FAIL;
+	}
+	char gang[200] = "";
+	if (j->gang_peers > 0)
+		snprintf(gang, sizeof gang, "; step %.60s %.2f times its %zu gang peers' median",
+		         j->gang_step ? j->gang_step : "?", j->gang_ratio, j->gang_peers);
 	if (!(j->runtime_s >= 0)) {
 		snprintf(why, cap, "clean epilog, no new Xid; the job's runtime is not known, so it "
-		                   "was not compared");
+		                   "was not compared with its history%s", gang);
 		return NG_PROBATION_PASS;
 	}
 	if (j->n_history == 0 || (long)j->n_history < j->history_min) {
 		snprintf(why, cap, "clean epilog, no new Xid; runtime %.0f s (%zu earlier run%s of the "
-		                   "job, fewer than %ld: not compared)",
-		         j->runtime_s, j->n_history, j->n_history == 1 ? "" : "s", j->history_min);
+		                   "job, fewer than %ld: not compared)%s",
+		         j->runtime_s, j->n_history, j->n_history == 1 ? "" : "s", j->history_min, gang);
 		return NG_PROBATION_PASS;
 	}
 	double *work = malloc(j->n_history * sizeof *work);
@@ -56,7 +67,7 @@ ng_probation_verdict ng_probation_judge(const ng_probation_job *j, char *why, si
 	free(work);
 	if (!(median > 0)) {
 		snprintf(why, cap, "clean epilog, no new Xid; the job's earlier runs took no time: "
-		                   "runtime not compared");
+		                   "runtime not compared%s", gang);
 		return NG_PROBATION_PASS;
 	}
 	double ratio = j->runtime_s / median;
@@ -67,7 +78,7 @@ ng_probation_verdict ng_probation_judge(const ng_probation_job *j, char *why, si
 		return NG_PROBATION_FAIL;
 	}
 	snprintf(why, cap, "clean epilog, no new Xid, runtime %.0f s is %.2f times the median of "
-	                   "%zu earlier runs of the job elsewhere",
-	         j->runtime_s, ratio, j->n_history);
+	                   "%zu earlier runs of the job elsewhere%s",
+	         j->runtime_s, ratio, j->n_history, gang);
 	return NG_PROBATION_PASS;
 }

@@ -16,6 +16,12 @@ typedef struct {
 	size_t n_history;
 	long history_min;       /* fewer than this: the runtime is not judged */
 	double straggler_ratio; /* slower than this many times the history's median: a straggler */
+	/* Its gang: where the job ran steps on this node and on others, this
+	 * node's time for the step against the median of its peers' in the same
+	 * job (parse/sacct_steps.h). gang_peers 0: no gang to compare with. */
+	double gang_ratio, gang_own_s, gang_median_s;
+	size_t gang_peers;
+	const char *gang_step;
 } ng_probation_job;
 
 typedef enum {
@@ -24,6 +30,9 @@ typedef enum {
 	NG_PROBATION_WAIT, /* this job says nothing (the check could not read the GPUs): the next decides */
 } ng_probation_verdict;
 
+/* A straggler is slower than straggler_ratio times the median of its gang
+ * peers in the same job, or of the job's earlier runs elsewhere: either
+ * fails it. */
 /* The verdict, with one sentence in why (cap bytes) saying what decided it. */
 ng_probation_verdict ng_probation_judge(const ng_probation_job *j, char *why, size_t cap);
 const char *ng_probation_verdict_name(ng_probation_verdict v);

@@ -142,3 +142,92 @@ const ng_mount *ng_mount_of(const ng_mount *m, size_t n, const char *path)
 	}
 	return best;
 }
+
+/* "device D mounted on M with fstype T[ statvers=V]" into m; false when the
+ * line is a device line that does not read. */
+static bool device_line(char *line, ng_nfs_mount *m, bool *nfs)
+{
+	char *f[16];
+	size_t k = fields(line, f, 16);
+	*nfs = false;
+	if (k < 7 || strcmp(f[0], "device") != 0 || strcmp(f[2], "mounted") != 0 ||
+	    strcmp(f[3], "on") != 0 || strcmp(f[5], "with") != 0 || strcmp(f[6], "fstype") != 0)
+		return false;
+	if (k < 8)
+		return false;
+	*nfs = strcmp(f[7], "nfs") == 0 || strcmp(f[7], "nfs4") == 0;
+	if (!*nfs)
+		return true;
+	memset(m, 0, sizeof *m);
+	return unescape(f[1], m->device, sizeof m->device) &&
+	       unescape(f[4], m->mountpoint, sizeof m->mountpoint) && m->mountpoint[0] == '/' &&
+	       unescape(f[7], m->fstype, sizeof m->fstype);
+}
+
+/* "NAME: n n n n n n n n [n]" into op; false when it does not read. */
+static bool op_line(char *line, ng_nfs_op *op)
+{
+	char *f[16];
+	size_t k = fields(line, f, 16);
+	size_t nl = k ? strlen(f[0]) : 0;
+	if (k < 9 || k > 10 || nl < 2 || f[0][nl - 1] != ':' || nl > sizeof op->name)
+		return false;
+	memset(op, 0, sizeof *op);
+	memcpy(op->name, f[0], nl - 1);
+	op->name[nl - 1] = '\0';
+	for (const char *c = op->name; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	uint64_t *v[] = {&op->ops,        &op->transmissions, &op->major_timeouts,
+	                 &op->bytes_sent, &op->bytes_received, &op->queue_ms,
+	                 &op->rtt_ms,     &op->execute_ms,     &op->errors};
+	for (size_t i = 1; i < k; i++)
+		if (!u64(f[i], v[i - 1]))
+			return false;
+	op->has_errors = k == 10;
+	return true;
+}
+
+size_t ng_mountstats_parse(const char *text, size_t len, ng_nfs_mount *out, size_t cap,
+                           size_t *bad)
+{
+	size_t n = 0, pos = 0;
+	*bad = 0;
+	char line[2048];
+	bool cut, in_nfs = false, in_ops = false;
+	while (text && next_line(text, len, &pos, line, sizeof line, &cut)) {
+		const char *t = line + strspn(line, " \t");
+		if (strncmp(t, "device ", 7) == 0) {
+			in_nfs = in_ops = false;
+			if (n == cap)
+				break;
+			bool nfs;
+			if (cut || !device_line(line, &out[n], &nfs)) {
+				(*bad)++;
+				continue;
+			}
+			if (nfs) {
+				in_nfs = true;
+				n++;
+			}
+			continue;
+		}
+		if (!in_nfs)
+			continue;
+		ng_nfs_mount *m = &out[n - 1];
+		if (strncmp(t, "age:", 4) == 0) {
+			char *f[4];
+			size_t k = fields(line, f, 4);
+			m->has_age = !cut && k == 2 && u64(f[1], &m->age_s);
+		} else if (strncmp(t, "per-op statistics", 17) == 0) {
+			in_ops = true;
+		} else if (in_ops && *t) {
+			ng_nfs_op op;
+			if (cut || !op_line(line, &op) || m->n_ops == NG_NFS_OPS_MAX)
+				m->ops_unread++;
+			else if (op.ops > 0)
+				m->op[m->n_ops++] = op;
+		}
+	}
+	return n;
+}

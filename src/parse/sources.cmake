@@ -26,6 +26,7 @@ set(NG_PARSE_SOURCES
   perftest_text.c
   proc_text.c
   sacct.c
+  sacct_steps.c
   text.c
   topology.c
   xid.c

@@ -302,3 +302,47 @@ int ng_store_evidence_of_run(ng_store *st, const char *node, const char *run_id,
 	*out = arr;
 	return 0;
 }
+
+/* How many of the newest captures are looked at for a complete one: a run
+ * of collectors that did not finish is not looked behind for ever. */
+#define PREVIOUS_LOOKBACK 16
+
+int ng_store_previous_evidence(ng_store *st, const char *node, const char *domain,
+                               const char *run_id, cJSON **out, ng_err *err)
+{
+	*out = NULL;
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT run_id, captured_at, body FROM case_evidence WHERE node = ?"
+	                      " AND domain = ? AND run_id <> ? ORDER BY id DESC LIMIT ?",
+	                      "ttti", node, domain, run_id ? run_id : "", (int64_t)PREVIOUS_LOOKBACK);
+	if (!q)
+		return -1;
+	int r;
+	while ((r = ng_sql_step(q, err)) == 1) {
+		const char *body = ng_sql_column_text(q, 2);
+		cJSON *ev = body ? cJSON_Parse(body) : NULL;
+		if (!cJSON_IsObject(ev) || cJSON_GetObjectItemCaseSensitive(ev, "incomplete")) {
+			cJSON_Delete(ev);
+			continue;
+		}
+		cJSON *o = cJSON_CreateObject();
+		const char *run = ng_sql_column_text(q, 0);
+		if (!o || !cJSON_AddStringToObject(o, "run_id", run ? run : "") ||
+		    !cJSON_AddNumberToObject(o, "captured_at", (double)ng_sql_column_int64(q, 1))) {
+			cJSON_Delete(o);
+			cJSON_Delete(ev);
+			ng_sql_finalize(q);
+			return ng_fail(err, "out of memory");
+		}
+		cJSON_AddItemToObject(o, "evidence", ev);
+		*out = o;
+		break;
+	}
+	ng_sql_finalize(q);
+	if (r < 0) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}

@@ -66,5 +66,11 @@ int ng_store_put_evidence(ng_store *st, const char *node, const char *run_id,
  * in capture order (*out NULL-safe; an empty array when none). */
 int ng_store_evidence_of_run(ng_store *st, const char *node, const char *run_id, cJSON **out,
                              ng_err *err);
+/* The node's newest complete evidence of domain from a run other than
+ * run_id (one whose collector finished: no "incomplete"), as
+ * {"run_id", "captured_at", "evidence"}; *out NULL when there is none. The
+ * earlier read a counter's change is measured against. */
+int ng_store_previous_evidence(ng_store *st, const char *node, const char *domain,
+                               const char *run_id, cJSON **out, ng_err *err);
 
 #endif

@@ -486,4 +486,43 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
 	}
 	return NVML_ERROR_INVALID_ARGUMENT;
 }
+
+/* The status planted for the pair on either GPU, or -1. */
+static int planted_p2p(const struct nvmlDevice_st *a, const struct nvmlDevice_st *b)
+{
+	for (unsigned i = 0; i < a->n_p2p; i++)
+		if (a->p2p_peer[i] == b->index)
+			return (int)a->p2p_status[i];
+	for (unsigned i = 0; i < b->n_p2p; i++)
+		if (b->p2p_peer[i] == a->index)
+			return (int)b->p2p_status[i];
+	return -1;
+}
+
+static bool any_active_link(const struct nvmlDevice_st *g)
+{
+	for (unsigned i = 0; i < g->n_links; i++)
+		if (g->link[i].active)
+			return true;
+	return false;
+}
+
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+                                    nvmlGpuP2PCapsIndex_t p2pIndex, nvmlGpuP2PStatus_t *p2pStatus)
+{
+	DEVICE_CALL(S_P2P, device1, a);
+	struct nvmlDevice_st *b = gpu_of(device2);
+	if (!b || !p2pStatus || (unsigned)p2pIndex > NVML_P2P_CAPS_INDEX_PCI)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	nvmlReturn_t rb = enter(S_P2P, b);
+	if (rb != NVML_SUCCESS)
+		return rb;
+	int planted = planted_p2p(a, b);
+	if (p2pIndex == NVML_P2P_CAPS_INDEX_NVLINK && planted < 0)
+		*p2pStatus = any_active_link(a) && any_active_link(b) ? NVML_P2P_STATUS_OK
+		                                                       : NVML_P2P_STATUS_NOT_SUPPORTED;
+	else
+		*p2pStatus = planted < 0 ? NVML_P2P_STATUS_OK : (nvmlGpuP2PStatus_t)planted;
+	return NVML_SUCCESS;
+}
 #endif /* NG_SYNTH_MINIMAL */

@@ -69,7 +69,8 @@
 	X(MEMORY, "nvmlDeviceGetMemoryInfo")                           \
 	X(PROCESSES, "nvmlDeviceGetComputeRunningProcesses_v3")        \
 	X(NVLINK_STATE, "nvmlDeviceGetNvLinkState")                    \
-	X(NVLINK_ERRORS, "nvmlDeviceGetNvLinkErrorCounter")
+	X(NVLINK_ERRORS, "nvmlDeviceGetNvLinkErrorCounter")            \
+	X(P2P, "nvmlDeviceGetP2PStatus")
 
 enum {
 #define SYM_ENUM(id, name) S_##id,
@@ -103,7 +104,16 @@ static const struct {
 	{"clocks", BIT(S_CLOCK) | BIT(S_CLOCK_MAX)},
 	{"power", BIT(S_POWER) | BIT(S_POWER_LIMIT) | BIT(S_POWER_DEFAULT)},
 	{"nvlink", BIT(S_NVLINK_STATE) | BIT(S_NVLINK_ERRORS)},
+	{"p2p", BIT(S_P2P)},
 };
+
+/* The peer-access answers a scenario can plant ("p2p": {"3":
+ * "disabled_by_regkey"}), as NVML's nvmlGpuP2PStatus_t. */
+static const char *const p2p_status_names[] = {
+	"ok", "chipset_not_supported", "gpu_not_supported", "ioh_topology_not_supported",
+	"disabled_by_regkey", "not_supported", "unknown",
+};
+#define SYNTH_P2P_MAX 16 /* planted peers per GPU */
 
 static const struct {
 	const char *name;
@@ -153,6 +163,9 @@ struct nvmlDevice_st {
 	unsigned process[64]; /* PIDs of compute processes */
 	unsigned n_links;
 	struct synth_link link[SYNTH_LINKS_MAX];
+	/* Peers whose access to or from this GPU is not ok, and what it is
+	 * (every other pair: ok, NVLink only when both GPUs have an active link). */
+	unsigned n_p2p, p2p_peer[SYNTH_P2P_MAX], p2p_status[SYNTH_P2P_MAX];
 	uint64_t not_supported, hang; /* BIT(S_...) */
 	int error[S_COUNT_ALL];       /* 0: none */
 	/* probe.throttle: what NVML says once the process is after_s old (a

@@ -372,7 +372,7 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 		"uuid", "name", "pci_bus_id", "lost", "ecc", "retired_pages", "remapped_rows", "pcie",
 		"clock_reasons", "temperature_c", "sm_clock_mhz", "sm_clock_max_mhz", "power_mw",
 		"power_limit_mw", "power_default_limit_mw", "app_sm_clock_mhz", "minor", "utilization_gpu", "pstate",
-		"memory_used_mib", "memory_total_mib", "processes", "nvlink",
+		"memory_used_mib", "memory_total_mib", "processes", "nvlink", "p2p",
 		"not_supported", "errors", "hang",
 		/* The GPU probes' synthetic backend reads this one (src/synth/gpu_probe_synth.c);
 		 * NVML reads only probe.throttle's clock fields (read_probe). */
@@ -492,6 +492,30 @@ static bool read_gpu(struct reader *r, const cJSON *o, struct nvmlDevice_st *g)
 			    e->valuedouble != (double)(unsigned)e->valuedouble)
 				return bad(r, "expected a process id from 1 to 4194304");
 			g->process[g->n_processes++] = (unsigned)e->valuedouble;
+			path_pop(r, o2);
+		}
+		path_pop(r, base);
+	}
+	const cJSON *p2p = cJSON_GetObjectItemCaseSensitive(o, "p2p");
+	if (p2p) {
+		path_push(r, "p2p", 0);
+		if (!cJSON_IsObject(p2p) || cJSON_GetArraySize(p2p) > SYNTH_P2P_MAX)
+			return bad(r, "expected an object of at most %d peers: {\"3\": \"disabled_by_regkey\"}",
+			           SYNTH_P2P_MAX);
+		for (const cJSON *e = p2p->child; e; e = e->next) {
+			size_t o2 = path_push(r, e->string, 0);
+			char *end = NULL;
+			unsigned long peer = strtoul(e->string, &end, 10);
+			if (!e->string[0] || *end || peer >= SYNTH_GPUS_MAX)
+				return bad(r, "a peer is a GPU index (\"0\" to \"%d\")", SYNTH_GPUS_MAX - 1);
+			size_t k = 0;
+			while (k < N(p2p_status_names) &&
+			       !(cJSON_IsString(e) && strcmp(e->valuestring, p2p_status_names[k]) == 0))
+				k++;
+			if (k == N(p2p_status_names))
+				return bad(r, "expected a peer-access status such as \"disabled_by_regkey\"");
+			g->p2p_peer[g->n_p2p] = (unsigned)peer;
+			g->p2p_status[g->n_p2p++] = (unsigned)k;
 			path_pop(r, o2);
 		}
 		path_pop(r, base);

@@ -34,6 +34,7 @@ def main():
         shutil.move(first, moved)
         for rel in ("bin/nodegate", "lib/nodegate/libnodegate-nvml-synth.so",
                     "lib/nodegate/nodegate-fabric-synth",
+                    "lib/nodegate/nodegate-scontrol-synth",
                     "share/nodegate/scenarios/01-healthy.json",
                     "share/nodegate/examples/policy.json",
                     "share/nodegate/examples/npd/nodegate-gpu.json",
@@ -63,7 +64,8 @@ def main():
         for name, file in (("slurm.conf", "slurm.conf.nodegate"), ("nodegate-epilog", None),
                            ("nodegate-prolog", None), ("nodegate-health", None),
                            ("admission.conf", "slurm.conf.admission"), ("job_submit.lua", None),
-                           ("nodegate-admit", None), ("nodegate-unscreen", None)):
+                           ("nodegate-admit", None), ("nodegate-unscreen", None),
+                           ("nodegate-reboot", None)):
             m = re.search(r"<!-- slurm-test: %s -->\n```[a-z]*\n(.*?)```" % re.escape(name), doc,
                           re.S)
             check(m, f"docs/slurm.md has no {name} block")

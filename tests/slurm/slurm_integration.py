@@ -35,6 +35,14 @@ by the CTest fixture `slurm`), one case per run:
                    docs/slurm.md takes ng_admitted off and puts unscreened
                    on; resumed, it takes no ordinary job until the admission
                    job admits it again
+  reboot_through_triggers
+                   Slurm itself orders the reboot (scontrol reboot, then
+                   scontrol reboot ASAP nextstate=RESUME), with the down and
+                   drained triggers of docs/slurm.md set: the node, followed
+                   until it is idle again, is unscreened by then, never back
+                   admitted from before. RebootProgram is docs/slurm.md's
+                   nodegate-reboot with its last line, the reboot, a line in
+                   a log instead
   admit_prolog     a job that asks (--comment ng:screen, --constraint
                    ng_screen) has its node screened in the Prolog and runs; one
                    that does not ask is not screened; a node the Prolog's
@@ -656,6 +664,45 @@ def case_unscreen_on_drain(c):
         expect("Requested node configuration is not available" in p.stderr, p.stderr)
     c.wait_job_end(admission_job(c), timeout=90)
     expect("ng_admitted" in c.features(), f"admitted again: {c.features()}")
+
+
+def case_reboot_through_triggers(c):
+    prog = f"--program={os.path.join(c.dir, 'etc', 'unscreen.sh')}"
+    c.cmd("strigger", "--set", "--down", "--flags=PERM", prog)
+    c.cmd("strigger", "--set", "--drained", "--flags=PERM", prog)
+    log = os.path.join(c.dir, "log", "reboot.log")
+    for how in (["reboot", NODE], ["reboot", "ASAP", "nextstate=RESUME", "reason=ng-reboot-test",
+                                   NODE]):
+        if os.path.exists(log):
+            os.unlink(log)
+        c.set_features(["ng_admitted", "ng_screen"])
+        t0 = time.monotonic()
+        c.cmd("scontrol", *how)
+        seen, unscreened_at, back_at, left = [], None, None, False
+        while time.monotonic() - t0 < 60:
+            out = c.cmd("sinfo", "-h", "-n", NODE, "-o", "%T", check=False).strip()
+            f = c.features()
+            step = (out, "ng_admitted" in f, "unscreened" in f)
+            if not seen or seen[-1][1:] != step:
+                seen.append((round(time.monotonic() - t0, 1),) + step)
+            left = left or out.startswith("reboot")
+            if unscreened_at is None and "unscreened" in f:
+                unscreened_at = time.monotonic() - t0
+            if back_at is None and left and out == "idle":
+                back_at = time.monotonic() - t0
+            if back_at is not None and unscreened_at is not None:
+                break
+            time.sleep(0.25)
+        what = f"scontrol {' '.join(how)}"
+        print(f"{what}: (s, state, ng_admitted, unscreened): {seen}")
+        expect(os.path.exists(log), f"{what}: RebootProgram was not run")
+        expect(back_at is not None, f"{what}: the node did not come back: {seen}")
+        # docs/slurm.md's RebootProgram takes it out of the queue before the
+        # reboot: it never comes back admitted from before it went.
+        expect(unscreened_at is not None and unscreened_at <= back_at,
+               f"{what}: idle again at {back_at} s and still admitted: {seen}")
+        print(f"{what}: unscreened after {unscreened_at:.1f} s, idle again after {back_at:.1f} s")
+    c.cmd("strigger", "--clear", "--user=root", check=False)
 
 
 def prolog_said(c, job, what):

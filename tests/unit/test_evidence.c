@@ -170,6 +170,39 @@ static void test_compute_power_cap(void **state)
 		assert_null(strstr(lines[i], "GPU 1"));
 }
 
+/* The kernel log's Xids since boot, read from the log's first record. */
+static void test_compute_xids_since_boot(void **state)
+{
+	(void)state;
+	plant("/gpus.json", "{\"schema\":\"nodegate/synthetic-gpus/1\",\"gpus\":[{},{}]}");
+	char gpus[PATH_MAX];
+	snprintf(gpus, sizeof gpus, "%s/gpus.json", root);
+	setenv("NODEGATE_SYNTH_GPUS", gpus, 1);
+	/* the synthetic GPUs sit at 0000:18:00 and 0000:2a:00 */
+	plant("/dev/kmsg", "6,100,1000000,-;nvidia: loading out-of-tree module\n"
+	                   "4,101,2000000,-;NVRM: Xid (PCI:0000:2a:00): 48, pid=77, name=train, "
+	                   "An uncorrectable double bit error (DBE) has been detected on GPU\n"
+	                   "4,102,3000000,-;NVRM: Xid (PCI:0000:2a:00): 48, pid=77, name=train, "
+	                   "An uncorrectable double bit error (DBE) has been detected on GPU\n"
+	                   "4,103,4000000,-;NVRM: Xid (PCI:0000:c1:00): 79, GPU has fallen off the bus.\n");
+	ng_evidence_opts o = {.root = root, .nvml_lib = NG_SYNTH_LIB};
+	cJSON *ev = ng_evidence_compute(&o);
+	cJSON *x = cJSON_GetObjectItem(ev, "xids_since_boot");
+	assert_int_equal(cJSON_GetObjectItem(x, "count")->valueint, 3);
+	cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(x, "newest"), 0);
+	assert_string_equal(cJSON_GetObjectItem(first, "bus")->valuestring, "0000:2a:00");
+	assert_int_equal(cJSON_GetObjectItem(first, "code")->valueint, 48);
+	assert_int_equal(cJSON_GetObjectItem(first, "at_s")->valueint, 2);
+	char lines[16][NG_SUMMARY_LINE];
+	size_t n = summary_of("compute", ev, lines, 16);
+	for (size_t i = 0; i < n; i++)
+		print_message("  %s\n", lines[i]);
+	assert_true(has_line(lines, n, "GPU 1 (0000:2a:00): Xid 48 since boot, 2 times: An uncorrectable "
+	                               "double bit error (DBE) has been detected on GPU"));
+	/* a GPU NVML does not list is named by its address */
+	assert_true(has_line(lines, n, "0000:c1:00: Xid 79 since boot: GPU has fallen off the bus."));
+}
+
 static void test_compute_without_nvml(void **state)
 {
 	(void)state;
@@ -218,6 +251,18 @@ static void test_storage(void **state)
 	                         "   7 0 loop0 1 0 8 0 0 0 0 0 0 0 0\n");
 	plant("/proc/self/mounts", "/dev/sda1 / ext4 rw 0 0\nfs01:/scratch /scratch nfs4 rw,sync 0 0\n");
 	plant("/proc/meminfo", "Cached: 512 kB\nDirty: 8 kB\n");
+	plant("/proc/self/mountstats",
+	      "device rootfs mounted on / with fstype rootfs\n"
+	      "device fs01:/scratch mounted on /scratch with fstype nfs4 statvers=1.1\n"
+	      "\topts:\trw,vers=4.2,hard\n"
+	      "\tage:\t86400\n"
+	      "\tRPC iostats version: 1.1  p/v: 100003/4 (nfs)\n"
+	      "\txprt:\ttcp 0 1 2 0 11 123 123 0 456 0 2 0 0\n"
+	      "\tper-op statistics\n"
+	      "\t        NULL: 0 0 0 0 0 0 0 0 0\n"
+	      "\t        READ: 1000 1012 2 120000 102400000 500 72000 75000 0\n"
+	      "\t       WRITE: 10 10 0 4096000 1200 0 50 60 1\n"
+	      "\n");
 	cJSON *recs = cJSON_Parse("[{\"domain\":\"storage\",\"metric\":\"storage.seqread.gbps\","
 	                          "\"conditions\":{\"where\":{\"path\":\"/scratch/ng\"}}}]");
 	ng_evidence_opts o = {.root = root, .records = recs, .settle_s = 0.01};
@@ -232,6 +277,13 @@ static void test_storage(void **state)
 	assert_string_equal(cJSON_GetObjectItem(t, "fstype")->valuestring, "nfs4");
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "page_cache"), "Dirty")->valuestring,
 	                    "8 kB");
+	/* the shared service's own account of its RPCs */
+	cJSON *nfs = cJSON_GetObjectItem(ev, "nfs_mountstats");
+	assert_int_equal(cJSON_GetArraySize(nfs), 1);
+	cJSON *read = cJSON_GetArrayItem(cJSON_GetObjectItem(nfs->child, "ops"), 0);
+	assert_string_equal(cJSON_GetObjectItem(read, "op")->valuestring, "READ");
+	assert_int_equal(cJSON_GetObjectItem(read, "retransmissions")->valueint, 12);
+	assert_int_equal(cJSON_GetObjectItem(read, "avg_rtt_ms")->valueint, 72);
 	/* what another process's I/O during the capture reads as */
 	cJSON_SetNumberValue(cJSON_GetObjectItem(devs->child, "ios_per_s"), 420);
 	cJSON_AddNumberToObject(devs->child, "ms_per_io", 75);
@@ -241,6 +293,55 @@ static void test_storage(void **state)
 	assert_true(has_line(lines, n, "sda: 75 ms per I/O"));
 	assert_true(has_line(lines, n, "the target /scratch/ng is on nfs4 from fs01:/scratch: a shared service"));
 	assert_true(has_line(lines, n, "the target's file system is mounted sync"));
+	assert_true(has_line(lines, n, "NFS /scratch: 12 of 1000 READ calls retransmitted"));
+	assert_true(has_line(lines, n, "NFS /scratch: 2 major timeouts of READ"));
+	assert_true(has_line(lines, n, "NFS /scratch: READ takes 75 ms on average (round trip 72 ms) over 1000 calls"));
+	assert_true(has_line(lines, n, "NFS /scratch: 1 WRITE call failed"));
+	for (size_t i = 0; i < n; i++)
+		assert_null(strstr(lines[i], "WRITE takes")); /* 6 ms: not slow */
+}
+
+/* /proc/self/mountstats: only NFS blocks, per-op lines with and without
+ * the errors column, escapes undone, and what does not read counted. */
+static void test_mountstats(void **state)
+{
+	(void)state;
+	const char text[] =
+		"device sysfs mounted on /sys with fstype sysfs\n"
+		"device fs02:/home mounted on /home\\040dirs with fstype nfs statvers=1.0\n"
+		"\tage:\t30\n"
+		"\tper-op statistics\n"
+		"\t     GETATTR: 7 7 0 700 800 1 14 21\n"
+		"\t        READ: 2 2 x 0 0 0 0 0\n"          /* not a number */
+		"\t      lower!: 1 1 0 0 0 0 0 0\n"          /* not an op name */
+		"\t      ACCESS: 0 0 0 0 0 0 0 0\n"          /* no calls: left out */
+		"device broken line\n"
+		"device fs03:/x mounted on /x with fstype nfs4 statvers=1.1\n"
+		"\tper-op statistics\n"
+		"\t       WRITE: 4 5 0 40 4 0 8 12 1\n"
+		"device tmpfs mounted on /tmp with fstype tmpfs\n"
+		"\t       WRITE: 4 5 0 40 4 0 8 12 1\n";     /* not NFS: not read */
+	ng_nfs_mount *m = calloc(4, sizeof *m);
+	size_t bad;
+	size_t n = ng_mountstats_parse(text, sizeof text - 1, m, 4, &bad);
+	assert_int_equal(n, 2);
+	assert_int_equal(bad, 1);
+	assert_string_equal(m[0].mountpoint, "/home dirs");
+	assert_string_equal(m[0].fstype, "nfs");
+	assert_true(m[0].has_age);
+	assert_int_equal(m[0].age_s, 30);
+	assert_int_equal(m[0].n_ops, 1);
+	assert_int_equal(m[0].ops_unread, 2);
+	assert_string_equal(m[0].op[0].name, "GETATTR");
+	assert_int_equal(m[0].op[0].execute_ms, 21);
+	assert_false(m[0].op[0].has_errors);
+	assert_string_equal(m[1].device, "fs03:/x");
+	assert_int_equal(m[1].op[0].transmissions, 5);
+	assert_true(m[1].op[0].has_errors);
+	assert_int_equal(m[1].op[0].errors, 1);
+	/* at most cap mounts */
+	assert_int_equal(ng_mountstats_parse(text, sizeof text - 1, m, 1, &bad), 1);
+	free(m);
 }
 
 static void test_fabric(void **state)
@@ -253,20 +354,43 @@ static void test_fabric(void **state)
 	plant("/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", "0\n");
 	plant("/sys/class/infiniband/mlx5_0/device/numa_node", "1\n");
 	plant("/sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN\n");
+	/* GPU 0 and GPU 2 may not reach each other (a BIOS's ACS, a driver's
+	 * registry key); GPU 2 has no NVLink */
+	plant("/gpus.json", "{\"schema\":\"nodegate/synthetic-gpus/1\",\"gpus\":["
+	                    "{\"p2p\":{\"2\":\"disabled_by_regkey\"}},{},{\"nvlink\":[]}]}");
+	char gpus[PATH_MAX];
+	snprintf(gpus, sizeof gpus, "%s/gpus.json", root);
+	setenv("NODEGATE_SYNTH_GPUS", gpus, 1);
 	setenv("NCCL_IB_HCA", "mlx5_0", 1);
-	ng_evidence_opts o = {.root = root};
+	ng_evidence_opts o = {.root = root, .nvml_lib = NG_SYNTH_LIB};
 	cJSON *ev = ng_evidence_fabric(&o);
 	unsetenv("NCCL_IB_HCA");
 	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "hca_numa_node"), "mlx5_0")->valueint, 1);
 	assert_string_equal(
 		cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "transport_selection"), "NCCL_IB_HCA")->valuestring,
 		"mlx5_0");
+	cJSON *pa = cJSON_GetObjectItem(ev, "peer_access");
+	assert_int_equal(cJSON_GetObjectItem(pa, "gpus")->valueint, 3);
+	cJSON *pairs = cJSON_GetObjectItem(pa, "pairs");
+	assert_int_equal(cJSON_GetArraySize(pairs), 3);
+	/* 0-1: NVLink; 0-2: everything off; 1-2: PCIe only, which is no fault */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(pairs, 0), "nvlink")->valuestring, "ok");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(pairs, 1), "read")->valuestring,
+	                    "disabled_by_regkey");
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(pairs, 2), "nvlink")->valuestring,
+	                    "not_supported");
+	assert_int_equal(cJSON_GetObjectItem(pa, "pairs_not_ok")->valueint, 5);
 	char lines[16][NG_SUMMARY_LINE];
 	size_t n = summary_of("fabric", ev, lines, 16);
-	assert_true(has_line(lines, n, "mlx5_0 port 1: link_downed counter 3"));
+	assert_true(has_line(lines, n, "mlx5_0 port 1: link_downed counter 3 (no earlier read to compare)"));
 	assert_true(has_line(lines, n, "mlx5_1 port 1: DOWN"));
 	for (size_t i = 0; i < n; i++)
 		assert_null(strstr(lines[i], "symbol_error"));
+	assert_true(has_line(lines, n, "GPU 0 and GPU 2: peer access read disabled_by_regkey, write "
+	                               "disabled_by_regkey, nvlink disabled_by_regkey, atomics "
+	                               "disabled_by_regkey, pci disabled_by_regkey"));
+	for (size_t i = 0; i < n; i++)
+		assert_null(strstr(lines[i], "GPU 1 and GPU 2"));
 }
 
 static void test_no_collector(void **state)
@@ -286,6 +410,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diskstats),
 		cmocka_unit_test(test_mounts),
+		cmocka_unit_test(test_mountstats),
+		cmocka_unit_test_setup_teardown(test_compute_xids_since_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compute_power_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compute_without_nvml, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory, setup, teardown),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "parse/sacct.h"
+#include "parse/sacct_steps.h"
 
 static ng_sacct parse_ok(const char *text)
 {
@@ -189,6 +190,52 @@ static void every_name_is_indexed(void **state)
 	ng_sacct_free(&s);
 }
 
+/* A job's steps: numbered steps only, one node each or not, and what
+ * does not read counted. */
+static void steps_read(void **state)
+{
+	(void)state;
+	const char text[] = "81|train|gpu-[01-04]|620|COMPLETED\n"
+	                    "81.batch|batch|gpu-01|620|COMPLETED\n"
+	                    "81.extern|extern|gpu-[01-04]|620|COMPLETED\n"
+	                    "81.0|prep|gpu-[01-04]|20|COMPLETED\n"
+	                    "81.1|shard|gpu-01|300|COMPLETED\n"
+	                    "81.2|shard|gpu-02|310|COMPLETED\n"
+	                    "81.3|shard|gpu-03|290|COMPLETED\n"
+	                    "81.4|shard|gpu-04|600|COMPLETED\n"
+	                    "81.5|shard|gpu-05|50|CANCELLED by 0\n"
+	                    "81.6|shard|gpu-06|x|COMPLETED\n"       /* not a number */
+	                    "81.7|shard|gpu-07|1\n"                 /* four fields */
+	                    "\n";
+	ng_sacct_step st[16];
+	size_t bad;
+	size_t n = ng_sacct_steps_parse(text, sizeof text - 1, st, 16, &bad);
+	assert_int_equal(n, 6);
+	assert_int_equal(bad, 2);
+	assert_string_equal(st[0].id, "81.0");
+	assert_string_equal(st[0].node, ""); /* several nodes */
+	assert_string_equal(st[4].node, "gpu-04");
+	assert_int_equal(st[4].elapsed_s, 600);
+	assert_string_equal(st[5].state, "CANCELLED");
+	size_t peers;
+	double own, median;
+	char step[64];
+	/* gpu-04 took 600 s where its three peers took a median of 300 s */
+	double r = ng_sacct_gang_ratio(st, n, "gpu-04", 3, &peers, &own, &median, step, sizeof step);
+	assert_true(r > 1.99 && r < 2.01);
+	assert_int_equal(peers, 3);
+	assert_true(own == 600 && median == 300);
+	assert_string_equal(step, "shard");
+	/* gpu-01 against gpu-02, -03, -04: 300 of 310 */
+	r = ng_sacct_gang_ratio(st, n, "gpu-01", 3, &peers, &own, &median, step, sizeof step);
+	assert_true(r > 0.96 && r < 0.97);
+	/* a cancelled step is no measure; too few peers is no gang */
+	assert_true(ng_sacct_gang_ratio(st, n, "gpu-05", 3, NULL, NULL, NULL, NULL, 0) < 0);
+	assert_true(ng_sacct_gang_ratio(st, n, "gpu-04", 4, NULL, NULL, NULL, NULL, 0) < 0);
+	assert_true(ng_sacct_gang_ratio(st, n, "gpu-09", 1, NULL, NULL, NULL, NULL, 0) < 0);
+	assert_int_equal(ng_sacct_steps_parse(text, sizeof text - 1, st, 2, &bad), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +245,7 @@ int main(void)
 		cmocka_unit_test(bad_lines_are_counted_not_guessed),
 		cmocka_unit_test(nothing_is_nothing),
 		cmocka_unit_test(every_name_is_indexed),
+		cmocka_unit_test(steps_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

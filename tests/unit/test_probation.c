@@ -81,6 +81,31 @@ static void test_straggler_against_history(void **state)
 	assert_int_equal(ng_probation_judge(&j, why, sizeof why), NG_PROBATION_PASS);
 }
 
+/* A node slower than its gang peers in the same job fails, whatever the
+ * job's history says; within the limit the sentence names the gang. */
+static void test_straggler_in_its_gang(void **state)
+{
+	(void)state;
+	char why[320];
+	ng_probation_job j = clean();
+	j.gang_step = "shard";
+	j.gang_peers = 3;
+	j.gang_own_s = 600;
+	j.gang_median_s = 300;
+	j.gang_ratio = 2.0;
+	assert_int_equal(ng_probation_judge(&j, why, sizeof why), NG_PROBATION_FAIL);
+	assert_string_equal(why, "a straggler in its gang: step shard took 600 s here, 2.00 times the "
+	                         "median 300 s of its 3 peers in the same job (limit 1.50)");
+	j.gang_ratio = 1.2;
+	assert_int_equal(ng_probation_judge(&j, why, sizeof why), NG_PROBATION_PASS);
+	assert_non_null(strstr(why, "step shard 1.20 times its 3 gang peers' median"));
+	/* no peers: no gang, whatever the ratio says */
+	j.gang_peers = 0;
+	j.gang_ratio = 5;
+	assert_int_equal(ng_probation_judge(&j, why, sizeof why), NG_PROBATION_PASS);
+	assert_null(strstr(why, "gang"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -88,6 +113,7 @@ int main(void)
 		cmocka_unit_test(test_faults_fail),
 		cmocka_unit_test(test_unjudged_check_waits),
 		cmocka_unit_test(test_straggler_against_history),
+		cmocka_unit_test(test_straggler_in_its_gang),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include "core/atomic_file.h"
 #include "core/json.h"
 #include "flow/testing/selftest_probation.h"
+#include "flow/testing/selftest_queue.h"
 
 #define PEERS 12
 /* The defaults, but for the circuit breaker: in a class of 13 nodes the second
@@ -54,6 +55,9 @@ static void base_env(const ng_selftest *c)
 	ng_env_unset_prefix("NODEGATE_");
 	snprintf(scontrol, sizeof scontrol, "%s/no-scontrol", c->dir);
 	setenv("NODEGATE_SCONTROL", scontrol, 1);
+	/* a probation's gang is read through sacct: none here either */
+	snprintf(scontrol, sizeof scontrol, "%s/no-sacct", c->dir);
+	setenv("NODEGATE_SACCT", scontrol, 1);
 	setenv("NODEGATE_KMSG", c->kmsg, 1);
 }
 
@@ -425,6 +429,7 @@ void ng_selftest_run(ng_selftest *c)
 		c->req->fabric(c->req->fabric_arg, c->dir, c->self, c->policy, counted_row, c);
 	ng_selftest_probation(c->dir, c->self, c->policy, break_nvml ? c->broken_lib : c->lib,
 	                      counted_row, c);
+	ng_selftest_queue(c->dir, c->self, c->policy, c->req->scontrol, counted_row, c);
 }
 
 int ng_selftest_remove(ng_selftest *c)

@@ -34,6 +34,7 @@ typedef void (*ng_selftest_fabric_fn)(void *arg, const char *dir, const char *se
 typedef struct {
 	const char *self;     /* the nodegate binary to run */
 	const char *lib;      /* the synthetic NVML library (a real path) */
+	const char *scontrol; /* the stand-in scontrol the queue rows run (nodegate-scontrol-synth) */
 	const char *brk;      /* NULL, "nvml" (the GPU cases get a library that does not
 	                         exist) or "store" (the admission cases' store cannot be made) */
 	ng_test_row_fn row;   /* each row, as it is decided */
