@@ -96,6 +96,8 @@ static const struct param params[NG_P_COUNT] = {
 		"A class with at least this many nodes but fewer than min_baseline_nodes is judged against a small-class baseline, whose bar carries the uncertainty few nodes give (0: such a class establishes until min_baseline_nodes)."},
 	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
 		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
+	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
+		"The peer bar (flag_fraction x the class median) is never less than this many node spreads (the baseline's node_mad) under the median: a bar inside the class's own spread flags healthy nodes (0: no such bound)."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -208,6 +210,12 @@ void ng_policy_default(ng_policy *p)
 		 * the bar widens by Student's t for however few there are. */
 		.small_class_min_nodes = 3,
 		.small_class_tail = 0.005,
+		/* Healthy nodes' medians spread around the class's: a bar within
+		 * that spread accuses the class's lower half (the fleet simulator:
+		 * flag_fraction 0.99 drained 1,877 healthy nodes of 2,000). Three
+		 * spreads under the median, a healthy node falls below about one
+		 * run in a thousand. */
+		.spread_sigmas = 3.0,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

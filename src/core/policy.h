@@ -60,6 +60,7 @@ enum ng_policy_param {
 	NG_P_UNSTABLE_WINDOW,
 	NG_P_SMALL_CLASS_MIN_NODES,
 	NG_P_SMALL_CLASS_TAIL,
+	NG_P_SPREAD_SIGMAS,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -136,6 +137,8 @@ typedef struct {
 	long small_class_min_nodes;   /* a class of this many nodes, under min_baseline_nodes, gets a
 	                                 small-class baseline (judge/admit.h); 0: none */
 	double small_class_tail;      /* ... whose bar a healthy node falls under this rarely */
+	double spread_sigmas;         /* the peer bar sits at least this many of the class's node
+	                                 spreads (node_mad) under its median (judge/admit.h); 0: off */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */
