@@ -98,6 +98,8 @@ static const struct param params[NG_P_COUNT] = {
 		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
 	[NG_P_DRIFT_FRACTION] = {"admission", "drift_fraction", K_DOUBLE, OFF(drift_fraction), 0, 0, 0.5, true, false,
 		"A class baseline rebuilt more than this share below the newest pinned baseline of its class, software identity and metric opens a drift event: peers alone follow a class that degrades together, and someone is told (a fleet event, its audit entry and nodegate_fleet_regression_open)."},
+	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
+		"The peer bar (flag_fraction x the class median) is never less than this many node spreads (the baseline's node_mad) under the median: a bar inside the class's own spread flags healthy nodes (0: no such bound)."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -211,6 +213,12 @@ void ng_policy_default(ng_policy *p)
 		.small_class_min_nodes = 3,
 		.small_class_tail = 0.005,
 		.drift_fraction = 0.05,
+		/* Healthy nodes' medians spread around the class's: a bar within
+		 * that spread accuses the class's lower half (the fleet simulator:
+		 * flag_fraction 0.99 drained 1,877 healthy nodes of 2,000). Three
+		 * spreads under the median, a healthy node falls below about one
+		 * run in a thousand. */
+		.spread_sigmas = 3.0,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

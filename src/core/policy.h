@@ -61,6 +61,7 @@ enum ng_policy_param {
 	NG_P_SMALL_CLASS_MIN_NODES,
 	NG_P_SMALL_CLASS_TAIL,
 	NG_P_DRIFT_FRACTION,
+	NG_P_SPREAD_SIGMAS,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -139,6 +140,8 @@ typedef struct {
 	double small_class_tail;      /* ... whose bar a healthy node falls under this rarely */
 	double drift_fraction;        /* a rebuilt baseline this far under the pinned one of its class,
 	                                 software and metric opens a drift event (judge/attribution.h) */
+	double spread_sigmas;         /* the peer bar sits at least this many of the class's node
+	                                 spreads (node_mad) under its median (judge/admit.h); 0: off */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */

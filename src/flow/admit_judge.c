@@ -318,6 +318,10 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		                                               (size_t)j->base.n_nodes, pol)
 		                          : 0,
 		.baseline_cv = j->have_base ? j->base.cv : NAN,
+		.node_spread = j->have_base ? j->base.node_mad : NAN,
+		.run_samples = j->have_base && j->base.n_runs > 0
+		                   ? (double)j->base.n_samples / (double)j->base.n_runs
+		                   : NAN,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {

@@ -114,6 +114,20 @@ double ng_admit_small_bar(double median, double node_mad, double cv, size_t n_no
 	return isfinite(bar) && bar > 0 ? bar : 0;
 }
 
+double ng_admit_spread_bar(double median, double node_mad, double cv, double run_samples,
+                           const ng_policy *pol)
+{
+	if (!(pol->spread_sigmas > 0) || !isfinite(node_mad) || !(node_mad > 0) ||
+	    !isfinite(median) || !(median > 0))
+		return 0;
+	/* A median of n samples strays sqrt(pi / 2) / sqrt(n) of their spread. */
+	double noise = isfinite(cv) && cv > 0 && isfinite(run_samples) && run_samples >= 1
+	                   ? 1.2533 * cv * median / sqrt(run_samples)
+	                   : 0;
+	double bar = median - pol->spread_sigmas * sqrt(node_mad * node_mad + noise * noise);
+	return bar > 0 ? bar : 0;
+}
+
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol)
 {
 	/* Only when the run itself was sound: the gate checks the record (wrong
@@ -129,6 +143,18 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 	 * above the bar, a run between the two is marginal, not failed, or the
 	 * two lines together would make a cliff of whichever is higher (the
 	 * fleet simulator: gate.block 0.09 doubled healthy drains). */
+	/* A peer bar inside the spread of healthy nodes' medians accuses the
+	 * class's lower tail, not a fault: the bar is never above
+	 * median - spread_sigmas x node spread (a floor still decides above it). */
+	double spread_bar = ng_admit_spread_bar(r->baseline_median, r->node_spread, r->baseline_cv,
+	                                        r->run_samples, pol);
+	if (spread_bar > 0 && l.flag.evaluable && !l.flag.floor_decides && spread_bar < l.flag.bar) {
+		l.flag.bar = spread_bar;
+		l.flag.floor_decides = isfinite(r->floor) && r->floor > spread_bar;
+		if (l.flag.floor_decides)
+			l.flag.bar = r->floor;
+		l.flag.flagged = r->value < l.flag.bar;
+	}
 	if (r->gate == NG_V_BLOCK && l.flag.evaluable && !l.flag.flagged)
 		l.status = NG_MS_MARGINAL;
 	if (r->small_bar > 0 && l.flag.evaluable) {
@@ -136,6 +162,7 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		 * that, and the gate's block against it alone is not evidence. */
 		double peer = pol->flag_fraction * r->baseline_median;
 		peer = r->small_bar < peer ? r->small_bar : peer;
+		peer = spread_bar > 0 && spread_bar < peer ? spread_bar : peer;
 		l.flag.floor_decides = isfinite(r->floor) && r->floor > peer;
 		l.flag.bar = l.flag.floor_decides ? r->floor : peer;
 		l.flag.flagged = r->value < l.flag.bar;

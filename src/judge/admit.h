@@ -72,7 +72,21 @@ typedef struct {
 	 * bimodal run's slow samples must sit that far under the gate's slow
 	 * line too (below). */
 	double baseline_cv;
+	/* The baseline's node spread (node_mad, the metric's unit) and its
+	 * samples per run; 0 or NaN when not known. With baseline_cv they say
+	 * how far a healthy run's median strays (ng_admit_spread_bar). */
+	double node_spread;
+	double run_samples;
 } ng_admit_result;
+
+/* The lowest a peer bar may sit given how far a healthy node's run median
+ * strays from the class's: median - spread_sigmas x sqrt(node_mad^2 +
+ * (1.2533 x cv x median / sqrt(run_samples))^2), the nodes' own spread and
+ * the noise of a median of run_samples samples. 0 when there is no such
+ * bound (spread_sigmas 0, no node spread, or no number): the flag fraction
+ * alone then sets the bar. */
+double ng_admit_spread_bar(double median, double node_mad, double cv, double run_samples,
+                           const ng_policy *pol);
 
 /* A small class's bar: the one-sided Student t prediction bound at
  * small_class_tail for one more healthy node, median - t(n - 1) x spread x

@@ -90,6 +90,8 @@ void ng_anchor_write(ng_store *st)
 	if (!st->anchor_due)
 		return;
 	st->anchor_due = false;
+	if (st->scratch)
+		return;
 	char id[33];
 	if (store_id(st, id) < 0 || anchor_path(st) < 0) {
 		fprintf(stderr, "nodegate: warning: cannot anchor the audit log's head: the store has"

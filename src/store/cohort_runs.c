@@ -26,8 +26,10 @@ int ng_cohort_note(ng_store *st, ng_sql_stmt **seen, ng_sql_stmt **run,
 	ng_sql_bind_int64(*seen, 3, r->taken_at);
 	if (ng_sql_step(*seen, err) < 0)
 		return -1;
-	if (!r->n_samples)
+	if (!r->n_samples) {
+		ng_cohort_mirror_note(st, r, record_id, 0);
 		return 0;
+	}
 	/* The newest run wins; of two at one time, the one stored last (as the
 	 * records' own order, taken_at then id, says). */
 	if (!*run && ng_sql_prepare(st->db,
@@ -55,7 +57,10 @@ int ng_cohort_note(ng_store *st, ng_sql_stmt **seen, ng_sql_stmt **run,
 	ng_sql_bind_int64(*run, 5, r->taken_at);
 	ng_sql_bind_int64(*run, 6, record_id);
 	ng_sql_bind_double(*run, 7, median);
-	return ng_sql_step(*run, err) < 0 ? -1 : 0;
+	if (ng_sql_step(*run, err) < 0)
+		return -1;
+	ng_cohort_mirror_note(st, r, record_id, median);
+	return 0;
 }
 
 int ng_cohort_fill(ng_store *st, ng_err *err)
@@ -103,6 +108,8 @@ int64_t ng_store_count_class_nodes(ng_store *st, const char *class_key, int64_t 
                                    ng_err *err)
 {
 	int64_t n = 0;
+	if (ng_cohort_mirror_count(st, class_key, since, &n) == 1)
+		return n;
 	return ng_q_int64(st, err, &n,
 	                  "SELECT count(*) FROM class_nodes WHERE class = ? AND last_at >= ?", "ti",
 	                  class_key, since) < 0
@@ -114,6 +121,10 @@ int ng_store_cohort_drops(ng_store *st, const char *class_key, const char *softw
                           const char *metric, const char *exclude_node, int64_t since,
                           double median, double **drops, size_t *n, ng_err *err)
 {
+	int m = ng_cohort_mirror_drops(st, class_key, software, metric, exclude_node, since, median,
+	                               drops, n);
+	if (m != 0)
+		return m == 1 ? 0 : ng_fail(err, "out of memory");
 	*drops = NULL;
 	*n = 0;
 	ng_sql_stmt *q = ng_q(st, err,

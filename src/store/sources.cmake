@@ -6,6 +6,7 @@ set(NG_STORE_SOURCES
   audit_state.c
   baselines.c
   cases.c
+  cohort_mirror.c
   cohort_runs.c
   config_errors.c
   fabric_peers.c

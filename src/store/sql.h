@@ -85,6 +85,16 @@ struct ng_sql_stmt {
 /* Opens a SQLite file (created when absent, with its directory's parent
  * existing), in WAL mode with a busy timeout and full synchronous commits. */
 int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err);
+/* A SQLite store that one process owns and throws away (a simulation's):
+ * no writers' queue, no synchronous commits, the journal in memory and the
+ * file locked for this connection. Its contents are what they would be in
+ * an ordinary store; only what a crash would leave differs. */
+int ng_sql_sqlite_scratch(ng_sql *db, ng_err *err);
+/* begin_it: opens one transaction that every transaction until the batch's
+ * end joins as a savepoint (one commit for many); else commits it. */
+int ng_sql_sqlite_batch(ng_sql *db, bool begin_it, ng_err *err);
+/* How many transactions or savepoints this connection has rolled back. */
+uint64_t ng_sql_sqlite_rollbacks(ng_sql *db);
 /* Connects to a postgresql:// or postgres:// URI (libpq's conninfo rules). */
 int ng_sql_pg_open(const char *uri, ng_sql **out, ng_err *err);
 /* Why the last open on this thread failed (NG_SQL_E_NONE after one that

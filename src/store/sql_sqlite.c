@@ -51,6 +51,12 @@ struct sq_db {
 	 * and preparing them costs as much as running them. */
 	sqlite3_stmt *cache[SQ_CACHE_MAX];
 	size_t n_cache;
+	/* ng_sql_sqlite_batch: one transaction open around many; each of
+	 * theirs is a savepoint in it. */
+	bool batch;
+	/* Rollbacks on this connection: what a copy of its rows kept in memory
+	 * (store/cohort_mirror.c) checks to know it may be stale. */
+	uint64_t rollbacks;
 };
 
 struct sq_stmt {
@@ -473,6 +479,8 @@ static int queue_enter(struct sq_db *d, int limit_ms)
 static int sq_begin_write(ng_sql *db, ng_err *err)
 {
 	struct sq_db *d = db_of(db);
+	if (d->batch)
+		return begin(d, "SAVEPOINT ng_tx", "starting a write transaction", err);
 	int limit = busy_timeout_ms(d);
 	int waited = queue_enter(d, limit);
 	/* What is left of the timeout for SQLite's own lock, so the whole wait
@@ -489,12 +497,23 @@ static int sq_begin_write(ng_sql *db, ng_err *err)
 
 static int sq_begin_read(ng_sql *db, ng_err *err)
 {
-	return begin(db_of(db), "BEGIN", "starting a read transaction", err);
+	struct sq_db *d = db_of(db);
+	return begin(d, d->batch ? "SAVEPOINT ng_tx" : "BEGIN", "starting a read transaction", err);
 }
 
 static void sq_rollback(ng_sql *db)
 {
 	struct sq_db *d = db_of(db);
+	d->rollbacks++;
+	if (d->batch) {
+		/* Undoes the savepoint's writes only; the batch goes on, unless
+		 * SQLite has already rolled the whole of it back after an error
+		 * (ng_sql_sqlite_batch's end then says so). */
+		if (!sqlite3_get_autocommit(d->h))
+			sqlite3_exec(d->h, "ROLLBACK TO ng_tx; RELEASE ng_tx", NULL, NULL, NULL);
+		d->tx_failed = false;
+		return;
+	}
 	/* SQLite rolls back by itself after some errors (a full disk, an I/O
 	 * error); then there is nothing left to undo. */
 	if (!sqlite3_get_autocommit(d->h))
@@ -512,7 +531,7 @@ static int sq_commit(ng_sql *db, ng_err *err)
 		                    "failed, so it was rolled back; nothing was written",
 		               d->path);
 	}
-	int rc = sqlite3_exec(d->h, "COMMIT", NULL, NULL, NULL);
+	int rc = sqlite3_exec(d->h, d->batch ? "RELEASE ng_tx" : "COMMIT", NULL, NULL, NULL);
 	if (rc == SQLITE_OK) {
 		queue_leave(d);
 		return 0;
@@ -846,4 +865,53 @@ int ng_sql_sqlite_open(const char *path, ng_sql **out, ng_err *err)
 	ng_sql_note_open_error(NG_SQL_E_NONE);
 	*out = &d->base;
 	return 0;
+}
+
+/* ---- a store one process owns and throws away ------------------------------------ */
+
+int ng_sql_sqlite_scratch(ng_sql *db, ng_err *err)
+{
+	if (ng_sql_kind_of(db) != NG_SQL_SQLITE)
+		return ng_fail_as(err, NG_ERR_INTERNAL, "only a SQLite store can be a scratch store");
+	struct sq_db *d = db_of(db);
+	/* Nobody else writes it, so no queue; nothing of it must outlive a
+	 * crash, so no synchronous commit and no journal on disk; the file is
+	 * this connection's alone, so SQLite takes its lock once. */
+	queue_leave(d);
+	if (d->queue_fd >= 0)
+		close(d->queue_fd);
+	d->queue_fd = -1;
+	if (run(d, "PRAGMA locking_mode=EXCLUSIVE", "locking it for this process", err) < 0 ||
+	    run(d, "PRAGMA journal_mode=MEMORY", "keeping its journal in memory", err) < 0 ||
+	    run(d, "PRAGMA synchronous=OFF", "turning off synchronous commits", err) < 0 ||
+	    run(d, "PRAGMA cache_size=-262144", "sizing its page cache", err) < 0)
+		return -1;
+	return 0;
+}
+
+int ng_sql_sqlite_batch(ng_sql *db, bool begin_it, ng_err *err)
+{
+	if (ng_sql_kind_of(db) != NG_SQL_SQLITE)
+		return ng_fail_as(err, NG_ERR_INTERNAL, "only a SQLite store can batch its transactions");
+	struct sq_db *d = db_of(db);
+	if (begin_it) {
+		if (d->batch)
+			return ng_fail_as(err, NG_ERR_INTERNAL, "a batch of transactions is open already");
+		if (begin(d, "BEGIN IMMEDIATE", "starting a batch of transactions", err) < 0)
+			return -1;
+		d->batch = true;
+		return 0;
+	}
+	if (!d->batch)
+		return 0;
+	d->batch = false;
+	if (sqlite3_get_autocommit(d->h))
+		return ng_fail_as(err, NG_ERR_STORE, "the batch of transactions on %s was rolled back "
+		                  "after an error", d->path);
+	return run(d, "COMMIT", "committing a batch of transactions", err);
+}
+
+uint64_t ng_sql_sqlite_rollbacks(ng_sql *db)
+{
+	return ng_sql_kind_of(db) == NG_SQL_SQLITE ? db_of(db)->rollbacks : 0;
 }

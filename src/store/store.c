@@ -131,12 +131,38 @@ int ng_store_open(const char *spec, ng_store **out, ng_err *err)
 	return 0;
 }
 
+int ng_store_open_scratch(const char *path, ng_store **out, ng_err *err)
+{
+	if (!path || !*path || is_pg_uri(path))
+		return ng_fail_as(err, NG_ERR_USAGE, "a scratch store is a SQLite file path");
+	if (ng_store_open(path, out, err) < 0)
+		return -1;
+	(*out)->scratch = true;
+	if (ng_sql_sqlite_scratch((*out)->db, err) < 0) {
+		ng_store_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int ng_store_batch_begin(ng_store *st, ng_err *err)
+{
+	return ng_sql_sqlite_batch(st->db, true, err);
+}
+
+int ng_store_batch_end(ng_store *st, ng_err *err)
+{
+	return ng_sql_sqlite_batch(st->db, false, err);
+}
+
 void ng_store_close(ng_store *st)
 {
 	if (!st)
 		return;
 	ng_sql_close(st->db);
 	ng_state_forget(st);
+	ng_cohort_mirror_free(st);
 	free(st->touched);
 	free(st->policy_text);
 	free(st);

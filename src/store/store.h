@@ -43,6 +43,15 @@ int ng_store_default_path(ng_strbuf *out, ng_err *err);
  * a database some other program owns, and one a newer nodegate wrote. */
 int ng_store_open(const char *spec, ng_store **out, ng_err *err);
 void ng_store_close(ng_store *st);
+/* A new SQLite store at path for one process that throws it away (the fleet
+ * simulator's): what it holds and answers is what ng_store_open's would, but
+ * it is not kept safe from a crash (ng_sql_sqlite_scratch) and its audit
+ * head is anchored nowhere. */
+int ng_store_open_scratch(const char *path, ng_store **out, ng_err *err);
+/* Every transaction between these two is one (SQLite: a savepoint each in
+ * one transaction): for a scratch store that takes many small writes. */
+int ng_store_batch_begin(ng_store *st, ng_err *err);
+int ng_store_batch_end(ng_store *st, ng_err *err);
 /* The path or URI (password hidden) the store was opened from. */
 const char *ng_store_where(const ng_store *st);
 ng_sql *ng_store_sql(ng_store *st);

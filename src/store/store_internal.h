@@ -29,6 +29,10 @@ struct ng_store {
 	bool anchor_pg, anchor_due;
 	int64_t anchor_seq;
 	char anchor_hash[65];
+	/* ng_store_open_scratch: a store nobody keeps, so no anchor file, and
+	 * one writer, so the cohort's tables copied in memory (cohort_mirror.c) */
+	bool scratch;
+	struct ng_cohort_mirror *mirror;
 };
 
 /* Prepares sql and binds its `?` parameters from the arguments, one type
@@ -110,6 +114,18 @@ int ng_state_record_add(ng_state_record *r, int64_t seq, const char *state, ng_e
 /* Every covered row against the latest digest the chain holds for it. */
 int ng_state_verify(ng_store *st, ng_state_record *r, ng_store_audit_report *rep, ng_err *err);
 void ng_state_record_free(ng_state_record *r);
+
+/* cohort_mirror.c: a scratch store's class_nodes and cohort_runs in memory.
+ * _note follows ng_cohort_note's upserts (median: the run's); _count and
+ * _drops answer ng_store_count_class_nodes and ng_store_cohort_drops: 1
+ * answered, 0 not (no copy: ask SQL), -1 out of memory. */
+void ng_cohort_mirror_note(ng_store *st, const ng_store_record *r, int64_t record_id,
+                           double median);
+int ng_cohort_mirror_count(ng_store *st, const char *class_key, int64_t since, int64_t *out);
+int ng_cohort_mirror_drops(ng_store *st, const char *class_key, const char *software,
+                           const char *metric, const char *exclude_node, int64_t since,
+                           double median, double **drops, size_t *n);
+void ng_cohort_mirror_free(ng_store *st);
 
 /* audit_anchor.c */
 void ng_anchor_init(ng_store *st, const char *spec, bool postgres);

@@ -816,6 +816,86 @@ static void cohort_is_filled_for_an_older_store(void **state)
 	done(st, spec);
 }
 
+/* The sorted drops of the cohort of "me" since 60 against 100. */
+static size_t sorted_drops(ng_store *st, double *out, size_t cap)
+{
+	double *drops = NULL;
+	size_t n = 0;
+	ng_err err = {0};
+	if (ng_store_cohort_drops(st, CLASS, SW, METRIC, "me", 60, 100.0, &drops, &n, &err) != 0)
+		fail_msg("cohort_drops: %s", err.msg);
+	assert_true(n <= cap);
+	qsort(drops, n, sizeof *drops, cmp_double);
+	memcpy(out, drops, n * sizeof *drops);
+	free(drops);
+	return n;
+}
+
+/* A scratch store (the fleet simulator's) answers as an ordinary one: in
+ * one batch of transactions, its in-memory copy of the cohort follows the
+ * records written after it was made, forgets a rolled-back write, and what
+ * the batch committed is there for an ordinary open. PostgreSQL cannot be
+ * one. */
+static void scratch_store_answers_as_an_ordinary_one(void **state)
+{
+	(void)state;
+	char spec[1024];
+	fresh_spec("scratch", spec, sizeof spec);
+	ng_store *st = (ng_store *)1;
+	ng_err err = {0};
+	if (pg) {
+		assert_int_equal(ng_store_open_scratch(spec, &st, &err), -1);
+		assert_true(strstr(err.msg, "SQLite") != NULL);
+		ng_test_store_cleanup(spec);
+		return;
+	}
+	if (ng_store_open_scratch(spec, &st, &err) != 0)
+		fail_msg("open_scratch: %s", err.msg);
+	assert_int_equal(ng_store_batch_begin(st, &err), 0);
+	assert_int_equal(ng_store_batch_begin(st, &err), -1); /* one at a time */
+	double s90[] = {90, 89, 91}, s80[] = {80}, s70[] = {70, 70}, s60[] = {60}, s50[] = {50};
+	ng_store_record first[] = {
+		rec("a", CLASS, SW, METRIC, 100, s90, 3, true, true),
+		rec("b", CLASS, SW, METRIC, 150, s80, 1, true, true),
+		rec("me", CLASS, SW, METRIC, 300, s50, 1, true, true),
+	};
+	put_ok(st, first, 3, NULL);
+	double d[8];
+	assert_int_equal(sorted_drops(st, d, 8), 2); /* the copy is made here */
+	assert_true(fabs(d[0] - 0.10) < 1e-12 && fabs(d[1] - 0.20) < 1e-12);
+	/* written after the copy: b's newer run replaces its older, c is new,
+	 * and a run at the same time as a's newest but stored later wins */
+	ng_store_record more[] = {
+		rec("b", CLASS, SW, METRIC, 160, s70, 2, true, true),
+		rec("c", CLASS, SW, METRIC, 170, s60, 1, true, true),
+		rec("a", CLASS, SW, METRIC, 100, s50, 1, true, true),
+		rec("old", CLASS, SW, METRIC, 10, s50, 1, true, true), /* before since */
+	};
+	put_ok(st, more, 4, NULL);
+	assert_int_equal(sorted_drops(st, d, 8), 3);
+	assert_true(fabs(d[0] - 0.30) < 1e-12 && fabs(d[1] - 0.40) < 1e-12 &&
+	            fabs(d[2] - 0.50) < 1e-12);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 60, &err), 4);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 0, &err), 5);
+	/* a write that fails part way is rolled back, its first rows with it */
+	ng_store_record bad[] = {
+		rec("d", CLASS, SW, METRIC, 200, s90, 3, true, true),
+		rec(NULL, CLASS, SW, METRIC, 200, s90, 3, true, true),
+	};
+	assert_int_equal(ng_store_put_records(st, bad, 2, NULL, &err), -1);
+	assert_int_equal(sorted_drops(st, d, 8), 3);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 0, &err), 5);
+	assert_int_equal(ng_store_batch_end(st, &err), 0);
+	ng_store_close(st);
+
+	/* committed: an ordinary open reads the same */
+	st = open_ok(spec);
+	assert_int_equal(sorted_drops(st, d, 8), 3);
+	assert_true(fabs(d[0] - 0.30) < 1e-12 && fabs(d[2] - 0.50) < 1e-12);
+	assert_int_equal(ng_store_count_class_nodes(st, CLASS, 0, &err), 5);
+	done(st, spec);
+}
+
 /* ---- baselines ----------------------------------------------------------------------- */
 
 static ng_store_baseline baseline(const char *metric, const char *status, double median,
@@ -1848,6 +1928,7 @@ int main(void)
 		cmocka_unit_test(baseline_runs_are_the_accepted_idle_runs_in_the_window),
 		cmocka_unit_test(accept_records_lets_runs_into_baselines),
 		cmocka_unit_test(cohort_drops_take_each_nodes_newest_run),
+		cmocka_unit_test(scratch_store_answers_as_an_ordinary_one),
 		cmocka_unit_test(cohort_is_filled_for_an_older_store),
 		cmocka_unit_test(baselines_pinned_beat_built_and_expired_are_never_current),
 		cmocka_unit_test(cases_open_retry_close),

@@ -166,7 +166,7 @@ static void test_param_names_and_values(void **state)
 		"admission.unstable_repeat",
 		"admission.unstable_window",
 		"admission.small_class_min_nodes", "admission.small_class_tail",
-		"admission.drift_fraction",
+		"admission.drift_fraction", "admission.spread_sigmas",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
 		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
@@ -261,6 +261,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"exclusive_max_runnable\":0,"
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4,"
 	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01,\"drift_fraction\":0.08,"
+	                       "\"spread_sigmas\":2.5,"
 	                       "\"prolog_min_nodes\":64,\"prolog_feature\":\"screen_me\","
 	                       "\"prolog_comment\":\"ng:check\"},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
@@ -331,6 +332,7 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.small_class_min_nodes, 4);
 	assert_true(p.small_class_tail == 0.01);
 	assert_true(p.drift_fraction == 0.08);
+	assert_true(p.spread_sigmas == 2.5);
 	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);

@@ -206,7 +206,7 @@ static int open_store(struct state *st)
 	char path[300];
 	snprintf(path, sizeof path, "%s/store.db", st->dir);
 	ng_err err;
-	if (ng_store_open(path, &st->store, &err) < 0) {
+	if (ng_store_open_scratch(path, &st->store, &err) < 0) {
 		fprintf(stderr, "fleetsim: nodegate: store: %s\n", err.msg);
 		return -1;
 	}
@@ -287,12 +287,23 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
                ng_sim_decision *out)
 {
 	struct state *st = state;
-	if (f->fleet_clear_after && clear_events(st, f, r) < 0)
+	ng_err err;
+	/* One transaction for the run's screens: each admission's own
+	 * transactions are savepoints in it, and see what the earlier ones wrote
+	 * as they would in an ordinary store. */
+	if (ng_store_batch_begin(st->store, &err) < 0) {
+		fprintf(stderr, "fleetsim: nodegate: store: %s\n", err.msg);
 		return -1;
-	for (size_t node = 0; node < f->spec->n_nodes; node++)
-		if (in_service[node] && screen(st, f, node, r, &out[node]) < 0)
-			return -1;
-	return 0;
+	}
+	int rc = f->fleet_clear_after ? clear_events(st, f, r) : 0;
+	for (size_t node = 0; rc == 0 && node < f->spec->n_nodes; node++)
+		if (in_service[node])
+			rc = screen(st, f, node, r, &out[node]);
+	if (ng_store_batch_end(st->store, &err) < 0) {
+		fprintf(stderr, "fleetsim: nodegate: store: %s\n", err.msg);
+		return -1;
+	}
+	return rc;
 }
 
 size_t ng_sim_nodegate_escalations(const void *state)
