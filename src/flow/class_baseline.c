@@ -19,28 +19,23 @@ const char *ng_baseline_status_name(ng_baseline_status s)
 	return (unsigned)s < NG_BASELINE_STATUS_COUNT ? names[s] : "unknown";
 }
 
-int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *class_key,
-                            const char *software, const char *metric, const char *unit,
-                            int64_t now, const char *actor, bool keep_refusal,
-                            ng_store_baseline *out, ng_err *err)
+int ng_baseline_row_build(const ng_policy *pol, const ng_baseline_run *runs, size_t n,
+                          const char *class_key, const char *software, const char *metric,
+                          const char *unit, int64_t now, int64_t since, int64_t newest,
+                          ng_store_baseline *out, ng_err *err)
 {
-	int64_t since = now - (int64_t)pol->baseline_window_days * 86400;
-	ng_store_runs runs;
-	if (ng_store_baseline_runs(st, class_key, software, metric, since, &runs, err) < 0)
-		return -1;
 	size_t nd, ni;
-	ng_baseline_work_need(runs.runs, runs.n, &nd, &ni);
+	ng_baseline_work_need(runs, n, &nd, &ni);
 	ng_baseline_work w = {malloc((nd ? nd : 1) * sizeof(double)), nd,
 	                      malloc((ni ? ni : 1) * sizeof(size_t)), ni};
 	if (!w.buf || !w.idx) {
-		free(w.buf), free(w.idx), ng_store_runs_free(&runs);
-		return ng_fail(err, "out of memory building the baseline of %s", metric);
+		free(w.buf), free(w.idx);
+		return ng_fail_as(err, NG_ERR_INTERNAL, "out of memory building the baseline of %s", class_key);
 	}
 	ng_baseline b;
-	ng_baseline_build(runs.runs, runs.n, pol, w, &b);
+	ng_baseline_build(runs, n, pol, w, &b);
 	free(w.buf);
 	free(w.idx);
-
 	memset(out, 0, sizeof *out);
 	ng_copy(out->class_key, sizeof out->class_key, class_key);
 	ng_copy(out->software, sizeof out->software, software);
@@ -56,16 +51,32 @@ int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *clas
 	out->min_nodes = b.min_nodes;
 	out->built_at = now;
 	out->window_start = since;
-	out->window_end = runs.n ? runs.newest : now;
+	out->window_end = newest;
+	return (int)b.status;
+}
+
+int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *class_key,
+                            const char *software, const char *metric, const char *unit,
+                            int64_t now, const char *actor, bool keep_refusal,
+                            ng_store_baseline *out, ng_err *err)
+{
+	int64_t since = now - (int64_t)pol->baseline_window_days * 86400;
+	ng_store_runs runs;
+	if (ng_store_baseline_runs(st, class_key, software, metric, since, &runs, err) < 0)
+		return -1;
+	int status = ng_baseline_row_build(pol, runs.runs, runs.n, class_key, software, metric, unit, now,
+	                                   since, runs.n ? runs.newest : now, out, err);
 	ng_store_runs_free(&runs);
-	if (b.status != NG_BASELINE_OK && !keep_refusal)
+	if (status < 0)
+		return -1;
+	if (status != NG_BASELINE_OK && !keep_refusal)
 		return 0;
 	if (ng_store_put_baseline(st, out, actor, err) < 0)
 		return -1;
 	/* Peers alone follow a class that drifts down together: a rebuild
 	 * under the key's pinned baseline is told, never silent. */
 	int64_t drift = 0;
-	return b.status == NG_BASELINE_OK
+	return status == NG_BASELINE_OK
 	               ? ng_baseline_drift_check(st, pol, out, now, actor, &drift, err)
 	               : 0;
 }

@@ -6,11 +6,21 @@
 #include <stdbool.h>
 
 #include "core/policy.h"
+#include "judge/baseline.h"
 #include "store/store.h"
 
 /* The status a baseline row carries: "ok" or the refusal's short name
  * ("too-few-nodes", "too-few-repeats", "no-spread", "invalid-run"). */
 const char *ng_baseline_status_name(ng_baseline_status s);
+
+/* The policy's baseline of runs as the row the store keeps, named by key,
+ * built at now from the window [since, newest] (newest: the newest run's
+ * time; now when there are none). Stores nothing. Returns the status, or -1
+ * (out of memory). Admission's classes and the fabric's topologies share it. */
+int ng_baseline_row_build(const ng_policy *pol, const ng_baseline_run *runs, size_t n,
+                          const char *class_key, const char *software, const char *metric,
+                          const char *unit, int64_t now, int64_t since, int64_t newest,
+                          ng_store_baseline *out, ng_err *err);
 
 /* Builds and stores the baseline of one (class, software, metric) from the
  * accepted idle runs of the policy's window before now. A refusal is stored

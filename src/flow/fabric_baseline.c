@@ -125,35 +125,12 @@ static int add_run(const char *body, const double *samples, size_t n, int64_t ta
 static int build(const ng_ctx *ctx, const ng_policy *pol, const char *key, const char *unit,
                  const struct runs *r, int64_t since, ng_store_baseline *out, ng_err *err)
 {
-	size_t nd, ni;
-	ng_baseline_work_need(r->v, r->n, &nd, &ni);
-	ng_baseline_work w = {malloc((nd ? nd : 1) * sizeof(double)), nd,
-	                      malloc((ni ? ni : 1) * sizeof(size_t)), ni};
-	if (!w.buf || !w.idx) {
-		free(w.buf), free(w.idx);
-		return ng_fail_as(err, NG_ERR_INTERNAL, "out of memory building the baseline of %s", key);
-	}
-	ng_baseline b;
-	ng_baseline_build(r->v, r->n, pol, w, &b);
-	free(w.buf);
-	free(w.idx);
 	int64_t now = ng_ctx_now(ctx);
-	memset(out, 0, sizeof *out);
-	ng_copy(out->class_key, sizeof out->class_key, key);
-	ng_copy(out->metric, sizeof out->metric, METRIC);
-	ng_copy(out->unit, sizeof out->unit, unit);
-	ng_copy(out->status, sizeof out->status, ng_baseline_status_name(b.status));
-	out->median = b.median;
-	out->cv = b.status == NG_BASELINE_OK ? b.cv : NAN;
-	out->node_mad = b.node_mad;
-	out->n_nodes = (int64_t)b.n_nodes;
-	out->n_runs = (int64_t)b.n_runs;
-	out->n_samples = (int64_t)b.n_samples;
-	out->min_nodes = b.min_nodes;
-	out->built_at = now;
-	out->window_start = since;
-	out->window_end = r->n ? r->newest : now;
-	if (b.status != NG_BASELINE_OK)
+	int status = ng_baseline_row_build(pol, r->v, r->n, key, "", METRIC, unit, now, since,
+	                                   r->n ? r->newest : now, out, err);
+	if (status < 0)
+		return -1;
+	if (status != NG_BASELINE_OK)
 		return 0;
 	return ng_store_put_baseline(ctx->store, out, ctx->actor, err) < 0 ? -1 : 1;
 }

@@ -34,55 +34,10 @@ struct pctx {
 	int64_t now;
 };
 
-/* Runs nodegate with args; its exit status, stdout (JSON parsed into *doc
- * when it is JSON) and the last line of stderr. -1 when it did not run. */
 static int run(struct pctx *c, const char *const *args, cJSON **doc, char *err_line,
                size_t cap, char *out_text, size_t out_cap)
 {
-	const char *argv[32];
-	size_t a = 0;
-	argv[a++] = c->self;
-	argv[a++] = "--policy";
-	argv[a++] = c->policy;
-	for (size_t i = 0; args[i] && a < 31; i++)
-		argv[a++] = args[i];
-	argv[a] = NULL;
-	char tbuf[32];
-	snprintf(tbuf, sizeof tbuf, "%lld", (long long)c->now);
-	setenv("NODEGATE_NOW", tbuf, 1);
-	ng_spawn_result r;
-	char ebuf[256];
-	if (doc)
-		*doc = NULL;
-	if (err_line && cap)
-		err_line[0] = '\0';
-	if (ng_spawn_capture((char *const *)argv, 60, 1 << 22, &r, ebuf, sizeof ebuf) < 0) {
-		snprintf(err_line, cap, "could not run nodegate: %s", ebuf);
-		return -1;
-	}
-	if (!r.spawned || r.timed_out || r.signal) {
-		ng_spawn_describe(&r, err_line, cap);
-		ng_spawn_result_free(&r);
-		return -1;
-	}
-	ng_err perr;
-	if (doc && r.out && r.out_len && r.out[0] == '{')
-		*doc = ng_json_parse(r.out, r.out_len, &perr);
-	if (out_text && out_cap)
-		snprintf(out_text, out_cap, "%.*s", (int)r.out_len, r.out ? r.out : "");
-	if (err_line && cap && r.err && r.err_len) {
-		size_t end = r.err_len;
-		while (end > 0 && r.err[end - 1] == '\n')
-			end--;
-		size_t start = end;
-		while (start > 0 && r.err[start - 1] != '\n')
-			start--;
-		snprintf(err_line, cap, "%.*s", (int)(end - start > 300 ? 300 : end - start),
-		         r.err + start);
-	}
-	int st = r.exit_status;
-	ng_spawn_result_free(&r);
-	return st;
+	return ng_test_run_self(c->self, c->policy, c->now, args, doc, err_line, cap, out_text, out_cap);
 }
 
 static int write_doc(struct pctx *c, cJSON *doc, char *path, size_t cap)

@@ -81,42 +81,7 @@ static int write_doc(struct qctx *c, cJSON *doc, char *path, size_t cap)
  * and the last line of its stderr, -1 when it did not run. */
 static int run(struct qctx *c, const char *const *args, char *err_line, size_t cap)
 {
-	const char *argv[32];
-	size_t a = 0;
-	argv[a++] = c->self;
-	argv[a++] = "--policy";
-	argv[a++] = c->policy;
-	for (size_t i = 0; args[i] && a < 31; i++)
-		argv[a++] = args[i];
-	argv[a] = NULL;
-	char tbuf[32];
-	snprintf(tbuf, sizeof tbuf, "%lld", (long long)c->now);
-	setenv("NODEGATE_NOW", tbuf, 1);
-	ng_spawn_result r;
-	char ebuf[256];
-	err_line[0] = '\0';
-	if (ng_spawn_capture((char *const *)argv, 60, 1 << 22, &r, ebuf, sizeof ebuf) < 0) {
-		snprintf(err_line, cap, "could not run nodegate: %s", ebuf);
-		return -1;
-	}
-	if (!r.spawned || r.timed_out || r.signal) {
-		ng_spawn_describe(&r, err_line, cap);
-		ng_spawn_result_free(&r);
-		return -1;
-	}
-	if (r.err && r.err_len) {
-		size_t end = r.err_len;
-		while (end > 0 && r.err[end - 1] == '\n')
-			end--;
-		size_t start = end;
-		while (start > 0 && r.err[start - 1] != '\n')
-			start--;
-		snprintf(err_line, cap, "%.*s", (int)(end - start > 300 ? 300 : end - start),
-		         r.err + start);
-	}
-	int st = r.exit_status;
-	ng_spawn_result_free(&r);
-	return st;
+	return ng_test_run_self(c->self, c->policy, c->now, args, NULL, err_line, cap, NULL, 0);
 }
 
 /* The value of key= in the stand-in's node file, "" when absent. */

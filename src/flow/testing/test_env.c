@@ -1,7 +1,11 @@
 /* What the end-to-end runners share (flow/testing/test_env.h). */
 #include "flow/testing/test_env.h"
 
+#include "collect/spawn.h"
+#include "core/json.h"
+
 #include <errno.h>
+#include <stdio.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +45,55 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
 int ng_remove_tree(const char *dir)
 {
 	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int ng_test_run_self(const char *self, const char *policy, int64_t now, const char *const *args,
+                     cJSON **doc, char *err_line, size_t cap, char *out_text, size_t out_cap)
+{
+	const char *argv[32];
+	size_t a = 0;
+	argv[a++] = self;
+	argv[a++] = "--policy";
+	argv[a++] = policy;
+	for (size_t i = 0; args[i] && a < 31; i++)
+		argv[a++] = args[i];
+	argv[a] = NULL;
+	char tbuf[32];
+	snprintf(tbuf, sizeof tbuf, "%lld", (long long)now);
+	setenv("NODEGATE_NOW", tbuf, 1);
+	ng_spawn_result r;
+	char ebuf[256];
+	if (doc)
+		*doc = NULL;
+	if (err_line && cap)
+		err_line[0] = '\0';
+	if (ng_spawn_capture((char *const *)argv, 60, 1 << 22, &r, ebuf, sizeof ebuf) < 0) {
+		if (err_line && cap)
+			snprintf(err_line, cap, "could not run nodegate: %s", ebuf);
+		return -1;
+	}
+	if (!r.spawned || r.timed_out || r.signal) {
+		if (err_line && cap)
+			ng_spawn_describe(&r, err_line, cap);
+		ng_spawn_result_free(&r);
+		return -1;
+	}
+	ng_err perr;
+	if (doc && r.out && r.out_len && r.out[0] == '{')
+		*doc = ng_json_parse(r.out, r.out_len, &perr);
+	if (out_text && out_cap)
+		snprintf(out_text, out_cap, "%.*s", (int)r.out_len, r.out ? r.out : "");
+	if (err_line && cap && r.err && r.err_len) {
+		size_t end = r.err_len;
+		while (end > 0 && r.err[end - 1] == '\n')
+			end--;
+		size_t start = end;
+		while (start > 0 && r.err[start - 1] != '\n')
+			start--;
+		snprintf(err_line, cap, "%.*s", (int)(end - start > 300 ? 300 : end - start),
+		         r.err + start);
+	}
+	int st = r.exit_status;
+	ng_spawn_result_free(&r);
+	return st;
 }

@@ -5,10 +5,22 @@
 #ifndef NODEGATE_FLOW_TESTING_TEST_ENV_H
 #define NODEGATE_FLOW_TESTING_TEST_ENV_H
 
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
 /* One case's row: its name, what was expected, what came, and, when the two
  * differ, why (problem ""; as expected). */
 typedef void (*ng_test_row_fn)(void *arg, const char *name, const char *expected,
                                const char *got, const char *problem);
+
+/* Runs self --policy policy args... as at now (NODEGATE_NOW), for 60 s at
+ * most: its exit status, its output (parsed into *doc when it is a JSON
+ * object; copied into out_text) and the last line of its standard error
+ * (300 bytes at most). -1 when it did not run or did not end by itself,
+ * with why in err_line. doc, err_line and out_text may each be NULL. */
+int ng_test_run_self(const char *self, const char *policy, int64_t now, const char *const *args,
+                     cJSON **doc, char *err_line, size_t cap, char *out_text, size_t out_cap);
 
 /* Removes every variable whose name starts with prefix ("SLURM_") from this
  * process's environment, for the runs it starts. */
