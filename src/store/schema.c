@@ -210,8 +210,8 @@ static const char *const migrations[] = {
 	 * earlier counters its rates were taken against, with the policy that
 	 * judged them, so a replay judges the check again. Runs from before
 	 * have none: a replay says so. */
-	"CREATE TABLE IF NOT EXISTS gpu_check_readings (check_id {INT} PRIMARY KEY,"
-	" policy TEXT NOT NULL, body TEXT NOT NULL);",
+	("CREATE TABLE IF NOT EXISTS gpu_check_readings (check_id {INT} PRIMARY KEY,"
+	 " policy TEXT NOT NULL, body TEXT NOT NULL);"),
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

@@ -226,11 +226,11 @@ static void test_not_readings_refused(void **state)
 	static const char *const bad[] = {
 		"", "[]", "{\"schema\": \"nodegate/gpus/1\"}",
 		"{\"schema\": \"nodegate/gpu-readings/1\", \"snapshot\": {}, \"history\": []}",
-		"{\"schema\": \"nodegate/gpu-readings/1\", \"snapshot\": {\"schema\": \"nodegate/gpus/1\","
-		" \"nvml\": \"ok\", \"gpus\": [{\"index\": 0, \"nvlink_runs\": [{\"n\": 40, \"link\": {}}]}]},"
-		" \"history\": []}",
-		"{\"schema\": \"nodegate/gpu-readings/1\", \"snapshot\": {\"schema\": \"nodegate/gpus/1\","
-		" \"nvml\": \"ok\", \"gpus\": []}, \"history\": [{\"uuid\": \"GPU-1\"}]}",
+		("{\"schema\": \"nodegate/gpu-readings/1\", \"snapshot\": {\"schema\": \"nodegate/gpus/1\","
+		 " \"nvml\": \"ok\", \"gpus\": [{\"index\": 0, \"nvlink_runs\": [{\"n\": 40, \"link\": {}}]}]},"
+		 " \"history\": []}"),
+		("{\"schema\": \"nodegate/gpu-readings/1\", \"snapshot\": {\"schema\": \"nodegate/gpus/1\","
+		 " \"nvml\": \"ok\", \"gpus\": []}, \"history\": [{\"uuid\": \"GPU-1\"}]}"),
 	};
 	memset(&readings, 0, sizeof readings);
 	readings.snap = &back;
