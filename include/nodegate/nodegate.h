@@ -225,7 +225,7 @@ typedef struct {
 	const char *kmsg_path; /* kernel Xids from this file; NULL: /dev/kmsg ($NODEGATE_KMSG) */
 	int no_kmsg;           /* non-zero: read no kernel Xids */
 	double since_s;        /* only Xids from the last since_s seconds; < 0: the mode's default */
-	const char *library;   /* the NVML library; NULL: $NODEGATE_NVML_LIBRARY, libnvidia-ml.so.1 */
+	const char *nvml_library; /* the NVML library; NULL: $NODEGATE_NVML_LIBRARY, libnvidia-ml.so.1 */
 	int no_store;          /* non-zero: keep nothing, even with the context's store open */
 	const char *smi_file;  /* health only: judge this saved `nvidia-smi -q` instead of NVML */
 	const char *node;      /* the Slurm node; NULL: $SLURMD_NODENAME, else the short host name */

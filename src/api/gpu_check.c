@@ -25,7 +25,7 @@ void nodegate_gpu_check_request_init(nodegate_gpu_check_request *req, nodegate_c
 	                                    .kmsg_path = q.kmsg_path,
 	                                    .no_kmsg = q.no_kmsg,
 	                                    .since_s = q.since_s,
-	                                    .library = q.library,
+	                                    .nvml_library = q.nvml_library,
 	                                    .no_store = q.no_store,
 	                                    .smi_file = q.smi_file,
 	                                    .node = q.node,
@@ -49,7 +49,7 @@ int nodegate_gpu_check_run(nodegate_ctx *c, const nodegate_gpu_check_request *re
 	q.kmsg_path = req->kmsg_path;
 	q.no_kmsg = req->no_kmsg != 0;
 	q.since_s = req->since_s;
-	q.library = req->library;
+	q.nvml_library = req->nvml_library;
 	/* The context's store or none: never one named only by the environment,
 	 * which the caller did not ask for. */
 	q.store = c->ctx.store ? c->store_spec : NULL;

@@ -81,7 +81,7 @@ static int parse_opts(struct check_opts *c, int argc, char **argv)
 			if (parse_seconds(op.arg, 10 * 366 * 86400.0, &c->req.since_s) < 0)
 				return opt_error(c, "--since takes seconds ago, 0 or more");
 			break;
-		case NG_CHECK_O_LIBRARY: c->req.library = op.arg; break;
+		case NG_CHECK_O_LIBRARY: c->req.nvml_library = op.arg; break;
 		case 's': c->req.store = op.arg; break;
 		case NG_CHECK_O_NO_STORE: c->req.no_store = true; break;
 		case NG_CHECK_O_SMI: c->req.smi_file = op.arg; break;

@@ -120,7 +120,7 @@ void ng_check_nvml_child(int wfd, const struct ng_gpu_check_result *c, const voi
 	ng_gpu_snapshot *s = calloc(1, sizeof *s);
 	if (!s)
 		_exit(4);
-	ng_nvml_opts o = {.lib_path = c->library, .indexes = a->n_idx ? a->idx : NULL,
+	ng_nvml_opts o = {.lib_path = c->nvml_library, .indexes = a->n_idx ? a->idx : NULL,
 	                  .n_indexes = a->n_idx, .minors = a->n_minors ? a->minors : NULL,
 	                  .n_minors = a->n_minors, .identity_only = a->identity_only};
 	ng_err err;
@@ -444,7 +444,7 @@ int ng_gpu_check_run(const ng_ctx *ctx, const ng_gpu_check_request *req,
 	c->kmsg_path = req->kmsg_path;
 	c->no_kmsg = req->no_kmsg;
 	c->since_s = req->since_s;
-	c->library = req->library;
+	c->nvml_library = req->nvml_library;
 	c->store = req->store;
 	c->no_store = req->no_store;
 	c->smi_file = req->smi_file;

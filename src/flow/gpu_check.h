@@ -54,7 +54,7 @@ typedef struct {
 	const char *kmsg_path;  /* kernel Xids from this file; NULL: /dev/kmsg ($NODEGATE_KMSG) */
 	bool no_kmsg;           /* read no kernel Xids */
 	double since_s;         /* only Xids from the last since_s seconds; < 0: the mode's default */
-	const char *library;    /* the NVML library; NULL: $NODEGATE_NVML_LIBRARY, libnvidia-ml.so.1 */
+	const char *nvml_library; /* the NVML library; NULL: $NODEGATE_NVML_LIBRARY, libnvidia-ml.so.1 */
 	const char *store;      /* keep a record per GPU in this store; NULL: the context's, else
 	                           $NODEGATE_STORE. A store that fails is a note, never a drain */
 	bool no_store;          /* keep nothing, whatever is set */

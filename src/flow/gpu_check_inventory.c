@@ -47,7 +47,7 @@ static const char *kernel_root(const struct ng_gpu_check_result *c, bool *read)
 	if (env && *env)
 		return *read = true, env;
 	const char *lib = getenv("NODEGATE_NVML_LIBRARY");
-	*read = !c->library && !(lib && *lib);
+	*read = !c->nvml_library && !(lib && *lib);
 	return "/";
 }
 

@@ -36,7 +36,7 @@ struct ng_gpu_check_result {
 	const char *kmsg_path;
 	bool no_kmsg;
 	double since_s; /* < 0: the mode's default */
-	const char *library;
+	const char *nvml_library;
 	const char *store;
 	bool no_store;
 	const char *smi_file;

@@ -61,7 +61,7 @@ static int epilog(nodegate_ctx *ctx, const char *gpus, const char *library,
 	nodegate_gpu_check_request req;
 	nodegate_gpu_check_request_init(&req, NODEGATE_CHECK_EPILOG);
 	req.gpus = gpus;
-	req.library = library;
+	req.nvml_library = library;
 	req.root = dir; /* no kernel view of GPUs: NVML's alone */
 	req.no_kmsg = 1;
 	req.deadline_s = 5;
@@ -80,7 +80,7 @@ static void test_defaults(void **state)
 	assert_int_equal(req.no_kmsg, 0);
 	assert_int_equal(req.no_store, 0);
 	assert_null(req.gpus);
-	assert_null(req.library);
+	assert_null(req.nvml_library);
 	assert_null(req.smi_file);
 	assert_null(req.root);
 }
@@ -157,7 +157,7 @@ static void health(nodegate_ctx *ctx, int no_store, const char *severity, size_t
 {
 	nodegate_gpu_check_request req;
 	nodegate_gpu_check_request_init(&req, NODEGATE_CHECK_HEALTH);
-	req.library = synth;
+	req.nvml_library = synth;
 	req.root = dir;
 	req.no_kmsg = 1;
 	req.no_store = no_store;
