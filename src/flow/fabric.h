@@ -98,10 +98,11 @@ cJSON *ng_fabric_ports(const ng_fabric_opts *o, char *const *nodes, size_t n);
 void ng_fabric_note_ports(cJSON *result, const cJSON *before, const cJSON *after);
 
 /* Stores every record of the results (a JSON array) under run_id in
- * ctx->store (nothing when NULL): the passing ones accepted, so they build
- * their topology's baseline (fabric_baseline.c). -1 with problem. */
+ * ctx->store (nothing when NULL): the passing ones accepted, then builds
+ * their topologies' baselines (fabric_baseline.c), named in doc's
+ * "baselines". -1 with problem. */
 int ng_fabric_store(const ng_ctx *ctx, const ng_fabric_opts *o, cJSON *results,
-                    const char *run_id, char *problem, size_t cap);
+                    const char *run_id, cJSON *doc, char *problem, size_t cap);
 
 /* ---- baselines (fabric_baseline.c) ---------------------------------------------------- */
 

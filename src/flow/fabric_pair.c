@@ -268,19 +268,7 @@ cJSON *ng_fabric_pair(const ng_ctx *ctx, const ng_fabric_opts *o, const char *ca
 	cJSON_AddItemToObject(doc, "tests", tests);
 	char run_id[96], problem[512] = "";
 	snprintf(run_id, sizeof run_id, "fabric-pair-%lld-%ld", (long long)ng_ctx_now(ctx), (long)getpid());
-	int store_rc = ng_fabric_store(ctx, o, tests, run_id, problem, sizeof problem);
-	if (store_rc == 0 && ctx->store) {
-		cJSON *built = cJSON_CreateArray();
-		ng_err berr;
-		if (ng_fabric_build_baselines(ctx, o, tests, built, &berr) < 0) {
-			snprintf(problem, sizeof problem, "%s", berr.msg);
-			store_rc = -1;
-		}
-		if (cJSON_GetArraySize(built))
-			cJSON_AddItemToObject(doc, "baselines", built);
-		else
-			cJSON_Delete(built);
-	}
+	int store_rc = ng_fabric_store(ctx, o, tests, run_id, doc, problem, sizeof problem);
 	if (store_rc < 0) {
 		cJSON_AddStringToObject(doc, "store_problem", problem);
 		status->store_failed = true;

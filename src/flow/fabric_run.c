@@ -569,9 +569,8 @@ static bool feeds_baseline(const cJSON *r)
 }
 
 int ng_fabric_store(const ng_ctx *ctx, const ng_fabric_opts *o, cJSON *results,
-                    const char *run_id, char *problem, size_t cap)
+                    const char *run_id, cJSON *doc, char *problem, size_t cap)
 {
-	(void)o;
 	if (!ctx->store)
 		return 0;
 	cJSON *recs = cJSON_CreateArray();
@@ -620,5 +619,18 @@ int ng_fabric_store(const ng_ctx *ctx, const ng_fabric_opts *o, cJSON *results,
 	}
 	free(ids);
 	cJSON_Delete(recs);
+	if (rc < 0)
+		return -1;
+	/* What passed builds its topology's baseline for the next run. */
+	cJSON *built = cJSON_CreateArray();
+	ng_err berr;
+	if (ng_fabric_build_baselines(ctx, o, results, built, &berr) < 0) {
+		snprintf(problem, cap, "%s", berr.msg);
+		rc = -1;
+	}
+	if (cJSON_GetArraySize(built))
+		cJSON_AddItemToObject(doc, "baselines", built);
+	else
+		cJSON_Delete(built);
 	return rc;
 }
