@@ -54,23 +54,7 @@ static int write_doc(struct pctx *c, cJSON *doc, char *path, size_t cap)
 static cJSON *domain_record(const char *node, double median, const char *domain,
                             const char *metric, const char *unit)
 {
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "schema", "nodegate/record/1");
-	cJSON_AddStringToObject(r, "node", node);
-	cJSON_AddStringToObject(r, "class", "selftest-probation");
-	cJSON_AddStringToObject(r, "software", "sw-selftest");
-	cJSON_AddStringToObject(r, "domain", domain);
-	cJSON_AddStringToObject(r, "metric", metric);
-	cJSON_AddStringToObject(r, "unit", unit);
-	cJSON *s = cJSON_AddArrayToObject(r, "samples");
-	for (int k = 0; k < 9; k++)
-		cJSON_AddItemToArray(s, cJSON_CreateNumber(median * (1 + 0.001 * (k - 4))));
-	cJSON_AddNumberToObject(r, "wrong", 0);
-	cJSON *d = cJSON_AddObjectToObject(r, "diag");
-	cJSON_AddStringToObject(d, "pcie", "pass");
-	cJSON_AddStringToObject(d, "memory", "pass");
-	cJSON_AddStringToObject(d, "nccl_tests", "pass");
-	return r;
+	return ng_test_record(node, "selftest-probation", median, domain, metric, unit);
 }
 
 static cJSON *record(const char *node, double median)

@@ -42,23 +42,7 @@ struct qctx {
 
 static cJSON *record(const char *node, double median)
 {
-	cJSON *r = cJSON_CreateObject();
-	cJSON_AddStringToObject(r, "schema", "nodegate/record/1");
-	cJSON_AddStringToObject(r, "node", node);
-	cJSON_AddStringToObject(r, "class", "selftest-queue");
-	cJSON_AddStringToObject(r, "software", "sw-selftest");
-	cJSON_AddStringToObject(r, "domain", "fabric");
-	cJSON_AddStringToObject(r, "metric", "nccl.all_reduce.busbw");
-	cJSON_AddStringToObject(r, "unit", "GB/s");
-	cJSON *s = cJSON_AddArrayToObject(r, "samples");
-	for (int k = 0; k < 9; k++)
-		cJSON_AddItemToArray(s, cJSON_CreateNumber(median * (1 + 0.001 * (k - 4))));
-	cJSON_AddNumberToObject(r, "wrong", 0);
-	cJSON *d = cJSON_AddObjectToObject(r, "diag");
-	cJSON_AddStringToObject(d, "pcie", "pass");
-	cJSON_AddStringToObject(d, "memory", "pass");
-	cJSON_AddStringToObject(d, "nccl_tests", "pass");
-	return r;
+	return ng_test_record(node, "selftest-queue", median, "fabric", "nccl.all_reduce.busbw", "GB/s");
 }
 
 static int write_text(const char *path, const char *text)

@@ -22,6 +22,11 @@ typedef void (*ng_test_row_fn)(void *arg, const char *name, const char *expected
 int ng_test_run_self(const char *self, const char *policy, int64_t now, const char *const *args,
                      cJSON **doc, char *err_line, size_t cap, char *out_text, size_t out_cap);
 
+/* A healthy record of node in class_key: nine samples within 0.4% of
+ * median, nothing wrong, its diagnostics passed, software "sw-selftest". */
+cJSON *ng_test_record(const char *node, const char *class_key, double median, const char *domain,
+                      const char *metric, const char *unit);
+
 /* Removes every variable whose name starts with prefix ("SLURM_") from this
  * process's environment, for the runs it starts. */
 void ng_env_unset_prefix(const char *prefix);
