@@ -21,6 +21,7 @@ set(NG_STORE_SOURCES
   sql_common.c
   sql_pg.c
   sql_sqlite.c
+  sql_sqlite_file.c
   sqlite_lib.c
   store.c
 )
