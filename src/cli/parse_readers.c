@@ -5,33 +5,19 @@
  * with the same parser the rest of nodegate uses, and prints its JSON. */
 #include "cli/parse_readers.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gpu.h"
 #include "parse/nvidia_smi.h"
 #include "parse/sacct.h"
 #include "parse/xid.h"
 
-/* A saved nvidia-smi -q: the snapshot, or an input error when the text is
- * no dump (and not nvidia-smi's own report that NVML failed). */
+/* A saved nvidia-smi -q: the GPU snapshot, or an input error when the text
+ * is no dump (and not nvidia-smi's own report that NVML failed). */
 static int read_nvidia_smi(const char *text, size_t len, cJSON **out, ng_err *err)
 {
-	ng_gpu_snapshot *s = calloc(1, sizeof *s);
-	if (!s)
-		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
-	int rc = ng_nvidia_smi_parse(text, len, s, err);
-	*out = rc == 0 ? ng_gpu_snapshot_to_json(s) : NULL;
-	free(s);
-	if (rc != 0)
-		return NG_EXIT_USAGE;
-	if (!*out)
-		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
-	/* nvidia-smi's report that it could not reach NVML is read, but holds
-	 * no GPU: nothing was measured. */
-	const cJSON *nvml = cJSON_GetObjectItemCaseSensitive(*out, "nvml");
-	return cJSON_IsString(nvml) && strcmp(nvml->valuestring, "ok") != 0 ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	int rc = ng_nvidia_smi_json(text, len, out, err);
+	return rc < 0 ? NG_EXIT_USAGE : rc ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 }
 
 static void add_xid(const ng_xid_event *e, void *arg)
@@ -74,50 +60,8 @@ static int read_xid(const char *text, size_t len, cJSON **out, ng_err *err)
 /* sacct --parsable2 lines: the jobs, and the lines it refused (exit 1). */
 static int read_sacct(const char *text, size_t len, cJSON **out, ng_err *err)
 {
-	ng_sacct s = {0};
-	if (ng_sacct_parse(text, len, &s, err) < 0) {
-		ng_sacct_free(&s);
-		return NG_EXIT_USAGE;
-	}
-	cJSON *o = cJSON_CreateObject(), *jobs = cJSON_AddArrayToObject(o, "jobs");
-	for (size_t i = 0; jobs && i < s.n; i++) {
-		const ng_sacct_job *j = &s.jobs[i];
-		cJSON *jo = cJSON_CreateObject();
-		cJSON_AddItemToArray(jobs, jo);
-		cJSON_AddStringToObject(jo, "id", j->id);
-		cJSON *nodes = cJSON_AddArrayToObject(jo, "nodes");
-		for (size_t k = 0; nodes && k < j->n_nodes; k++)
-			cJSON_AddItemToArray(nodes, cJSON_CreateString(ng_sacct_node(&s, j, k)));
-		cJSON_AddNumberToObject(jo, "gpus", (double)j->gpus);
-		if (j->start)
-			cJSON_AddNumberToObject(jo, "start", (double)j->start);
-		else
-			cJSON_AddNullToObject(jo, "start");
-		if (j->end)
-			cJSON_AddNumberToObject(jo, "end", (double)j->end);
-		else
-			cJSON_AddNullToObject(jo, "end");
-		cJSON_AddStringToObject(jo, "state", j->state);
-		if (j->exit_code >= 0)
-			cJSON_AddNumberToObject(jo, "exit_code", j->exit_code);
-		if (j->exit_signal >= 0)
-			cJSON_AddNumberToObject(jo, "exit_signal", j->exit_signal);
-	}
-	cJSON_AddNumberToObject(o, "lines", (double)s.lines);
-	cJSON_AddNumberToObject(o, "steps_skipped", (double)s.steps);
-	cJSON_AddNumberToObject(o, "lines_refused", (double)s.bad);
-	if (s.bad) {
-		cJSON_AddNumberToObject(o, "first_refused_line", (double)s.first_bad);
-		cJSON_AddStringToObject(o, "refused_why", s.bad_why);
-	}
-	size_t bad = s.bad;
-	ng_sacct_free(&s);
-	if (!jobs) {
-		cJSON_Delete(o);
-		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
-	}
-	*out = o;
-	return bad ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	int rc = ng_sacct_json(text, len, out, err);
+	return rc < 0 ? NG_EXIT_USAGE : rc ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 }
 
 static void table_nvidia_smi(FILE *f, const cJSON *doc)

@@ -26,5 +26,10 @@
  * neither, names one GPU twice, or holds more than NG_GPU_MAX; *out is then
  * an empty snapshot with nvml FAILED. text may hold NUL bytes. */
 int ng_nvidia_smi_parse(const char *text, size_t len, ng_gpu_snapshot *out, ng_err *err);
+/* The dump as the snapshot's JSON (schema nodegate/gpus/1) in *out: 0 a dump
+ * that reached NVML; 1 nvidia-smi's report that it could not (read, but no
+ * GPU: nothing measured); -1 with err set and *out NULL when the text is no
+ * dump, or out of memory. */
+int ng_nvidia_smi_json(const char *text, size_t len, cJSON **out, ng_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #ifndef NODEGATE_PARSE_SACCT_H
 #define NODEGATE_PARSE_SACCT_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,11 @@ typedef struct {
  * are counted in out->bad. Free with ng_sacct_free, also after -1. */
 int ng_sacct_parse(const char *text, size_t len, ng_sacct *out, ng_err *err);
 void ng_sacct_free(ng_sacct *s);
+/* The text's jobs as JSON: {"jobs": [{id, nodes, gpus, start, end, state,
+ * exit_code, exit_signal}], "lines", "steps_skipped", "lines_refused", and
+ * the first refused line and why}. 0 every line read, 1 some line refused,
+ * -1 (err set, *out untouched) out of memory. */
+int ng_sacct_json(const char *text, size_t len, cJSON **out, ng_err *err);
 
 /* The k-th host name of a job (k < j->n_nodes), in constant time: callers
  * walk every name of every job, and a walk from the first name would make

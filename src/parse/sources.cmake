@@ -20,12 +20,14 @@ set(NG_PARSE_SOURCES
   nvbandwidth_text.c
   nvidia_proc.c
   nvidia_smi.c
+  nvidia_smi_json.c
   parsers.c
   perftest.c
   perftest_records.c
   perftest_text.c
   proc_text.c
   sacct.c
+  sacct_json.c
   sacct_steps.c
   text.c
   topology.c
