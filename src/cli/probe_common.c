@@ -1,14 +1,13 @@
 /* What every `nodegate probe KIND` shares: option helpers, and the way a
- * probe's records are named, stamped with the node's identity, settled and
- * handed to ng_emit_records. */
+ * probe's records are finished (flow/probe_records.h) and handed to
+ * ng_emit_records. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/probe.h"
-#include "collect/identity.h"
-#include "core/record_build.h"
+#include "flow/probe_records.h"
 
 int ng_probe_usage(const struct ng_probe_kind *kind, const char *msg, const char *arg)
 {
@@ -143,30 +142,14 @@ static int check_emit(const struct ng_probe_kind *kind, const struct ng_emit_opt
 	return -1;
 }
 
-static void add_tool(cJSON *rec, const char *kind, int argc, char **argv)
-{
-	cJSON *tool = ng_record_tool(rec);
-	ng_json_set(tool, "name", cJSON_CreateString("nodegate"));
-	ng_json_set(tool, "probe", cJSON_CreateString(kind));
-	ng_json_set(tool, "version", cJSON_CreateString(NODEGATE_VERSION));
-	cJSON *av = cJSON_CreateArray();
-	cJSON_AddItemToArray(av, cJSON_CreateString("nodegate"));
-	cJSON_AddItemToArray(av, cJSON_CreateString("probe"));
-	for (int i = 0; i < argc; i++)
-		cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
-	ng_json_set(tool, "argv", av);
-}
-
-/* After measuring: names the tool and argv in every record, says on stderr
- * what was not measured, stamps node identity and class, settles unmeasured
- * records, and shows, keeps and judges them (ng_emit_records). Frees records.
- * Returns the exit status. */
+/* After measuring: says on stderr what was not measured, finishes the
+ * records (flow/probe_records.h), and shows, keeps and judges them
+ * (ng_emit_records). Frees records. Returns the exit status. */
 static int finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *records,
                     int argc, char **argv, const struct ng_emit_opts *e)
 {
 	const char *said = NULL;
-	for (cJSON *rec = records->child; rec; rec = rec->next) {
-		add_tool(rec, kind->name, argc, argv);
+	for (const cJSON *rec = records->child; rec; rec = rec->next) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(rec, "samples");
 		const cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
 		/* One failure often empties every record of a run: say it once. */
@@ -177,9 +160,8 @@ static int finish(struct ng_cli *cli, const struct ng_probe_kind *kind, cJSON *r
 		}
 	}
 	ng_err err;
-	if (ng_identity_stamp(records, &cli->policy, NULL, &err) < 0)
+	if (ng_probe_records_finish(records, kind->name, argc, argv, &cli->policy, &err) < 0)
 		fprintf(stderr, "nodegate probe %s: node identity: %s\n", kind->name, err.msg);
-	ng_records_settle_unmeasured(records);
 	char name[64];
 	const struct ng_cmd_entry entry = entry_of(kind, name);
 	int rc = ng_emit_records(cli, &entry, records, e);

@@ -32,6 +32,7 @@ set(NG_FLOW_SOURCES
   lemon.c
   policy_history.c
   probation.c
+  probe_records.c
   promote.c
   quarantine_cases.c
   records_in.c
