@@ -1,12 +1,12 @@
 /* nodegate health: check every GPU of the node (HealthCheckProgram, cron,
  * by hand), or a saved `nvidia-smi -q`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/gpu_check.h"
-#include "cli/run_lock.h"
-#include "cli/store_cli.h"
+#include "flow/run_lock.h"
 
 static int health_main(struct ng_cli *cli, int argc, char **argv);
 
@@ -72,21 +72,13 @@ static int health_main(struct ng_cli *cli, int argc, char **argv)
 		char path[4096], why[4200] = "";
 		int got = ng_run_lock("health", &fd, path, sizeof path, why, sizeof why);
 		if (got == 0) {
-			/* Never a drain, never a failure: the run that is alive decides. */
-			const char *msg = "another nodegate health is still running on this node: "
-			                  "nothing checked by this one";
 			if (wants_json(argc, argv)) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "mode", "health");
-				cJSON_AddStringToObject(o, "severity", "n/a");
-				cJSON_AddBoolToObject(o, "drain", false);
-				cJSON_AddNumberToObject(o, "exit", 0);
-				cJSON_AddStringToObject(o, "reason", msg);
-				cJSON_AddStringToObject(o, "lock", path);
-				ng_print_json(o);
-				cJSON_Delete(o);
-			} else
-				printf("health: n/a: %s (%s)\n", msg, path);
+				char *text = ng_gpu_check_busy_json(path);
+				printf("%s\n", text ? text : "null");
+				free(text);
+			} else {
+				printf("health: n/a: %s (%s)\n", NG_GPU_CHECK_BUSY, path);
+			}
 			return NG_EXIT_OK;
 		}
 		if (got < 0)

@@ -9,21 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/config_error.h"
 #include "cli/gpu_check.h"
-#include "land/slurm.h"
-#include "core/atomic_file.h"
+#include "flow/npd.h"
 
-enum { NPD_OK = 0, NPD_PROBLEM = 1, NPD_UNKNOWN = 2 };
 #define NPD_MESSAGE_MAX 79 /* NPD cuts the message; keep it whole */
 #define NPD_REPORT_MAX (16u << 20)
-/* Where the last problem is kept between invocations: /run is emptied at a
- * reboot, and a reboot is when a problem may really have gone. */
-#define NPD_STATE_DEFAULT "/run/nodegate/npd-problem"
 
 static int exec_npd(struct ng_cli *cli, int argc, char **argv);
 
@@ -37,7 +31,7 @@ static const struct ng_opt npd_opts[] = {
 	{"since", NG_CHECK_O_SINCE, "S", "only Xids from the last S seconds"},
 	{"library", NG_CHECK_O_LIBRARY, "PATH", "the NVML library (also NODEGATE_NVML_LIBRARY)"},
 	{"root", NG_CHECK_O_ROOT, "DIR", "the kernel's view of the GPUs under DIR (also NODEGATE_ROOT)"},
-	{"state", NPD_O_STATE, "FILE", "keep the last problem in FILE (default " NPD_STATE_DEFAULT ";\n"
+	{"state", NPD_O_STATE, "FILE", "keep the last problem in FILE (default " NG_NPD_STATE_DEFAULT ";\n"
 	                               "with a stand-in NVML library, none unless given)"},
 	{"no-state", NPD_O_NO_STATE, NULL, "keep nothing between invocations"},
 	NG_OPT_HELP,
@@ -134,61 +128,13 @@ static char *run_health(struct ng_cli *cli, int argc, char **argv, int *rc)
 	return text;
 }
 
-/* The problem kept from an earlier invocation, or "" when none. */
-static void state_read(const char *path, char *out, size_t cap)
-{
-	out[0] = '\0';
-	FILE *f = path ? fopen(path, "re") : NULL;
-	if (!f)
-		return;
-	if (!fgets(out, (int)cap, f))
-		out[0] = '\0';
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-}
-
-/* Keeps or forgets the problem. Failing to is not the node's fault: the
- * answer stands, only its memory is lost. */
-static void state_write(const char *path, const char *line)
-{
-	if (!path)
-		return;
-	if (!line) {
-		unlink(path);
-		return;
-	}
-	char dir[512];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir(dir, 0700);
-	}
-	char text[256];
-	int n = snprintf(text, sizeof text, "%.200s\n", line);
-	ng_err err;
-	(void)ng_write_file_atomic(path, text, (size_t)n, &err);
-}
-
-/* The state file: --state, else the default on a node reading the real
- * NVML; a stand-in library (tests, scenarios) keeps none unless told. */
-static const char *state_path(const char *given, bool none, const char *library)
-{
-	if (none)
-		return NULL;
-	if (given)
-		return given;
-	const char *env = getenv("NODEGATE_NVML_LIBRARY");
-	return library || (env && *env) ? NULL : NPD_STATE_DEFAULT;
-}
-
 static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 {
 	const char *state = NULL, *library = NULL;
 	bool no_state = false;
 	char **rest = calloc((size_t)argc + 1, sizeof *rest);
 	if (!rest)
-		return answer(NPD_UNKNOWN, "nodegate: GPU health unknown: out of memory");
+		return answer(NG_NPD_UNKNOWN, "nodegate: GPU health unknown: out of memory");
 	int n_rest = 0;
 	rest[n_rest++] = argv[0];
 	struct ng_opt_parser op;
@@ -203,7 +149,7 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 		if (c == NG_OPT_ERROR) {
 			free(rest);
 			ng_config_guard g;
-			ng_config_guard_for_check(cli, "npd", true, NULL, false, &g);
+			ng_config_guard_for_check(cli->store_spec, "npd", true, NULL, false, &g);
 			return ng_config_error(&g, NG_CONFIG_OPTION, "%s", op.why);
 		}
 		if (c == NPD_O_STATE) {
@@ -221,50 +167,16 @@ static int exec_npd(struct ng_cli *cli, int argc, char **argv)
 	}
 	for (int i = op.next; i < argc; i++)
 		rest[n_rest++] = argv[i];
-	const char *path = state_path(state, no_state, library);
+	const char *path = ng_npd_state_path(state, no_state, library);
 	char kept[256];
-	state_read(path, kept, sizeof kept);
+	ng_npd_state_read(path, kept, sizeof kept);
 	int rc = 0;
 	char *text = run_health(cli, n_rest, rest, &rc);
 	free(rest);
 	cJSON *doc = text ? cJSON_Parse(text) : NULL;
 	free(text);
-	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(doc, "severity");
-	const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "reason");
-	const cJSON *checked = cJSON_GetObjectItemCaseSensitive(doc, "checked");
-	const char *s = cJSON_IsString(sev) ? sev->valuestring : "unknown";
-	const char *w = cJSON_IsString(why) && why->valuestring[0] ? why->valuestring : "";
-	int n = cJSON_IsNumber(checked) ? checked->valueint : 0;
-	/* The plugin's message is the reason without nodegate's marks. */
-	char plain[NG_SLURM_REASON_MAX + 1];
-	if (strncmp(w, NG_SLURM_REASON_PREFIX, sizeof NG_SLURM_REASON_PREFIX - 1) == 0) {
-		snprintf(plain, sizeof plain, "%s", w + sizeof NG_SLURM_REASON_PREFIX - 1);
-		size_t len = strlen(plain), mark = sizeof NG_SLURM_REASON_MARK - 1;
-		if (len >= mark && strcmp(plain + len - mark, NG_SLURM_REASON_MARK) == 0)
-			plain[len - mark] = '\0';
-		w = plain;
-	}
-	int status;
-	if (doc && (strcmp(s, "ok") == 0 || strcmp(s, "transient") == 0)) {
-		state_write(path, NULL);
-		status = answer(NPD_OK, "GPUs healthy: %d checked%s", n,
-		                strcmp(s, "transient") == 0 ? " (transient events only)" : "");
-	} else if (doc && (strcmp(s, "degraded") == 0 || strcmp(s, "fatal") == 0)) {
-		state_write(path, w[0] ? w : s);
-		status = answer(NPD_PROBLEM, "%s", w[0] ? w : s);
-	} else if (kept[0]) {
-		/* A monitoring failure says nothing about a problem already
-		 * found: the condition stays True until a measured check clears it. */
-		status = answer(NPD_PROBLEM, "last known: %s", kept);
-	} else if (!doc) {
-		/* A configuration error was told on standard error (and kept) by
-		 * the check; the plugin's answer is unknown, never a problem. */
-		status = answer(NPD_UNKNOWN, "GPU health unknown: %s",
-		                rc == NPD_UNKNOWN ? "nodegate configuration error"
-		                                  : "the check gave no result");
-	} else {
-		status = answer(NPD_UNKNOWN, "GPU health unknown: %s", w[0] ? w : s);
-	}
+	char msg[512];
+	int status = ng_npd_decide(doc, rc, path, kept, msg, sizeof msg);
 	cJSON_Delete(doc);
-	return status;
+	return answer(status, "%s", msg);
 }

@@ -1,42 +1,11 @@
-/* A broken configuration never drains a node.
- *
- * Slurm drains a node on any non-zero Epilog or Prolog status (and a Prolog
- * also requeues the job), so a policy file with one mistake, a misspelt
- * option or verb in the hook's command line would remove the fleet one job
- * at a time. For the GPU checks (epilog, prolog, health, npd), and for any
- * command Slurm runs as its Epilog or Prolog, a problem found before the
- * check can run is one loud line on standard error, a row in the store
- * (where one is reachable) that `nodegate metrics` counts as
- * nodegate_config_errors and `nodegate report` shows, and exit 0 (npd: 2,
- * node-problem-detector's "unknown"). Nothing is checked, nothing drains. */
+/* A broken configuration never drains a node (flow/config_guard.h says why
+ * and decides which invocations are guarded): the command line's side, the
+ * one loud line and npd's answer. */
 #ifndef NODEGATE_CLI_CONFIG_ERROR_H
 #define NODEGATE_CLI_CONFIG_ERROR_H
 
-#include <stdbool.h>
-
 #include "cli/cmd.h"
-
-/* Why the check could not run (the store's `kind` column). */
-#define NG_CONFIG_POLICY "policy"   /* policy file missing, unreadable or invalid */
-#define NG_CONFIG_OPTION "option"   /* an unknown option or a bad value on the command line */
-#define NG_CONFIG_VERB "verb"       /* an unknown command */
-#define NG_CONFIG_INPUT "input"     /* a file the check was told to read is unusable */
-
-typedef struct {
-	const char *verb;  /* "epilog", "prolog", "health", "npd", or the Slurm hook's context */
-	bool npd;          /* answer in node-problem-detector's protocol (exit 2) */
-	const char *store; /* where to keep the error: NULL for none */
-} ng_config_guard;
-
-/* Whether a configuration error in this invocation must not fail it, and
- * how to answer. argv is main's. The verb is argv[verb_at] when verb_at > 0
- * (main has found where the command is), else the first argument that names
- * one of verbs (so `nodegate --polcy x epilog` is still the epilog). Under
- * Slurm's Epilog or Prolog (SLURM_SCRIPT_CONTEXT) every command is guarded
- * before it runs, an unknown one included; where Slurm does not set that
- * (SLURM_JOB_ID with SLURMD_NODENAME) an unknown command is. */
-bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_verbs, int verb_at,
-                        ng_config_guard *g);
+#include "flow/config_guard.h"
 
 /* Reports a configuration error for a guarded invocation: one line on
  * standard error (control characters escaped), a row in the store within a
@@ -44,9 +13,5 @@ bool ng_config_guard_of(int argc, char **argv, const char *const *verbs, int n_v
  * standard output. Returns the exit status: 0, or 2 for npd. */
 int ng_config_error(const ng_config_guard *g, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* The guard of a GPU check whose own options failed (cli/gpu_check.c). */
-void ng_config_guard_for_check(const struct ng_cli *cli, const char *verb, bool npd,
-                               const char *store, bool no_store, ng_config_guard *g);
 
 #endif

@@ -125,7 +125,7 @@ static int config_error(const struct ng_cli *cli, const struct check_opts *c, co
 {
 	ng_config_guard g;
 	bool npd = c->e == &ng_cmd_npd_entry; /* npd adds --no-store for the check, not for this */
-	ng_config_guard_for_check(cli, c->e->name, npd, c->req.store, c->req.no_store && !npd, &g);
+	ng_config_guard_for_check(cli->store_spec, c->e->name, npd, c->req.store, c->req.no_store && !npd, &g);
 	return ng_config_error(&g, kind, "%s", why);
 }
 

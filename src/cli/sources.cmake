@@ -60,7 +60,6 @@ set(NG_CLI_SOURCES
   report_policy.c
   report_states.c
   report_svg.c
-  run_lock.c
   selftest_fabric.c
   store_cli.c
   util.c

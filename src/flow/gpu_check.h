@@ -109,6 +109,14 @@ void ng_gpu_check_tell(const ng_ctx *ctx, const ng_gpu_check_result *r);
 /* "epilog", "prolog" or "health". */
 const char *ng_gpu_check_mode_name(ng_check_mode mode);
 
+/* Why a health check that found another alive (its run lock, flow/run_lock.h)
+ * checked nothing: never a drain, never a failure, the run alive decides. */
+#define NG_GPU_CHECK_BUSY "another nodegate health is still running on this node: " \
+                          "nothing checked by this one"
+/* That run's result as `--json` prints it, lock_path the lock held; as text
+ * the caller frees with free(); NULL when out of memory. */
+char *ng_gpu_check_busy_json(const char *lock_path);
+
 #ifdef __cplusplus
 }
 #endif

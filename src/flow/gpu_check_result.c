@@ -211,3 +211,17 @@ cJSON *ng_check_result_json(const struct ng_gpu_check_result *c)
 	cJSON_AddItemReferenceToObject(o, "notes", c->notes);
 	return o;
 }
+
+char *ng_gpu_check_busy_json(const char *lock_path)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "mode", "health");
+	cJSON_AddStringToObject(o, "severity", "n/a");
+	cJSON_AddBoolToObject(o, "drain", false);
+	cJSON_AddNumberToObject(o, "exit", 0);
+	cJSON_AddStringToObject(o, "reason", NG_GPU_CHECK_BUSY);
+	cJSON_AddStringToObject(o, "lock", lock_path);
+	char *text = o ? cJSON_Print(o) : NULL;
+	cJSON_Delete(o);
+	return text;
+}

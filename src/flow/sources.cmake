@@ -10,6 +10,7 @@ set(NG_FLOW_SOURCES
   attribution.c
   baselines.c
   class_baseline.c
+  config_guard.c
   ctx.c
   evidence.c
   fabric_baseline.c
@@ -30,6 +31,7 @@ set(NG_FLOW_SOURCES
   gpu_readings.c
   ingest.c
   lemon.c
+  npd.c
   policy_history.c
   probation.c
   probe_records.c
@@ -47,6 +49,7 @@ set(NG_FLOW_SOURCES
   report_model_hours.c
   report_model_map.c
   report_model_truth.c
+  run_lock.c
   shadow.c
   testing/scenario_read.c
   testing/scenario_run.c

@@ -2,8 +2,8 @@
  * HealthCheckInterval shorter than the check's deadline starts a second run
  * while the first is alive). An advisory flock on a file in the state
  * directory; the lock goes with the process, however it ends. */
-#ifndef NODEGATE_CLI_RUN_LOCK_H
-#define NODEGATE_CLI_RUN_LOCK_H
+#ifndef NODEGATE_FLOW_RUN_LOCK_H
+#define NODEGATE_FLOW_RUN_LOCK_H
 
 #include <stddef.h>
 

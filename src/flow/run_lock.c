@@ -1,5 +1,5 @@
 /* The state directory's run locks (run_lock.h). */
-#include "cli/run_lock.h"
+#include "flow/run_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
