@@ -14,6 +14,7 @@
 #include "core/strbuf.h"
 #include "cli/options.h"
 #include "flow/ctx.h"
+#include "flow/gate_records.h"
 #include "flow/records_in.h"
 
 /* Exit statuses every verb shares. */
@@ -105,8 +106,6 @@ int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);
  * message that carries a name from outside cannot forge a line. */
 void ng_cli_print_line(FILE *out, const char *prefix, const char *s);
 const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX]);
-/* "0.1,0.2,-0.05" -> numbers. Every item must be a number. */
-int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err);
 /* ng_json_add_number: core/json.h. */
 /* gate_report.c: a verdict with its arithmetic, as text or one JSON line. */
 void ng_report_gate_explain(FILE *out, const char *label, const ng_gate_input *in,
@@ -114,8 +113,7 @@ void ng_report_gate_explain(FILE *out, const char *label, const ng_gate_input *i
 void ng_report_gate_json(FILE *out, const char *label, const ng_gate_trace *t);
 /* record_table.c: a readable view of an array of records. */
 void ng_print_record_table(FILE *out, const cJSON *records);
-/* cmd_parse.c: a record holds a measurement (samples, or a clean diagnostic). */
-bool ng_record_measured(const cJSON *record);
+/* ng_record_measured: flow/gate_records.h. */
 /* emit_records.c: show, keep and judge a measuring verb's records. */
 struct ng_emit_opts {
 	const char *baseline_path; /* judge with the gate when set */
@@ -126,16 +124,6 @@ struct ng_emit_opts {
 int ng_emit_records(struct ng_cli *cli, const struct ng_cmd_entry *cmd, cJSON *records,
                     const struct ng_emit_opts *o);
 /* ng_apply_diag_file: flow/records_in.h. */
-/* Runs the --on-verdict program, if any, with doc on its standard input
- * (src/land/hook.h); nothing when cli->no_land. Returns its failure as a
- * note (NULL when it ran cleanly or nothing ran); the caller frees it. */
-char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc);
-/* The same for a verb whose report is already out, with timeout_s for the
- * hook (what is left of the verb's deadline; under NG_HOOK_MIN_S it is not
- * run, and says so): the note goes to standard error as "nodegate VERB:
- * note: ...". Takes doc and frees it. */
-void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc,
-                              double timeout_s);
 /* Runs the gate's batch mode (cmd_gate_batch.c). */
 int ng_gate_batch(struct ng_cli *cli, FILE *in, FILE *out);
 

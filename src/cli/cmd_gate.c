@@ -6,8 +6,7 @@
 
 #include "cli/cmd.h"
 #include "cli/exit.h"
-#include "judge/record.h"
-#include "judge/gate.h"
+#include "flow/gate_records.h"
 
 static int exec_gate(struct ng_cli *cli, int argc, char **argv);
 
@@ -141,43 +140,31 @@ static int exec_gate(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(&ng_cmd_gate_entry, "name at least one RECORD.json");
 
 	ng_err err;
-	ng_gate_input in = {0};
-	int rc = NG_EXIT_USAGE;
-	char *btext = NULL;
-	size_t blen;
-	cJSON *bdoc = ng_load_json_file(baseline_path, &btext, &blen, &err);
-	if (!bdoc) {
+	ng_baseline_file b;
+	int rc = ng_baseline_file_load(&b, baseline_path, cohort_arg, &err);
+	if (rc == NG_GATE_BASELINE_UNREAD) {
 		fprintf(stderr, "nodegate gate: baseline %s\n", err.msg);
-		return ng_exit_for(&err, NG_ERR_INPUT);
-	}
-	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
-		fprintf(stderr, "nodegate gate: baseline %s: %s\n", baseline_path, err.msg);
+		rc = ng_exit_for(&err, NG_ERR_INPUT);
 		goto out;
 	}
-	if (cohort_arg) {
-		double *drops;
-		size_t n;
-		if (ng_parse_number_list(cohort_arg, &drops, &n, &err) < 0) {
-			rc = ng_cmd_usage_error(&ng_cmd_gate_entry, "--cohort-drops: %s", err.msg);
-			goto out;
-		}
-		int r = ng_gate_input_cohort(&in, drops, n, &err);
-		free(drops);
-		if (r < 0) {
-			fprintf(stderr, "nodegate gate: %s\n", err.msg);
-			goto out;
-		}
+	if (rc == NG_GATE_BASELINE_INVALID)
+		fprintf(stderr, "nodegate gate: baseline %s: %s\n", baseline_path, err.msg);
+	else if (rc == NG_GATE_COHORT_LIST)
+		ng_cmd_usage_error(&ng_cmd_gate_entry, "--cohort-drops: %s", err.msg);
+	else if (rc < 0)
+		fprintf(stderr, "nodegate gate: %s\n", err.msg);
+	if (rc < 0) {
+		rc = NG_EXIT_USAGE;
+		goto out;
 	}
 	rc = NG_EXIT_OK;
 	bool many = argc - optind > 1;
 	for (int i = optind; i < argc; i++) {
-		int r = judge_file(cli, &in, argv[i], explain, json, many);
+		int r = judge_file(cli, &b.in, argv[i], explain, json, many);
 		if (r > rc)
 			rc = r;
 	}
 out:
-	ng_gate_input_free(&in);
-	cJSON_Delete(bdoc);
-	free(btext);
+	ng_baseline_file_release(&b);
 	return rc;
 }

@@ -7,74 +7,61 @@
 
 #include "cli/cmd.h"
 #include "core/atomic_file.h"
-#include "core/json.h"
-#include "judge/record.h"
+#include "flow/gate_records.h"
 
-/* Judges the records the baseline is for (its metric, when it names one) and
- * every record that measured nothing. Returns the exit status. */
+struct shown {
+	struct ng_cli *cli;
+	const struct ng_emit_opts *o;
+	cJSON *verdicts;
+};
+
+/* One judged record, shown as --json, --explain or a line asks. */
+static void show(void *arg, const char *metric, const ng_gate_input *in, const ng_gate_trace *t,
+                 ng_verdict v)
+{
+	struct shown *sh = arg;
+	if (sh->o->json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "metric", metric);
+		cJSON_AddStringToObject(o, "verdict", ng_verdict_name(v));
+		cJSON_AddBoolToObject(o, "admissible", ng_verdict_admissible(v));
+		cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t->step));
+		cJSON_AddItemToArray(sh->verdicts, o);
+	} else if (sh->o->explain) {
+		putchar('\n');
+		ng_report_gate_explain(stdout, metric, in, t, &sh->cli->policy);
+	} else {
+		printf("verdict  %-23s %s  (%s)\n", ng_verdict_name(v), metric, ng_gate_step_text(t->step));
+	}
+}
+
+/* Judges the records with the gate (flow/gate_records.h). Returns the exit
+ * status. */
 static int judge(struct ng_cli *cli, const struct ng_cmd_entry *cmd, const struct ng_emit_opts *a,
                  cJSON *records, cJSON *verdicts)
 {
 	ng_err err;
-	char *btext;
-	size_t blen;
-	cJSON *bdoc = ng_load_json_file(a->baseline_path, &btext, &blen, &err);
-	if (!bdoc) {
+	ng_baseline_file b;
+	int rc = ng_baseline_file_load(&b, a->baseline_path, a->cohort, &err);
+	if (rc == 0) {
+		struct shown sh = {cli, a, verdicts};
+		int all = ng_gate_records_judge(&b, &cli->policy, records, show, &sh, &err);
+		if (all < 0)
+			fprintf(stderr, "nodegate %s: %s\n", cmd->name, err.msg);
+		rc = all < 0 ? NG_EXIT_USAGE : all ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+	} else if (rc == NG_GATE_BASELINE_UNREAD) {
 		fprintf(stderr, "nodegate %s: baseline %s\n", cmd->name, err.msg);
-		return NG_EXIT_USAGE;
-	}
-	ng_gate_input in = {0};
-	int rc = NG_EXIT_OK;
-	if (ng_gate_input_baseline(&in, bdoc, &err) < 0) {
+		rc = NG_EXIT_USAGE;
+	} else if (rc == NG_GATE_BASELINE_INVALID) {
 		fprintf(stderr, "nodegate %s: baseline %s: %s\n", cmd->name, a->baseline_path, err.msg);
 		rc = NG_EXIT_USAGE;
-		goto out;
+	} else if (rc == NG_GATE_COHORT_LIST) {
+		rc = ng_cmd_usage_error(cmd, "--cohort-drops: %s", err.msg);
+	} else {
+		fprintf(stderr, "nodegate %s: %s\n", cmd->name, err.msg);
+		rc = NG_EXIT_USAGE;
 	}
-	if (a->cohort) {
-		double *d;
-		size_t n;
-		if (ng_parse_number_list(a->cohort, &d, &n, &err) < 0) {
-			rc = ng_cmd_usage_error(cmd, "--cohort-drops: %s", err.msg);
-			goto out;
-		}
-		ng_gate_input_cohort(&in, d, n, &err);
-		free(d);
-	}
-	const cJSON *bmetric = ng_json_get(bdoc, "metric");
-	for (const cJSON *r = records->child; r; r = r->next) {
-		const cJSON *m = ng_json_get(r, "metric");
-		const char *metric = cJSON_IsString(m) ? m->valuestring : "(no metric)";
-		if (cJSON_IsString(bmetric) && strcmp(metric, bmetric->valuestring) != 0 &&
-		    ng_record_measured(r))
-			continue;
-		if (ng_gate_input_record(&in, r, NULL, &err) < 0) {
-			fprintf(stderr, "nodegate %s: %s\n", cmd->name, err.msg);
-			rc = NG_EXIT_USAGE;
-			break;
-		}
-		ng_gate_trace t;
-		ng_verdict v = ng_gate_input_judge(&in, &cli->policy, &t);
-		if (a->json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "metric", metric);
-			cJSON_AddStringToObject(o, "verdict", ng_verdict_name(v));
-			cJSON_AddBoolToObject(o, "admissible", ng_verdict_admissible(v));
-			cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t.step));
-			cJSON_AddItemToArray(verdicts, o);
-		} else if (a->explain) {
-			putchar('\n');
-			ng_report_gate_explain(stdout, metric, &in, &t, &cli->policy);
-		} else {
-			printf("verdict  %-23s %s  (%s)\n", ng_verdict_name(v), metric,
-			       ng_gate_step_text(t.step));
-		}
-		if (!ng_verdict_admissible(v) && rc == NG_EXIT_OK)
-			rc = NG_EXIT_NOT_ADMISSIBLE;
-	}
-out:
-	ng_gate_input_free(&in);
-	cJSON_Delete(bdoc);
-	free(btext);
+	ng_baseline_file_release(&b);
 	return rc;
 }
 

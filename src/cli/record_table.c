@@ -39,17 +39,6 @@ static void print_samples(FILE *out, const cJSON *samples)
 	free(work);
 }
 
-/* Whether a record is a measurement: it has samples, or it is a diagnostic
- * whose outcome is clean. */
-bool ng_record_measured(const cJSON *r)
-{
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "samples");
-	if (cJSON_IsArray(s) && s->child)
-		return true;
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(r, "outcome");
-	return cJSON_IsString(o) && strcmp(o->valuestring, "clean") == 0;
-}
-
 void ng_print_record_table(FILE *out, const cJSON *records)
 {
 	for (const cJSON *r = records ? records->child : NULL; r; r = r->next) {

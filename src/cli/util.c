@@ -1,7 +1,6 @@
 #include "cli/cmd.h"
 #include "core/json.h"
 #include "core/strbuf.h"
-#include "land/hook.h"
 
 #include <errno.h>
 #include <math.h>
@@ -133,35 +132,6 @@ int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
 	return rc;
 }
 
-int ng_parse_number_list(const char *s, double **out, size_t *n, ng_err *err)
-{
-	size_t cap = 1;
-	for (const char *p = s; *p; p++)
-		cap += *p == ',';
-	double *v = malloc(cap * sizeof *v);
-	if (!v)
-		return ng_fail(err, "out of memory");
-	size_t k = 0;
-	const char *p = s;
-	while (*s) {
-		char *end;
-		errno = 0;
-		double d = strtod(p, &end);
-		if (end == p || (*end && *end != ',') || errno == ERANGE || !isfinite(d)) {
-			free(v);
-			return ng_fail(err, "\"%s\" is not a list of finite numbers separated by commas "
-			                    "(item %zu)", s, k + 1);
-		}
-		v[k++] = d;
-		if (!*end)
-			break;
-		p = end + 1;
-	}
-	*out = v;
-	*n = k;
-	return 0;
-}
-
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)
 {
 	*json = false;
@@ -178,40 +148,6 @@ int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool
 	if (op.next < argc)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[op.next]);
 	return -1;
-}
-
-static char *on_verdict_within(const struct ng_cli *cli, const cJSON *doc, double timeout_s)
-{
-	if (cli->no_land || !cli->on_verdict || !*cli->on_verdict)
-		return NULL;
-	char note[512];
-	if (timeout_s < NG_HOOK_MIN_S) {
-		snprintf(note, sizeof note, "--on-verdict: not run: the deadline is spent (the verdict "
-		                            "stands)");
-		return strdup(note);
-	}
-	char *json = cJSON_PrintUnformatted(doc);
-	int rc = ng_land_hook_run(cli->on_verdict, json ? json : "{}", timeout_s, note, sizeof note);
-	cJSON_free(json);
-	return rc == 0 ? NULL : strdup(note);
-}
-
-char *ng_cli_on_verdict(const struct ng_cli *cli, const cJSON *doc)
-{
-	return on_verdict_within(cli, doc, NG_HOOK_TIMEOUT_S);
-}
-
-void ng_cli_on_verdict_stderr(const struct ng_cli *cli, const char *verb, cJSON *doc,
-                              double timeout_s)
-{
-	char *note = on_verdict_within(cli, doc, timeout_s);
-	if (note) {
-		char prefix[64];
-		snprintf(prefix, sizeof prefix, "nodegate %s: note: ", verb);
-		ng_cli_print_line(stderr, prefix, note);
-	}
-	free(note);
-	cJSON_Delete(doc);
 }
 
 const char *ng_cli_shell_word(const char *s, char out[NG_SHELL_WORD_MAX])

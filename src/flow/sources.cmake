@@ -21,6 +21,7 @@ set(NG_FLOW_SOURCES
   fleet_clear.c
   floors_suggest.c
   gate_batch.c
+  gate_records.c
   gpu_check.c
   gpu_check_each.c
   gpu_check_inventory.c
