@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "collect/identity.h"
-#include "core/strbuf.h"
+#include "flow/identity_report.h"
 
 static int exec_identity(struct ng_cli *cli, int argc, char **argv);
 
@@ -154,38 +153,24 @@ static int exec_identity(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(&ng_cmd_identity_entry, "unexpected argument \"%s\"", argv[optind]);
 
 	ng_err err = {0};
-	cJSON *prof = ng_identity_profile(&o, &err);
-	if (!prof) {
+	cJSON *doc = ng_identity_report(&o, tmpl, &err);
+	if (!doc) {
 		fprintf(stderr, "nodegate identity: %s\n", err.msg);
 		return NG_EXIT_USAGE;
 	}
-	/* Only the binary knows its own version. */
-	cJSON *tools = cJSON_AddObjectToObject(prof, "tools");
-	cJSON_AddStringToObject(tools, "nodegate", NODEGATE_VERSION);
-
-	ng_strbuf cls = {0}, sw = {0};
-	int rc = ng_identity_class(prof, tmpl, &cls, &err);
-	ng_identity_software(prof, &sw);
+	const cJSON *cls = ng_json_get(doc, "class"), *why = ng_json_get(doc, "class_error");
+	const cJSON *sw = ng_json_get(doc, "software");
 	if (json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "profile", prof);
-		prof = NULL;
-		cJSON_AddItemToObject(doc, "class", rc == 0 ? cJSON_CreateString(cls.s) : cJSON_CreateNull());
-		cJSON_AddStringToObject(doc, "software", sw.s);
-		cJSON_AddStringToObject(doc, "template", tmpl);
-		if (rc < 0)
-			cJSON_AddStringToObject(doc, "class_error", err.msg);
 		char *s = cJSON_Print(doc);
 		printf("%s\n", s ? s : "null");
 		free(s);
-		cJSON_Delete(doc);
-		if (rc < 0)
-			fprintf(stderr, "nodegate identity: no class: %s\n", err.msg);
+		if (why)
+			fprintf(stderr, "nodegate identity: no class: %s\n", why->valuestring);
 	} else {
-		print_text(prof, rc == 0 ? cls.s : NULL, sw.s, tmpl, rc < 0 ? err.msg : NULL);
+		print_text(ng_json_get(doc, "profile"), cJSON_IsString(cls) ? cls->valuestring : NULL,
+		           cJSON_IsString(sw) ? sw->valuestring : "", tmpl, why ? why->valuestring : NULL);
 	}
-	cJSON_Delete(prof);
-	ng_strbuf_free(&cls);
-	ng_strbuf_free(&sw);
-	return rc == 0 ? NG_EXIT_OK : NG_EXIT_USAGE;
+	int rc = cJSON_IsString(cls) ? NG_EXIT_OK : NG_EXIT_USAGE;
+	cJSON_Delete(doc);
+	return rc;
 }

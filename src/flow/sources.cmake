@@ -30,6 +30,7 @@ set(NG_FLOW_SOURCES
   gpu_check_xid.c
   gpu_forget.c
   gpu_readings.c
+  identity_report.c
   ingest.c
   lemon.c
   npd.c
