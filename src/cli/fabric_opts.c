@@ -4,24 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/fabric.h"
-#include "core/json_file.h"
-#define DEFAULT_LAUNCHER "srun --nodelist={nodes} --nodes={n} --ntasks-per-node=1 --exclusive"
-#define DEFAULT_NCCL "all_reduce_perf -b 1G -e 1G -g 8 -n 20 -N 3"
-
-
-static size_t split_spaces(char *buf, char **tok, size_t cap)
-{
-	size_t n = 0;
-	for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n + 1 < cap;
-	     t = strtok_r(NULL, " ", &save))
-		tok[n++] = t;
-	tok[n] = NULL;
-	return n;
-}
 
 static bool positive(const char *s, double *out)
 {
@@ -77,25 +61,6 @@ const struct ng_opt ng_fabric_option_table[] = {
 	{0},
 };
 
-static int read_topology(const struct ng_cmd_entry *e, struct fabric_cli *f)
-{
-	ng_err err;
-	size_t len;
-	char *text = ng_read_file(f->topology_path, &len, &err);
-	if (!text) {
-		fprintf(stderr, "nodegate %s: --topology: %s\n", e->name, err.msg);
-		return NG_EXIT_USAGE;
-	}
-	int rc = ng_topology_parse(text, len, &f->topology, &err);
-	free(text);
-	if (rc < 0) {
-		fprintf(stderr, "nodegate %s: --topology %s: %s\n", e->name, f->topology_path, err.msg);
-		return NG_EXIT_USAGE;
-	}
-	f->o.topology = &f->topology;
-	return -1;
-}
-
 void fabric_cli_free(struct fabric_cli *f)
 {
 	ng_topology_free(&f->topology);
@@ -108,21 +73,11 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 	memset(f, 0, sizeof *f);
 	ng_fabric_opts *o = &f->o;
 	const char **peers = want_peers ? &f->peers : NULL;
-	snprintf(o->spec_buf, sizeof o->spec_buf, "%s", DEFAULT_LAUNCHER);
-	snprintf(o->nccl_buf, sizeof o->nccl_buf, "%s", DEFAULT_NCCL);
-	o->perftest = "ib_write_bw";
-	o->perftest_seconds = 5;
-	o->timeout_s = 120;
-	o->fraction = cli->policy.flag_fraction;
-	o->counters = true;
-	o->class_key = "fabric";
 	if (peers)
 		*peers = NULL;
 	static char self[4096], dir[4096];
-	if (ng_self_path(self, sizeof self, dir, sizeof dir) == 0)
-		o->remote_nodegate = self;
-	else
-		o->remote_nodegate = "nodegate";
+	ng_fabric_opts_default(o, &cli->policy,
+	                       ng_self_path(self, sizeof self, dir, sizeof dir) == 0 ? self : NULL);
 	int opt;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, e, argc, argv);
@@ -167,29 +122,11 @@ int fabric_parse_opts(const struct ng_cmd_entry *e, struct ng_cli *cli, int argc
 		case 'r': return ng_cmd_usage_error(e, "--root is for `fabric ports`");
 		}
 	}
-	o->n_launcher = split_spaces(o->spec_buf, o->launcher, NG_FABRIC_MAX_TOKENS);
-	o->n_nccl = split_spaces(o->nccl_buf, o->nccl, NG_FABRIC_MAX_TOKENS);
-	if (o->n_launcher == 0 || o->n_nccl == 0)
-		return ng_cmd_usage_error(e, "--launcher and --nccl must name a program");
-	for (char *save = NULL, *t = strtok_r(o->hca_buf, ",", &save); t && o->n_hcas < NG_FABRIC_MAX_HCAS;
-	     t = strtok_r(NULL, ",", &save))
-		o->hcas[o->n_hcas++] = t;
-	if (f->topology_path) {
-		int rc = read_topology(e, f);
-		if (rc >= 0)
-			return rc;
-	}
-	if (!o->raw_dir[0]) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(o->raw_dir, sizeof o->raw_dir, "%s/nodegate-fabric-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(o->raw_dir)) {
-			fprintf(stderr, "nodegate %s: cannot make a directory for raw outputs (%s): %s\n",
-			        e->name, o->raw_dir, strerror(errno));
-			return NG_EXIT_USAGE;
-		}
-	} else if (mkdir(o->raw_dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "nodegate %s: cannot create --raw-dir %s: %s\n", e->name, o->raw_dir,
-		        strerror(errno));
+	ng_err err;
+	if (ng_fabric_opts_settle(o, f->topology_path, &f->topology, &err) < 0) {
+		if (err.code == NG_ERR_USAGE)
+			return ng_cmd_usage_error(e, "%s", err.msg);
+		fprintf(stderr, "nodegate %s: %s\n", e->name, err.msg);
 		return NG_EXIT_USAGE;
 	}
 	*next = op.next;

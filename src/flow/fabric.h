@@ -64,6 +64,21 @@ typedef struct {
 	char hca_buf[512];
 } ng_fabric_opts;
 
+/* ---- the options (fabric_opts.c) ------------------------------------------------------ */
+
+/* The defaults: srun as the launcher, all_reduce_perf, ib_write_bw for 5 s,
+ * 120 s per test, the policy's admission.flag_fraction, counters read, class
+ * "fabric", and nodegate on the nodes at self (NULL: "nodegate" on PATH). */
+void ng_fabric_opts_default(ng_fabric_opts *o, const ng_policy *pol, const char *self);
+/* Once the front end has filled spec_buf, nccl_buf, hca_buf and raw_dir:
+ * splits the launcher and nccl on spaces and the HCAs on commas, reads
+ * topology_path (NULL: none) into *topology for o->topology, and makes the
+ * raw directory (raw_dir empty: a fresh one under $TMPDIR). -1 with err:
+ * NG_ERR_USAGE when the launcher or nccl names no program, NG_ERR_INPUT
+ * for the topology or the directory. */
+int ng_fabric_opts_settle(ng_fabric_opts *o, const char *topology_path, ng_topology *topology,
+                          ng_err *err);
+
 /* ---- one test (fabric_run.c) ---------------------------------------------------------- */
 
 /* The class key of a test's topology: "CLASS/Nnode/Rrail" (R: the HCAs of

@@ -16,6 +16,7 @@ set(NG_FLOW_SOURCES
   fabric_baseline.c
   fabric_domains.c
   fabric_gang.c
+  fabric_opts.c
   fabric_pair.c
   fabric_run.c
   fleet_clear.c
