@@ -224,15 +224,6 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		free(o.from), free(o.confirm_from);
 		return o.prolog ? ng_admit_prolog_exit(NULL, NG_EXIT_STORE) : NG_EXIT_STORE;
 	}
-	/* Raw fabric output is evidence: keep it beside a SQLite store unless
-	 * told where. */
-	char raw[4096];
-	if (o.profile.fabric_parser && !o.profile.raw_dir && !strstr(ng_store_where(st), "://")) {
-		const char *slash = strrchr(ng_store_where(st), '/');
-		int len = slash ? (int)(slash - ng_store_where(st)) : 1;
-		snprintf(raw, sizeof raw, "%.*s/raw", len, slash ? ng_store_where(st) : ".");
-		o.profile.raw_dir = raw;
-	}
 	ng_ctx ctx;
 	ng_cli_ctx(cli, st, &ctx);
 	struct ng_admit_request q = {.profile = o.profile, .from = o.from, .n_from = o.n_from,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "flow/admit_profile.h"
+#include "flow/probe_records.h"
 #include "flow/records_in.h"
 #include "collect/harness.h"
 #include "collect/identity.h"
@@ -37,10 +38,7 @@ static void take(const ng_ctx *ctx, cJSON *all, cJSON *recs, const char *probe, 
 	}
 	cJSON *r;
 	while ((r = cJSON_DetachItemFromArray(recs, 0))) {
-		cJSON *tool = ng_record_tool(r);
-		ng_json_set(tool, "name", cJSON_CreateString("nodegate"));
-		ng_json_set(tool, "probe", cJSON_CreateString(probe));
-		ng_json_set(tool, "version", cJSON_CreateString(NODEGATE_VERSION));
+		ng_probe_record_tool(r, probe, 0, NULL);
 		cJSON_AddItemToArray(all, r);
 	}
 	cJSON_Delete(recs);
@@ -51,10 +49,19 @@ static void take(const ng_ctx *ctx, cJSON *all, cJSON *recs, const char *probe, 
  * that says so, as for the probes. */
 static void collect_fabric(const ng_ctx *ctx, cJSON *all, const struct ng_admit_profile *p)
 {
+	/* Raw fabric output is evidence: kept beside a SQLite store unless
+	 * told where. */
+	char raw[4096];
+	const char *raw_dir = p->raw_dir, *where = ctx->store ? ng_store_where(ctx->store) : NULL;
+	if (!raw_dir && where && !strstr(where, "://")) {
+		const char *slash = strrchr(where, '/');
+		snprintf(raw, sizeof raw, "%.*s/raw", slash ? (int)(slash - where) : 1, slash ? where : ".");
+		raw_dir = raw;
+	}
 	struct ng_harness_opts h = {
 		.parser = p->fabric_parser, .argv = p->fabric_argv, .argc = p->fabric_argc,
 		.repeat = 1, .timeout_s = p->fabric_timeout_s > 0 ? p->fabric_timeout_s : 600,
-		.raw_dir = p->raw_dir, .probe = true, .max_output = (size_t)256 << 20,
+		.raw_dir = raw_dir, .probe = true, .max_output = (size_t)256 << 20,
 	};
 	ng_err err = {0};
 	cJSON *recs = ng_harness_run(&h, &err);

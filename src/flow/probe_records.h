@@ -9,6 +9,10 @@
 #include "core/error.h"
 #include "core/policy.h"
 
+/* Names the tool in rec: nodegate, the probe kind, nodegate's version, and
+ * (argv not NULL) the argv "nodegate probe" argv[0..argc). */
+void ng_probe_record_tool(cJSON *rec, const char *kind, int argc, char **argv);
+
 /* Names the tool in every record (nodegate, the probe kind, nodegate's
  * version and the argv "nodegate probe" argv[0..argc)), stamps the node's
  * identity and class (collect/identity.h, the policy's template), and
