@@ -69,7 +69,11 @@ static void show_output(void *arg, const char *name, double seconds, int exit_st
 		fprintf(stderr, "%s%s", err, err[err_len - 1] == '\n' ? "" : "\n");
 }
 
-/* ---- the command ----------------------------------------------------------------------- */
+static void say_problem(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "nodegate scenarios: %s\n", msg);
+}
 
 
 static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
@@ -124,34 +128,9 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		dir = ng_shipped_path(NULL, "share/nodegate/scenarios", shipped, sizeof shipped) == 0
 		              ? shipped
 		              : NODEGATE_SCENARIO_DIR;
-	ng_err err;
-	size_t n_files = 0;
-	char **files = ng_scenario_list(dir, &n_files, &err);
-	if (!files) {
-		fprintf(stderr, "nodegate scenarios: %s\n", err.msg);
-		return NG_EXIT_USAGE;
-	}
-	struct scenario *sc = calloc(n_files ? n_files : 1, sizeof *sc);
-	size_t n = 0;
-	int rc = NG_EXIT_OK;
-	for (size_t i = 0; sc && i < n_files; i++) {
-		if (ng_scenario_load(&sc[n], dir, files[i], &err) < 0) {
-			fprintf(stderr, "nodegate scenarios: %s\n", err.msg);
-			cJSON_Delete(sc[n].doc);
-			rc = NG_EXIT_USAGE;
-			break;
-		}
-		for (size_t k = 0; k < n; k++)
-			if (strcmp(sc[k].name, sc[n].name) == 0) {
-				fprintf(stderr, "nodegate scenarios: two scenarios named %s\n", sc[n].name);
-				rc = NG_EXIT_USAGE;
-			}
-		n++;
-	}
-	if (!sc) {
-		fprintf(stderr, "nodegate scenarios: out of memory\n");
-		rc = NG_EXIT_USAGE;
-	}
+	struct scenario *sc;
+	size_t n;
+	int rc = ng_scenarios_load(dir, &sc, &n, say_problem, NULL) < 0 ? NG_EXIT_USAGE : NG_EXIT_OK;
 	size_t selected = 0;
 	for (size_t i = 0; rc == NG_EXIT_OK && i < n; i++)
 		selected += !only || strcmp(sc[i].name, only) == 0;
@@ -209,15 +188,6 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 		}
 		rc = failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 	}
-	for (size_t i = 0; sc && i < n; i++) {
-		for (size_t k = 0; k < sc[i].n_runs; k++)
-			cJSON_Delete(sc[i].run[k].doc);
-		free(sc[i].run);
-		cJSON_Delete(sc[i].doc);
-	}
-	free(sc);
-	for (size_t i = 0; i < n_files; i++)
-		free(files[i]);
-	free(files);
+	ng_scenarios_free(sc, n);
 	return rc;
 }

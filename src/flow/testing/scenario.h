@@ -36,6 +36,13 @@ struct scenario {
 int ng_scenario_load(struct scenario *s, const char *dir, const char *base, ng_err *err);
 /* The scenario files of dir (*.json), sorted by name; NULL with err. */
 char **ng_scenario_list(const char *dir, size_t *n, ng_err *err);
+/* Every scenario of dir, in name order, into a malloc'd *out of *n (free
+ * with ng_scenarios_free, also after -1). -1 when one could not be used:
+ * problem is told of the list or the first file that does not load, of
+ * every name two files share, or of memory running out. */
+int ng_scenarios_load(const char *dir, struct scenario **out, size_t *n,
+                      void (*problem)(void *arg, const char *msg), void *arg);
+void ng_scenarios_free(struct scenario *sc, size_t n);
 
 
 /* One scenario's row: what the check said and whether it was expected. */

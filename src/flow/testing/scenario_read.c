@@ -269,3 +269,54 @@ char **ng_scenario_list(const char *dir, size_t *n, ng_err *err)
 	return names;
 }
 
+int ng_scenarios_load(const char *dir, struct scenario **out, size_t *n,
+                      void (*problem)(void *arg, const char *msg), void *arg)
+{
+	*out = NULL;
+	*n = 0;
+	ng_err err;
+	size_t n_files = 0;
+	char **files = ng_scenario_list(dir, &n_files, &err);
+	if (!files) {
+		problem(arg, err.msg);
+		return -1;
+	}
+	struct scenario *sc = calloc(n_files ? n_files : 1, sizeof *sc);
+	int rc = 0;
+	for (size_t i = 0; sc && i < n_files; i++) {
+		if (ng_scenario_load(&sc[*n], dir, files[i], &err) < 0) {
+			problem(arg, err.msg);
+			cJSON_Delete(sc[*n].doc);
+			rc = -1;
+			break;
+		}
+		for (size_t k = 0; k < *n; k++)
+			if (strcmp(sc[k].name, sc[*n].name) == 0) {
+				char msg[64];
+				snprintf(msg, sizeof msg, "two scenarios named %s", sc[*n].name);
+				problem(arg, msg);
+				rc = -1;
+			}
+		(*n)++;
+	}
+	if (!sc) {
+		problem(arg, "out of memory");
+		rc = -1;
+	}
+	for (size_t i = 0; i < n_files; i++)
+		free(files[i]);
+	free(files);
+	*out = sc;
+	return rc;
+}
+
+void ng_scenarios_free(struct scenario *sc, size_t n)
+{
+	for (size_t i = 0; sc && i < n; i++) {
+		for (size_t k = 0; k < sc[i].n_runs; k++)
+			cJSON_Delete(sc[i].run[k].doc);
+		free(sc[i].run);
+		cJSON_Delete(sc[i].doc);
+	}
+	free(sc);
+}
