@@ -94,6 +94,7 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"Exit status: 0 admitted or admitted-warn; 1 held, suspect or quarantined;\n"
 	"2 usage or input error; 3 the store could not be read or written.\n",
 	.exec = admit_main,
+	.needs = NG_CMD_NEEDS_STORE,
 };
 
 struct opts {
@@ -219,7 +220,7 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 		free(o.from), free(o.confirm_from);
 		return ng_admit_prolog_usage(argc, argv, rc);
 	}
-	ng_store *st = ng_cli_open_store(cli, &ng_cmd_admit_entry, o.store);
+	ng_store *st = ng_cli_store(cli, o.store);
 	if (!st) {
 		free(o.from), free(o.confirm_from);
 		return o.prolog ? ng_admit_prolog_exit(NULL, NG_EXIT_STORE) : NG_EXIT_STORE;
@@ -254,6 +255,5 @@ static int admit_main(struct ng_cli *cli, int argc, char **argv)
 	ng_admit_run_release(&r);
 	free(o.from);
 	free(o.confirm_from);
-	ng_store_close(st);
 	return exit_code;
 }

@@ -48,6 +48,7 @@ const struct ng_cmd_entry ng_cmd_gpus_entry = {
 	"does not hold, a bus naming more than one); 3 the store could not be opened,\n"
 	"read or written.\n",
 	.exec = exec_gpus,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
@@ -75,18 +76,6 @@ static int parse_opts(const struct ng_cmd_entry *e, int argc, char **argv, struc
 	return -1;
 }
 
-static cJSON *gpu_json(const ng_store_gpu *g, const char *node)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "node", node);
-	cJSON_AddStringToObject(o, "uuid", g->uuid);
-	cJSON_AddStringToObject(o, "bus", g->bus);
-	cJSON_AddNumberToObject(o, "minor", (double)g->minor);
-	ng_json_add_time(o, "first_seen", g->first_seen);
-	ng_json_add_time(o, "last_seen", g->last_seen);
-	return o;
-}
-
 /* The node NODE names, as the inventory keys it (its stable id). */
 static int node_of(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
                    ng_store_node_ref *ref)
@@ -107,27 +96,21 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "gpus list takes at most one NODE");
 	if (o.reason)
 		return ng_cmd_usage_error(e, "--reason is for gpus forget");
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_store_node_ref ref = {0};
-	if (o.next < argc && (rc = node_of(st, e, argv[o.next], &ref)) != 0) {
-		ng_store_close(st);
+	if (o.next < argc && (rc = node_of(st, e, argv[o.next], &ref)) != 0)
 		return rc;
-	}
 	ng_store_gpu *gpus = NULL;
 	char(*nodes)[256] = NULL;
 	size_t n = 0;
 	ng_err err;
 	rc = ng_store_all_gpus(st, ref.id[0] ? ref.id : NULL, &gpus, &nodes, &n, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (o.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON *arr = cJSON_AddArrayToObject(doc, "gpus");
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, gpu_json(&gpus[i], nodes[i]));
+		cJSON *doc = ng_gpu_list_json(gpus, (const char(*)[256])nodes, n);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
@@ -160,29 +143,21 @@ static int cmd_forget(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "gpus forget needs --reason: why the GPU was taken out");
 	if (!*o.reason || strlen(o.reason) > 255)
 		return ng_cmd_usage_error(e, "--reason must be 1 to 255 characters");
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_store_node_ref ref;
-	if ((rc = node_of(st, e, argv[o.next], &ref)) != 0) {
-		ng_store_close(st);
+	if ((rc = node_of(st, e, argv[o.next], &ref)) != 0)
 		return rc;
-	}
 	ng_ctx ctx = {.policy = cli->policy, .store = st, .store_spec = o.spec, .actor = ng_actor()};
 	ng_gpu_forgotten f;
 	ng_err err = {0};
 	rc = ng_gpu_forget(&ctx, ref.id, argv[o.next + 1], o.reason, &f, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return err.code == NG_ERR_USAGE ? ng_cmd_usage_error(e, "%s", err.msg)
 		                                : ng_cli_store_error(e, &err);
 	if (o.json) {
-		cJSON *doc = gpu_json(&f.gpu, f.node);
-		cJSON_AddStringToObject(doc, "node_name", ref.name);
-		cJSON_AddStringToObject(doc, "reason", f.reason);
-		cJSON_AddStringToObject(doc, "actor", f.actor);
-		cJSON_AddNumberToObject(doc, "forgotten_at", (double)f.at);
-		cJSON_AddStringToObject(doc, "audit", "gpu.forget");
+		cJSON *doc = ng_gpu_forgotten_json(&f, ref.name);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else {

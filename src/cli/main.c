@@ -240,5 +240,8 @@ int main(int argc, char **argv)
 
 	/* Each verb parses its own options with getopt_long from a fresh start. */
 	optind = 0;
-	return cmd->exec(&cli, argc - i, argv + i);
+	cli.cmd = cmd;
+	int rc = cmd->exec(&cli, argc - i, argv + i);
+	ng_store_close(cli.store);
+	return rc;
 }

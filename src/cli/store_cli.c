@@ -58,6 +58,16 @@ ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_c
 	return st;
 }
 
+ng_store *ng_cli_store(struct ng_cli *cli, const char *spec)
+{
+	const struct ng_cmd_entry *e = cli->cmd;
+	if (!cli->store && e && e->needs == NG_CMD_NEEDS_EXISTING_STORE)
+		cli->store = ng_cli_open_existing_store(cli, e, spec);
+	else if (!cli->store && e && e->needs == NG_CMD_NEEDS_STORE)
+		cli->store = ng_cli_open_store(cli, e, spec);
+	return cli->store;
+}
+
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)
 {
 	fprintf(stderr, "nodegate %s: store: %s\n", e->name, err->msg);
@@ -80,14 +90,6 @@ int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *
 		return NG_EXIT_USAGE;
 	}
 	return 0;
-}
-
-void ng_json_add_time(cJSON *obj, const char *key, int64_t t)
-{
-	if (t)
-		cJSON_AddNumberToObject(obj, key, (double)t);
-	else
-		cJSON_AddNullToObject(obj, key);
 }
 
 void ng_print_json(const cJSON *doc)

@@ -21,6 +21,11 @@ ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
  * a new, empty store at a mistyped path. */
 ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                                      const char *spec);
+/* The store the verb's entry needs (cli->cmd->needs), opened once from spec
+ * as the two above open it, and closed by main when the verb is done. NULL
+ * (the failure printed: the verb exits NG_EXIT_STORE) when it cannot be
+ * opened, or when the entry needs none. */
+ng_store *ng_cli_store(struct ng_cli *cli, const char *spec);
 /* Prints a store failure for the verb and returns NG_EXIT_STORE. */
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 
@@ -32,8 +37,7 @@ int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
                         ng_store_node_ref *out);
 
-/* obj[key] = t as unix seconds, or null for 0 (never). */
-void ng_json_add_time(cJSON *obj, const char *key, int64_t t);
+/* ng_json_add_time: core/json.h. */
 /* Prints a JSON document, indented, and a newline. */
 void ng_print_json(const cJSON *doc);
 #endif

@@ -8,6 +8,7 @@
 
 #include "core/clock.h"
 #include "core/gpu.h"
+#include "core/json.h"
 #include "core/strbuf.h"
 
 /* Which of the node's GPUs `gpu` names: a UUID (exactly, any case) or a
@@ -83,4 +84,36 @@ int ng_gpu_forget(const ng_ctx *ctx, const char *node, const char *gpu, const ch
 	                                     d.s, err);
 	ng_strbuf_free(&d);
 	return rc;
+}
+
+static cJSON *gpu_json(const ng_store_gpu *g, const char *node)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "node", node);
+	cJSON_AddStringToObject(o, "uuid", g->uuid);
+	cJSON_AddStringToObject(o, "bus", g->bus);
+	cJSON_AddNumberToObject(o, "minor", (double)g->minor);
+	ng_json_add_time(o, "first_seen", g->first_seen);
+	ng_json_add_time(o, "last_seen", g->last_seen);
+	return o;
+}
+
+cJSON *ng_gpu_list_json(const ng_store_gpu *gpus, const char (*nodes)[256], size_t n)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(doc, "gpus");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, gpu_json(&gpus[i], nodes[i]));
+	return doc;
+}
+
+cJSON *ng_gpu_forgotten_json(const ng_gpu_forgotten *f, const char *node_name)
+{
+	cJSON *doc = gpu_json(&f->gpu, f->node);
+	cJSON_AddStringToObject(doc, "node_name", node_name);
+	cJSON_AddStringToObject(doc, "reason", f->reason);
+	cJSON_AddStringToObject(doc, "actor", f->actor);
+	cJSON_AddNumberToObject(doc, "forgotten_at", (double)f->at);
+	cJSON_AddStringToObject(doc, "audit", "gpu.forget");
+	return doc;
 }

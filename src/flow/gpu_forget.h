@@ -9,6 +9,7 @@
 #ifndef NODEGATE_FLOW_GPU_FORGET_H
 #define NODEGATE_FLOW_GPU_FORGET_H
 
+#include <cjson/cJSON.h>
 #include <stdint.h>
 
 #include "flow/ctx.h"
@@ -29,5 +30,12 @@ typedef struct {
  * bus names more than one, NG_ERR_STORE on a store failure. */
 int ng_gpu_forget(const ng_ctx *ctx, const char *node, const char *gpu, const char *reason,
                   ng_gpu_forgotten *out, ng_err *err);
+
+/* What `nodegate gpus` prints as JSON: the GPUs kept (gpus[i] of nodes[i]),
+ * {"gpus": [{node, uuid, bus, minor, first_seen, last_seen}...]}, and one
+ * GPU forgotten, that row with the node's scheduler name, the reason, the
+ * actor, the time and the audit entry's action. */
+cJSON *ng_gpu_list_json(const ng_store_gpu *gpus, const char (*nodes)[256], size_t n);
+cJSON *ng_gpu_forgotten_json(const ng_gpu_forgotten *f, const char *node_name);
 
 #endif
