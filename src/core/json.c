@@ -795,3 +795,11 @@ void ng_json_add_number(cJSON *obj, const char *key, double v)
 	else
 		cJSON_AddNullToObject(obj, key);
 }
+
+void ng_json_add_time(cJSON *obj, const char *key, int64_t t)
+{
+	if (t)
+		cJSON_AddNumberToObject(obj, key, (double)t);
+	else
+		cJSON_AddNullToObject(obj, key);
+}

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 #include "core/strbuf.h"
@@ -65,5 +66,7 @@ bool ng_json_find_duplicate(const cJSON *v, ng_strbuf *path);
 
 /* A double for JSON output: null when not finite. */
 void ng_json_add_number(cJSON *obj, const char *key, double v);
+/* obj[key] = t as unix seconds, or null for 0 (never). */
+void ng_json_add_time(cJSON *obj, const char *key, int64_t t);
 
 #endif

@@ -8,7 +8,9 @@ set(NG_FLOW_SOURCES
   admit_queue.c
   admit_run.c
   attribution.c
+  audit.c
   baselines.c
+  baselines_json.c
   class_baseline.c
   ctx.c
   evidence.c
@@ -18,6 +20,7 @@ set(NG_FLOW_SOURCES
   fabric_pair.c
   fabric_run.c
   fleet_clear.c
+  fleet_events.c
   floors_suggest.c
   gate_batch.c
   gpu_check.c
@@ -34,6 +37,7 @@ set(NG_FLOW_SOURCES
   probation.c
   promote.c
   quarantine_cases.c
+  quarantine_cases_json.c
   records_in.c
   redecide.c
   release.c
