@@ -33,6 +33,8 @@ set(NG_FLOW_SOURCES
   gpu_readings.c
   ingest.c
   lemon.c
+  metrics.c
+  override.c
   policy_history.c
   probation.c
   promote.c
