@@ -36,6 +36,7 @@ set(NG_FLOW_SOURCES
   metrics.c
   override.c
   policy_history.c
+  policy_view.c
   probation.c
   promote.c
   quarantine_cases.c
@@ -59,5 +60,6 @@ set(NG_FLOW_SOURCES
   testing/selftest_probation.c
   testing/selftest_queue.c
   testing/test_env.c
+  verdict_table.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
