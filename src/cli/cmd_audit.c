@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
+#include "flow/audit.h"
 
 #define DEFAULT_LIMIT 50
 #define DETAIL_WIDTH 100
@@ -107,44 +109,25 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	ng_store_audit_report rep;
-	int r = ng_store_audit_verify(st, &rep, &err);
-	if (r < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
+	ng_audit_verification v;
+	rc = ng_audit_verify(&ctx, &v, &err);
+	ng_store_close(st);
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	const ng_store_audit_report rep = v.rep;
 	if (o.json) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "store", ng_store_where(st));
-		cJSON_AddBoolToObject(d, "verified", r == 0);
-		cJSON_AddNumberToObject(d, "entries", (double)rep.entries);
-		cJSON_AddStringToObject(d, "head", rep.head);
-		cJSON_AddStringToObject(d, "anchor", ng_store_anchor_path(st));
-		if (rep.anchor_seq)
-			cJSON_AddNumberToObject(d, "anchored_at", (double)rep.anchor_seq);
-		else
-			cJSON_AddNullToObject(d, "anchored_at");
-		cJSON_AddNumberToObject(d, "rows", (double)rep.rows);
-		cJSON_AddNumberToObject(d, "rows_changed", (double)rep.rows_bad);
-		if (rep.first_bad) {
-			cJSON_AddNumberToObject(d, "first_bad", (double)rep.first_bad);
-			cJSON_AddStringToObject(d, "problem", rep.problem);
-		} else {
-			cJSON_AddNullToObject(d, "first_bad");
-			if (rep.rows_bad)
-				cJSON_AddStringToObject(d, "problem", rep.state_problem);
-			else
-				cJSON_AddNullToObject(d, "problem");
-		}
+		cJSON *d = ng_audit_verification_json(&v);
 		ng_print_json(d);
 		cJSON_Delete(d);
-	} else if (r == 0) {
+	} else if (v.verified) {
 		printf("audit log verified: %" PRId64 " entr%s, head %s\n", rep.entries,
 		       rep.entries == 1 ? "y" : "ies", rep.head);
 		printf("state verified: %" PRId64 " row%s of overrides, baselines, cases and node states"
 		       " as the log last recorded them; head anchored in %s\n",
-		       rep.rows, rep.rows == 1 ? "" : "s", ng_store_anchor_path(st));
+		       rep.rows, rep.rows == 1 ? "" : "s", v.anchor);
 	} else if (!rep.first_bad) {
 		printf("audit log verified: %" PRId64 " entr%s, head %s\n", rep.entries,
 		       rep.entries == 1 ? "y" : "ies", rep.head);
@@ -161,8 +144,7 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 		       "writes to it again.\n",
 		       rep.first_bad, rep.head);
 	}
-	ng_store_close(st);
-	return r == 0 ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+	return v.verified ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
 }
 
 static int cmd_show(struct ng_cli *cli, int argc, char **argv)
@@ -175,35 +157,26 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	/* node:NAME finds the node's entries by its scheduler name too: they
-	 * are filed under its stable id. */
-	char by_id[160];
-	if (o.subject && strncmp(o.subject, "node:", 5) == 0) {
-		ng_store_node_ref ref;
-		int bad = ng_cli_resolve_node(st, e, o.subject + 5, &ref);
-		if (bad) {
-			ng_store_close(st);
-			return bad;
-		}
-		snprintf(by_id, sizeof by_id, "node:%s", ref.id);
-		o.subject = by_id;
-	}
-	cJSON *arr = ng_store_audit_list(st, o.limit, o.subject, &err);
+	char filed_as[NG_AUDIT_SUBJECT_MAX];
+	cJSON *doc = ng_audit_entries(&ctx, o.limit, o.subject, filed_as, &err);
 	ng_store_close(st);
-	if (!arr)
-		return ng_cli_store_error(e, &err);
+	if (!doc)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (o.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "entries", arr);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 		return NG_EXIT_OK;
 	}
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+	if (filed_as[0])
+		o.subject = filed_as;
 	if (!arr->child) {
 		printf(o.subject ? "no audit entries about %s\n" : "the audit log is empty\n",
 		       o.subject);
-		cJSON_Delete(arr);
+		cJSON_Delete(doc);
 		return NG_EXIT_OK;
 	}
 	int wa = 6, ws = 7, wu = 5;
@@ -244,7 +217,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (o.limit && shown == o.limit)
 		printf("(the newest %d; --limit 0 shows every entry, --json every detail whole)\n",
 		       shown);
-	cJSON_Delete(arr);
+	cJSON_Delete(doc);
 	return NG_EXIT_OK;
 }
 

@@ -102,14 +102,6 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 	return -1;
 }
 
-static ng_baseline_status status_of(const char *name)
-{
-	for (int s = 0; s < NG_BASELINE_STATUS_COUNT; s++)
-		if (strcmp(ng_baseline_status_name((ng_baseline_status)s), name) == 0)
-			return (ng_baseline_status)s;
-	return NG_BASELINE_STATUS_COUNT;
-}
-
 #define is_ok ng_baseline_is_ok
 
 /* What a baseline row's status says, for a table. */
@@ -121,7 +113,7 @@ static void status_line(const ng_store_baseline *b, char *out, size_t cap)
 		snprintf(out, cap, "establishing: %" PRId64 " of %" PRId64 " nodes", b->n_nodes,
 		         b->min_nodes);
 	else
-		snprintf(out, cap, "%s", ng_baseline_status_text(status_of(b->status)));
+		snprintf(out, cap, "%s", ng_baseline_row_status_text(b));
 }
 
 static void fmt_median(const ng_store_baseline *b, char *out, size_t cap)
@@ -151,48 +143,6 @@ static void fmt_software(const char *sw, char *out, size_t cap)
 		snprintf(out, cap, "%.*s...", SW_WIDTH - 3, sw);
 	else
 		snprintf(out, cap, "%s", sw);
-}
-
-static cJSON *baseline_json(const ng_store_baseline *b)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (b->id)
-		cJSON_AddNumberToObject(o, "id", (double)b->id);
-	else
-		cJSON_AddNullToObject(o, "id");
-	cJSON_AddStringToObject(o, "class", b->class_key);
-	cJSON_AddStringToObject(o, "software", b->software);
-	cJSON_AddStringToObject(o, "metric", b->metric);
-	cJSON_AddStringToObject(o, "unit", b->unit);
-	cJSON_AddStringToObject(o, "status", b->status);
-	cJSON_AddStringToObject(o, "status_text", ng_baseline_status_text(status_of(b->status)));
-	ng_json_add_number(o, "median", b->median);
-	ng_json_add_number(o, "cv", b->cv);
-	ng_json_add_number(o, "node_mad", b->node_mad);
-	cJSON_AddNumberToObject(o, "n_nodes", (double)b->n_nodes);
-	cJSON_AddNumberToObject(o, "min_nodes", (double)b->min_nodes);
-	cJSON_AddNumberToObject(o, "n_runs", (double)b->n_runs);
-	cJSON_AddNumberToObject(o, "n_samples", (double)b->n_samples);
-	ng_json_add_time(o, "built_at", b->built_at);
-	ng_json_add_time(o, "window_start", b->window_start);
-	ng_json_add_time(o, "window_end", b->window_end);
-	if (b->pinned_name[0])
-		cJSON_AddStringToObject(o, "pinned_name", b->pinned_name);
-	else
-		cJSON_AddNullToObject(o, "pinned_name");
-	ng_json_add_time(o, "pinned_at", b->pinned_at);
-	ng_json_add_time(o, "expired_at", b->expired_at);
-	if (b->expired_at)
-		cJSON_AddStringToObject(o, "expired_reason", b->expired_reason);
-	else
-		cJSON_AddNullToObject(o, "expired_reason");
-	return o;
-}
-
-static int width(int w, const char *s)
-{
-	int n = (int)strlen(s);
-	return n > w ? n : w;
 }
 
 /* ---- build ---------------------------------------------------------------------- */
@@ -227,11 +177,7 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	char since_text[32];
 	ng_format_time(since, since_text);
 	if (o.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON *arr = cJSON_AddArrayToObject(doc, "baselines");
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, baseline_json(&rows[i]));
-		cJSON_AddNumberToObject(doc, "window_start", (double)since);
+		cJSON *doc = ng_baseline_build_json(&res);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0 && rc == NG_EXIT_OK) {
@@ -247,8 +193,8 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 		int wc = 5, wm = 6;
 		bool any_sw = false;
 		for (size_t i = 0; i < n; i++) {
-			wc = width(wc, rows[i].class_key);
-			wm = width(wm, rows[i].metric);
+			wc = ng_cli_col_width(wc, rows[i].class_key);
+			wm = ng_cli_col_width(wm, rows[i].metric);
 			any_sw = any_sw || rows[i].software[0];
 		}
 		char sw[32], med[64], cv[32], status[256];
@@ -310,11 +256,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
 	if (o.json) {
-		cJSON *arr = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, baseline_json(&all[i]));
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "baselines", arr);
+		cJSON *doc = ng_baselines_json(all, n);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
@@ -329,8 +271,8 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		int wc = 5, wm = 6;
 		for (size_t i = 0; i < n; i++) {
-			wc = width(wc, all[i].class_key);
-			wm = width(wm, all[i].metric);
+			wc = ng_cli_col_width(wc, all[i].class_key);
+			wm = ng_cli_col_width(wm, all[i].metric);
 		}
 		printf("%4s  %-*s  %-*s  %-*s  %-16s  %7s  %5s  %-20s  %-12s  %-20s  %s\n", "ID", wc,
 		       "CLASS", SW_WIDTH, "SOFTWARE", wm, "METRIC", "MEDIAN", "CV", "NODES", "BUILT",
@@ -358,17 +300,6 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 
 /* ---- pin ------------------------------------------------------------------------ */
 
-static bool parse_id(const char *s, int64_t *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < 1)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_baseline_entry;
@@ -381,7 +312,7 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	if (o.argc != 1)
 		return ng_cmd_usage_error(e, "baseline pin takes one baseline ID (`nodegate baseline "
 		                             "show` lists them)");
-	if (!parse_id(o.argv[0], &id))
+	if (!ng_cli_parse_id(o.argv[0], &id))
 		return ng_cmd_usage_error(e, "\"%s\" is not a baseline ID (a positive number)",
 		                          o.argv[0]);
 	ng_store_baseline b;
@@ -423,8 +354,7 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
 	if (o.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "pinned", baseline_json(&b));
+		cJSON *doc = ng_baseline_pin_json(&b);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else {
@@ -480,16 +410,7 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	char t[32];
 	ng_format_time(now, t);
 	if (o.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "class", cls);
-		if (o.metric)
-			cJSON_AddStringToObject(doc, "metric", o.metric);
-		else
-			cJSON_AddNullToObject(doc, "metric");
-		cJSON_AddNumberToObject(doc, "expired", (double)n);
-		cJSON_AddBoolToObject(doc, "samples_retired", !o.metric);
-		cJSON_AddNumberToObject(doc, "at", (double)now);
-		cJSON_AddStringToObject(doc, "reason", o.reason);
+		cJSON *doc = ng_baseline_expiry_json(cls, o.metric, o.reason, &x);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else {

@@ -8,6 +8,7 @@
 #include "cli/exit.h"
 #include "cli/store_cli.h"
 #include "flow/fleet_clear.h"
+#include "flow/fleet_events.h"
 
 static int exec_fleet(struct ng_cli *cli, int argc, char **argv);
 
@@ -84,51 +85,6 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 	return -1;
 }
 
-static cJSON *parsed_or(const char *text, cJSON *fallback)
-{
-	cJSON *v = text ? cJSON_Parse(text) : NULL;
-	if (v) {
-		cJSON_Delete(fallback);
-		return v;
-	}
-	return fallback;
-}
-
-static cJSON *event_json(const ng_store_fleet_event *ev)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)ev->id);
-	cJSON_AddStringToObject(o, "class", ev->class_key);
-	cJSON_AddStringToObject(o, "software", ev->software);
-	if (ev->metric[0])
-		cJSON_AddStringToObject(o, "metric", ev->metric);
-	else
-		cJSON_AddNullToObject(o, "metric"); /* opened before events had one: the class */
-	cJSON_AddStringToObject(o, "kind", ev->kind[0] ? ev->kind : "breaker");
-	cJSON_AddNumberToObject(o, "clean_runs", (double)ev->clean_runs);
-	cJSON_AddStringToObject(o, "state", ev->cleared_at ? "cleared" : "open");
-	ng_json_add_time(o, "opened_at", ev->opened_at);
-	ng_json_add_time(o, "cleared_at", ev->cleared_at);
-	if (ev->cleared_at) {
-		cJSON_AddStringToObject(o, "cleared_by", ev->cleared_by);
-		cJSON_AddStringToObject(o, "clear_reason", ev->clear_reason);
-	} else {
-		cJSON_AddNullToObject(o, "cleared_by");
-		cJSON_AddNullToObject(o, "clear_reason");
-	}
-	cJSON_AddItemToObject(o, "nodes", parsed_or(ev->nodes, cJSON_CreateArray()));
-	cJSON *detail = parsed_or(ev->detail, cJSON_CreateObject());
-	/* What a partial regression's nodes share, at the top: the finding. */
-	const cJSON *at = cJSON_GetObjectItemCaseSensitive(detail, "attribution");
-	if (at)
-		cJSON_AddItemToObject(o, "attribution", cJSON_Duplicate(at, true));
-	const cJSON *sum = cJSON_GetObjectItemCaseSensitive(at ? at : detail, "summary");
-	if (cJSON_IsString(sum))
-		cJSON_AddStringToObject(o, "summary", sum->valuestring);
-	cJSON_AddItemToObject(o, "detail", detail);
-	return o;
-}
-
 /* "12: gpu-001, gpu-007, gpu-013, ..." from the event's JSON array of nodes. */
 static void nodes_text(const char *nodes, char *out, size_t cap)
 {
@@ -179,19 +135,6 @@ static void print_finding(const char *detail)
 	cJSON_Delete(d);
 }
 
-static void free_events(ng_store_fleet_event *evs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		ng_store_fleet_event_free(&evs[i]);
-	free(evs);
-}
-
-static int width(int w, const char *s)
-{
-	int n = (int)strlen(s);
-	return n > w ? n : w;
-}
-
 static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_fleet_entry;
@@ -204,20 +147,18 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
-	ng_store_fleet_event *evs;
-	size_t n;
-	if (ng_store_list_fleet_events(st, o.all, &evs, &n, &err) < 0) {
-		ng_store_close(st);
-		return ng_cli_store_error(e, &err);
-	}
+	ng_fleet_events l;
+	rc = ng_fleet_events_read(&ctx, o.all, &l, &err);
 	ng_store_close(st);
+	if (rc < 0)
+		return ng_cli_fail(e, &err, NG_ERR_STORE);
+	const ng_store_fleet_event *evs = l.events;
+	size_t n = l.n;
 	if (o.json) {
-		cJSON *arr = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(arr, event_json(&evs[i]));
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "events", arr);
+		cJSON *doc = ng_fleet_events_json(&l);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
@@ -225,7 +166,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		int wc = 5;
 		for (size_t i = 0; i < n; i++)
-			wc = width(wc, evs[i].class_key);
+			wc = ng_cli_col_width(wc, evs[i].class_key);
 		printf("%4s  %-*s  %-19s  %-20s  ", "ID", wc, "CLASS", "SOFTWARE", "OPENED");
 		if (o.all)
 			printf("%-20s  ", "CLEARED");
@@ -259,7 +200,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 				printf("      cleared by %s: %s\n", ev->cleared_by, ev->clear_reason);
 		}
 	}
-	free_events(evs, n);
+	ng_fleet_events_release(&l);
 	return NG_EXIT_OK;
 }
 
@@ -275,10 +216,8 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "fleet clear takes one event ID (`nodegate fleet list` "
 		                             "lists them)");
 	const char *arg = argv[optind];
-	char *end;
-	errno = 0;
-	long long id = strtoll(arg, &end, 10);
-	if (!*arg || *end || errno || id < 1)
+	int64_t id;
+	if (!ng_cli_parse_id(arg, &id))
 		return ng_cmd_usage_error(e, "\"%s\" is not an event ID (a positive number)", arg);
 	ng_store_fleet_event probe;
 	if (!o.by || !*o.by || !o.reason || !*o.reason)
@@ -303,7 +242,7 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r.state == NG_FLEET_NO_SUCH) {
-		fprintf(stderr, "nodegate fleet: there is no fleet-regression event %lld: `nodegate "
+		fprintf(stderr, "nodegate fleet: there is no fleet-regression event %" PRId64 ": `nodegate "
 		                "fleet list --all` lists them\n",
 		        id);
 		return NG_EXIT_NOT_ADMISSIBLE;
@@ -311,21 +250,16 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	if (r.state == NG_FLEET_ALREADY_CLEARED) {
 		char t[32];
 		ng_format_time(r.cleared_at, t);
-		fprintf(stderr, "nodegate fleet: event %lld was already cleared at %s by %s: %s\n", id,
+		fprintf(stderr, "nodegate fleet: event %" PRId64 " was already cleared at %s by %s: %s\n", id,
 		        t, r.cleared_by, r.clear_reason);
 		return NG_EXIT_NOT_ADMISSIBLE;
 	}
 	if (o.json) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "id", (double)id);
-		cJSON_AddStringToObject(d, "class", r.class_key);
-		cJSON_AddNumberToObject(d, "cleared_at", (double)r.at);
-		cJSON_AddStringToObject(d, "cleared_by", o.by);
-		cJSON_AddStringToObject(d, "clear_reason", o.reason);
+		cJSON *d = ng_fleet_clear_json(id, o.by, o.reason, &r);
 		ng_print_json(d);
 		cJSON_Delete(d);
 	} else {
-		printf("cleared fleet-regression event %lld of class %s by %s: %s\n"
+		printf("cleared fleet-regression event %" PRId64 " of class %s by %s: %s\n"
 		       "Admission quarantines nodes of this class again when they fail.\n",
 		       id, r.class_key, o.by, o.reason);
 	}

@@ -85,22 +85,7 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
-	cJSON *doc = cJSON_CreateObject(), *floors = cJSON_AddObjectToObject(doc, "floors");
-	cJSON *from = cJSON_CreateArray();
-	for (size_t i = 0; i < used; i++) {
-		const ng_store_baseline *b = &sug[i].from;
-		cJSON_AddNumberToObject(floors, b->metric, sug[i].floor);
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "metric", b->metric);
-		cJSON_AddStringToObject(x, "unit", b->unit);
-		cJSON_AddNumberToObject(x, "floor", sug[i].floor);
-		cJSON_AddNumberToObject(x, "baseline", (double)b->id);
-		cJSON_AddStringToObject(x, "pinned", b->pinned_name);
-		cJSON_AddStringToObject(x, "software", b->software);
-		cJSON_AddNumberToObject(x, "median", b->median);
-		cJSON_AddNumberToObject(x, "nodes", (double)b->n_nodes);
-		cJSON_AddItemToArray(from, x);
-	}
+	cJSON *out = ng_floors_suggest_json(cls, f, sug, used);
 	free(sug);
 	int rc = used ? NG_EXIT_OK : 1;
 	if (!used)
@@ -108,16 +93,11 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 		                "(`nodegate baseline pin`)\n",
 		        cls, software ? " of software " : "", software ? software : "");
 	if (json) {
-		cJSON *out = cJSON_CreateObject();
-		cJSON_AddStringToObject(out, "class", cls);
-		cJSON_AddNumberToObject(out, "fraction", f);
-		cJSON_AddItemToObject(out, "policy", doc);
-		cJSON_AddItemToObject(out, "from", from);
 		ng_print_json(out);
 		cJSON_Delete(out);
 		return rc;
 	}
-	const cJSON *x;
+	const cJSON *x, *from = cJSON_GetObjectItemCaseSensitive(out, "from");
 	if (used) {
 		/* What each floor came from on stderr: stdout is the policy section. */
 		fprintf(stderr, "floors for %s at %g x its pinned baselines: review, then put them in the\n"
@@ -131,10 +111,9 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 			       (int)cJSON_GetObjectItem(x, "baseline")->valuedouble,
 			       cJSON_GetObjectItem(x, "pinned")->valuestring,
 			       (int)cJSON_GetObjectItem(x, "nodes")->valuedouble);
-		ng_print_json(doc);
+		ng_print_json(cJSON_GetObjectItemCaseSensitive(out, "policy"));
 	}
-	cJSON_Delete(doc);
-	cJSON_Delete(from);
+	cJSON_Delete(out);
 	return rc;
 }
 

@@ -56,6 +56,41 @@ const struct ng_cmd_entry ng_cmd_ingest_entry = {
 	.exec = exec_ingest,
 };
 
+/* What a file of the batch came to, said as it is done. */
+struct said {
+	ng_store *st;
+	bool json, accepted;
+	const char *run_id;
+	int rc; /* the worst status so far */
+};
+
+static void say_file(void *arg, const char *name, const ng_ingested *got, const ng_err *err)
+{
+	struct said *s = arg;
+	if (!got) {
+		if (err->code == NG_ERR_STORE)
+			fprintf(stderr, "nodegate ingest: store %s: %s: nothing from %s was stored\n",
+			        ng_store_where(s->st), err->msg, name);
+		else
+			fprintf(stderr, "nodegate ingest: %s: nothing from %s was stored\n", err->msg,
+			        name);
+		/* A file that cannot be read (2) and a store that fails (3): the worse. */
+		int frc = ng_exit_for(err, NG_ERR_INPUT);
+		if (frc > s->rc)
+			s->rc = frc;
+		return;
+	}
+	size_t n = got->n;
+	if (!s->json)
+		printf("stored %zu record%s from %s (run %s)\n", n, n == 1 ? "" : "s", name, s->run_id);
+	if (s->accepted && got->bare)
+		fprintf(stderr,
+		        "nodegate ingest: note: %zu of %zu records from %s carry no software "
+		        "identity: their baselines are kept apart from those of nodes that "
+		        "have one, which is what `nodegate admit` judges against\n",
+		        got->bare, n, name);
+}
+
 static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_ingest_entry;
@@ -111,64 +146,19 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
-	cJSON *doc = json ? cJSON_CreateObject() : NULL;
-	cJSON *stored = json ? cJSON_AddArrayToObject(doc, "stored") : NULL;
-	cJSON *failed = json ? cJSON_AddArrayToObject(doc, "failed") : NULL;
-	int rc = NG_EXIT_OK;
 	ng_store_ingest how = {.run_id = run_id, .taken_at = at, .idle = idle, .accepted = accepted,
 	                       .actor = ng_actor()};
 	ng_ctx ctx;
 	ng_cli_ctx(cli, st, &ctx);
-	for (int i = optind; i < argc; i++) {
-		const char *path = argv[i];
-		const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
-		ng_err err;
-		ng_ingested got;
-		if (ng_ingest_file(&ctx, path, name, &how, &got, &err) < 0) {
-			if (err.code == NG_ERR_STORE)
-				fprintf(stderr, "nodegate ingest: store %s: %s: nothing from %s was stored\n",
-				        ng_store_where(st), err.msg, name);
-			else
-				fprintf(stderr, "nodegate ingest: %s: nothing from %s was stored\n", err.msg,
-				        name);
-			if (json) {
-				cJSON *f = cJSON_CreateObject();
-				cJSON_AddStringToObject(f, "file", path);
-				cJSON_AddStringToObject(f, "error", err.msg);
-				cJSON_AddItemToArray(failed, f);
-			}
-			/* A file that cannot be read (2) and a store that fails (3): the worse. */
-			int frc = ng_exit_for(&err, NG_ERR_INPUT);
-			if (frc > rc)
-				rc = frc;
-			continue;
-		}
-		size_t n = got.n;
-		if (json) {
-			cJSON *f = cJSON_CreateObject();
-			cJSON_AddStringToObject(f, "file", path);
-			cJSON_AddNumberToObject(f, "records", (double)n);
-			cJSON_AddStringToObject(f, "run_id", run_id);
-			cJSON *a = cJSON_AddArrayToObject(f, "ids");
-			for (size_t k = 0; k < n; k++)
-				cJSON_AddItemToArray(a, cJSON_CreateNumber((double)got.ids[k]));
-			cJSON_AddItemToArray(stored, f);
-		} else {
-			printf("stored %zu record%s from %s (run %s)\n", n, n == 1 ? "" : "s", name,
-			       run_id);
-		}
-		if (accepted && got.bare)
-			fprintf(stderr,
-			        "nodegate ingest: note: %zu of %zu records from %s carry no software "
-			        "identity: their baselines are kept apart from those of nodes that "
-			        "have one, which is what `nodegate admit` judges against\n",
-			        got.bare, n, name);
-		ng_ingested_release(&got);
-	}
+	struct said said = {.st = st, .json = json, .accepted = accepted, .run_id = run_id,
+	                    .rc = NG_EXIT_OK};
+	cJSON *doc = NULL;
+	ng_ingest_files(&ctx, argv + optind, (size_t)(argc - optind), &how, say_file, &said,
+	                json ? &doc : NULL);
 	if (json) {
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	}
 	ng_store_close(st);
-	return rc;
+	return said.rc;
 }

@@ -8,10 +8,9 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
-#include "flow/lemon.h"
-#include "collect/identity.h"
+#include "cli/exit.h"
 #include "core/atomic_file.h"
-#include "land/metrics.h"
+#include "flow/metrics.h"
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv);
 
@@ -83,47 +82,22 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "unexpected argument \"%s\"", argv[optind]);
 	if (node && scope != NG_METRICS_NODE)
 		return ng_cmd_usage_error(e, "--node is for --scope node");
-	/* The node as the GPU checks keep it: its stable id (docs/naming.md). */
-	char id[256] = "", name[128];
-	if (scope == NG_METRICS_NODE && !node) {
-		ng_node_names(id, sizeof id, name, sizeof name);
-		node = id;
-	}
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
 	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err = {0};
-	/* --node takes the id or the scheduler name, as every NODE does. */
-	ng_store_node_ref ref;
-	if (node && node != id) {
-		int found = ng_store_resolve_node(st, node, &ref, &err);
-		if (found < 0 || found == 2) {
-			ng_store_close(st);
-			if (found < 0)
-				return ng_cli_store_error(e, &err);
-			return ng_cmd_usage_error(e, "--node %s names more than one node: %s", node,
-			                          ref.candidates);
-		}
-		node = ref.id;
-	}
 	ng_strbuf text = {0};
-	int64_t now = ng_now();
-	int rc = ng_metrics_render_scope(st, now, scope, node, &text, &err);
-	/* Probation and repeat offenders are the fleet's, judged by the policy. */
-	char(*lemon_nodes)[256] = NULL;
-	ng_lemon_verdict *lemons = NULL;
-	size_t n_lemons = 0;
-	if (rc == 0 && scope != NG_METRICS_NODE &&
-	    (rc = ng_lemon_all(st, &cli->policy, now, &lemon_nodes, &lemons, &n_lemons, &err)) == 0)
-		rc = ng_metrics_render_repeat(st, (const char(*)[256])lemon_nodes, lemons, n_lemons, &text, &err);
-	free(lemon_nodes);
-	free(lemons);
+	int rc = ng_flow_metrics(&ctx, scope, node, &text, &err);
 	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);
+		if (err.code == NG_ERR_USAGE)
+			return ng_cmd_usage_error(e, "--node %s", err.msg);
 		return ng_cli_store_error(e, &err);
 	}
 	/* What went wrong writing it is the path's, not the store's. */

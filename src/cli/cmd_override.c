@@ -4,11 +4,9 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/exit.h"
 #include "cli/store_cli.h"
-
-/* The longest an override may run. Fixed, not policy: an exception that
- * outlives a quarter is a policy change, and belongs in the policy file. */
-#define MAX_OVERRIDE_DAYS 90
+#include "flow/override.h"
 
 static int exec_override(struct ng_cli *cli, int argc, char **argv);
 
@@ -66,20 +64,21 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return ng_cmd_usage_error(e, "name one NODE");
-	ng_store_override o = {0};
+	ng_store_override fits; /* what the store keeps of each */
 	const char *node = argv[optind];
-	if (!*node || strlen(node) >= sizeof o.node)
-		return ng_cmd_usage_error(e, "NODE must be 1 to %zu characters", sizeof o.node - 1);
+	if (!*node || strlen(node) >= sizeof fits.node)
+		return ng_cmd_usage_error(e, "NODE must be 1 to %zu characters", sizeof fits.node - 1);
 	if (!reason || !expires || !by) {
 		return ng_cmd_usage_error(e, "an override needs all of --reason, --expires and --by "
 		                             "(missing: %s%s%s)",
 		                          !reason ? "--reason " : "", !expires ? "--expires " : "",
 		                          !by ? "--by" : "");
 	}
-	if (!*reason || strlen(reason) >= sizeof o.reason)
-		return ng_cmd_usage_error(e, "--reason must be 1 to %zu characters", sizeof o.reason - 1);
-	if (!*by || strlen(by) >= sizeof o.by)
-		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof o.by - 1);
+	if (!*reason || strlen(reason) >= sizeof fits.reason)
+		return ng_cmd_usage_error(e, "--reason must be 1 to %zu characters",
+		                          sizeof fits.reason - 1);
+	if (!*by || strlen(by) >= sizeof fits.by)
+		return ng_cmd_usage_error(e, "--by must be 1 to %zu characters", sizeof fits.by - 1);
 	int64_t now = ng_now(), until;
 	if (ng_parse_time(expires, now, &until) < 0)
 		return ng_cmd_usage_error(e, "--expires \"%s\" is not a time: 2026-12-01, "
@@ -88,53 +87,38 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 	char until_text[32], now_text[32];
 	ng_format_time(until, until_text);
 	ng_format_time(now, now_text);
-	if (until <= now)
+	ng_override_expiry x = ng_override_check_expiry(now, until);
+	if (x == NG_OVERRIDE_EXPIRY_PAST)
 		return ng_cmd_usage_error(e, "--expires %s is not in the future (now is %s)", until_text,
 		                          now_text);
-	if (until - now > (int64_t)MAX_OVERRIDE_DAYS * 86400)
+	if (x == NG_OVERRIDE_EXPIRY_TOO_FAR)
 		return ng_cmd_usage_error(e, "--expires %s is %.1f days ahead; an override lasts at "
 		                             "most %d days: record a new one when this one ends",
 		                          until_text, (double)(until - now) / 86400.0,
-		                          MAX_OVERRIDE_DAYS);
+		                          NG_OVERRIDE_MAX_DAYS);
 
-	snprintf(o.node, sizeof o.node, "%s", node);
-	snprintf(o.reason, sizeof o.reason, "%s", reason);
-	snprintf(o.by, sizeof o.by, "%s", by);
-	o.created_at = now;
-	o.expires_at = until;
 	ng_store *st = ng_cli_open_store(cli, e, spec);
 	if (!st)
 		return NG_EXIT_STORE;
-	/* An override is the stable id's, whichever name NODE gave. */
-	ng_store_node_ref ref;
-	int bad = ng_cli_resolve_node(st, e, node, &ref);
-	if (bad) {
-		ng_store_close(st);
-		return bad;
-	}
-	snprintf(o.node, sizeof o.node, "%s", ref.id);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
+	ng_override_request req = {.node = node, .reason = reason, .by = by, .created_at = now,
+	                           .expires_at = until};
+	ng_override_result r;
 	ng_err err;
 	int rc = NG_EXIT_OK;
-	if (ng_store_put_override(st, &o, &err) < 0) {
-		rc = ng_cli_store_error(e, &err);
+	const ng_store_override *o = &r.o;
+	if (ng_override_record(&ctx, &req, &r, &err) < 0) {
+		rc = ng_cli_fail(e, &err, NG_ERR_STORE);
 	} else if (json) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddNumberToObject(d, "id", (double)o.id);
-		cJSON_AddStringToObject(d, "node", o.node);
-		cJSON_AddStringToObject(d, "node_name", ref.name);
-		cJSON_AddStringToObject(d, "reason", o.reason);
-		cJSON_AddStringToObject(d, "by", o.by);
-		cJSON_AddNumberToObject(d, "created_at", (double)o.created_at);
-		cJSON_AddNumberToObject(d, "expires_at", (double)o.expires_at);
-		char *s = cJSON_Print(d);
-		printf("%s\n", s ? s : "null");
-		free(s);
+		cJSON *d = ng_override_json(&r);
+		ng_print_json(d);
 		cJSON_Delete(d);
 	} else {
 		double hours = (double)(until - now) / 3600.0;
-		printf("override %" PRId64 " for node %s by %s until %s (%.3g %s from now): %s\n", o.id,
-		       ref.name[0] ? ref.name : o.node, o.by, until_text, hours < 48 ? hours : hours / 24,
-		       hours < 48 ? "hours" : "days", o.reason);
+		printf("override %" PRId64 " for node %s by %s until %s (%.3g %s from now): %s\n", o->id,
+		       r.ref.name[0] ? r.ref.name : o->node, o->by, until_text,
+		       hours < 48 ? hours : hours / 24, hours < 48 ? "hours" : "days", o->reason);
 	}
 	ng_store_close(st);
 	return rc;

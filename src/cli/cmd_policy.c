@@ -7,6 +7,7 @@
 #include "cli/policy_changes.h"
 #include "core/policy_digest.h"
 #include "core/strbuf.h"
+#include "flow/policy_view.h"
 
 static int exec_policy(struct ng_cli *cli, int argc, char **argv);
 
@@ -103,32 +104,16 @@ static int policy_check(int argc, char **argv)
 	ng_policy_default(&pol);
 	ng_err err;
 	bool valid = ng_cli_load_policy(&pol, file, &err) == 0;
-	char digest[NG_POLICY_DIGEST_LEN] = "";
-	if (valid)
-		ng_policy_digest(&pol, digest);
-	size_t set = 0;
-	for (size_t i = 0; valid && i < ng_policy_param_count(); i++)
-		set += pol.from_file[i];
 	if (json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddStringToObject(doc, "file", file);
-		cJSON_AddBoolToObject(doc, "valid", valid);
-		cJSON_AddStringToObject(doc, "nodegate", NODEGATE_VERSION);
-		if (valid) {
-			cJSON_AddStringToObject(doc, "version", digest);
-			cJSON_AddNumberToObject(doc, "values_set", (double)set);
-			cJSON_AddNumberToObject(doc, "floors", (double)pol.n_floors);
-		} else {
-			cJSON_AddStringToObject(doc, "error", err.msg);
-		}
-		cJSON *w = cJSON_AddArrayToObject(doc, "warnings");
-		for (size_t k = 0; valid && ng_policy_warning(&pol, k); k++)
-			cJSON_AddItemToArray(w, cJSON_CreateString(ng_policy_warning(&pol, k)));
+		cJSON *doc = ng_policy_check_json(file, valid ? &pol : NULL, err.msg);
 		char *text = cJSON_Print(doc);
 		printf("%s\n", text ? text : "{}");
 		free(text);
 		cJSON_Delete(doc);
 	} else if (valid) {
+		char digest[NG_POLICY_DIGEST_LEN];
+		ng_policy_digest(&pol, digest);
+		size_t set = ng_policy_values_set(&pol);
 		printf("%s: valid for nodegate %s: %zu value%s and %zu floor%s set; policy version %s\n",
 		       file, NODEGATE_VERSION, set, set == 1 ? "" : "s", pol.n_floors,
 		       pol.n_floors == 1 ? "" : "s", digest);
@@ -139,6 +124,13 @@ static int policy_check(int argc, char **argv)
 		fprintf(stderr, "nodegate policy check: warning: %s: %s\n", file,
 		        ng_policy_warning(&pol, k));
 	return valid ? NG_EXIT_OK : NG_EXIT_USAGE;
+}
+
+static void print_warnings(const ng_policy *p)
+{
+	for (size_t k = 0; ng_policy_warning(p, k); k++)
+		fprintf(stderr, "nodegate policy: warning: %s: %s\n", p->source_file,
+		        ng_policy_warning(p, k));
 }
 
 static int exec_policy(struct ng_cli *cli, int argc, char **argv)
@@ -153,21 +145,23 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 
+	const ng_policy *p = &cli->policy;
+	if (json) {
+		cJSON *doc = ng_policy_view_json(p);
+		print_warnings(p);
+		char *s = cJSON_Print(doc);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(doc);
+		return NG_EXIT_OK;
+	}
 	ng_strbuf val = {0};
-	cJSON *doc = json ? cJSON_CreateObject() : NULL;
-	cJSON *values = json ? cJSON_AddObjectToObject(doc, "policy") : NULL;
-	if (!json)
-		printf("%-34s %-24s %-8s %s\n", "NAME", "VALUE", "SOURCE", "MEANING");
+	printf("%-34s %-24s %-8s %s\n", "NAME", "VALUE", "SOURCE", "MEANING");
 	for (size_t i = 0; i < ng_policy_param_count(); i++) {
 		ng_strbuf_reset(&val);
-		ng_policy_param_value(&cli->policy, i, &val);
-		const char *name = ng_policy_param_name(i), *src = ng_policy_param_source(&cli->policy, i);
-		if (json) {
-			cJSON *e = cJSON_AddObjectToObject(values, name);
-			cJSON_AddItemToObject(e, "value", cJSON_Parse(val.s));
-			cJSON_AddStringToObject(e, "source", src);
-			cJSON_AddStringToObject(e, "meaning", ng_policy_param_description(i));
-		} else if (val.len <= 24) {
+		ng_policy_param_value(p, i, &val);
+		const char *name = ng_policy_param_name(i), *src = ng_policy_param_source(p, i);
+		if (val.len <= 24) {
 			printf("%-34s %-24s %-8s %s\n", name, val.s, src, ng_policy_param_description(i));
 		} else {
 			/* A long value (the class template) on a line of its own keeps the columns. */
@@ -176,35 +170,17 @@ static int exec_policy(struct ng_cli *cli, int argc, char **argv)
 		}
 	}
 	ng_strbuf_free(&val);
-	for (size_t k = 0; ng_policy_warning(&cli->policy, k); k++)
-		fprintf(stderr, "nodegate policy: warning: %s: %s\n", cli->policy.source_file,
-		        ng_policy_warning(&cli->policy, k));
+	print_warnings(p);
 	/* Floors are per metric: their own section, and none by default. */
-	const ng_policy *p = &cli->policy;
-	cJSON *floors = json ? cJSON_AddObjectToObject(doc, "floors") : NULL;
-	if (!json)
-		printf("\nfloors (%s): %s\n", p->n_floors ? p->source_file : "default",
-		       p->n_floors ? "" : "none: peers only: a class that degrades together is accepted "
-		       "(`nodegate floors suggest` derives floors from a pinned baseline)");
-	for (size_t i = 0; i < p->n_floors; i++) {
-		if (json)
-			cJSON_AddNumberToObject(floors, p->floors[i].metric, p->floors[i].value);
-		else
-			printf("  %-40s %g\n", p->floors[i].metric, p->floors[i].value);
-	}
+	printf("\nfloors (%s): %s\n", p->n_floors ? p->source_file : "default",
+	       p->n_floors ? "" : "none: peers only: a class that degrades together is accepted "
+	       "(`nodegate floors suggest` derives floors from a pinned baseline)");
+	for (size_t i = 0; i < p->n_floors; i++)
+		printf("  %-40s %g\n", p->floors[i].metric, p->floors[i].value);
 	/* The policy version stored with every admission decision and case,
 	 * which `nodegate report` groups false rejects by. */
 	char digest[NG_POLICY_DIGEST_LEN];
 	ng_policy_digest(p, digest);
-	if (json)
-		cJSON_AddStringToObject(doc, "version", digest);
-	else
-		printf("\npolicy version: %s\n", digest);
-	if (json) {
-		char *s = cJSON_Print(doc);
-		printf("%s\n", s);
-		free(s);
-		cJSON_Delete(doc);
-	}
+	printf("\npolicy version: %s\n", digest);
 	return NG_EXIT_OK;
 }

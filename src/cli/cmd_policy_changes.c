@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,20 +20,6 @@
 
 #define DEFAULT_DAYS 30
 #define DEFAULT_GUARD 0.05
-
-static void note_stderr(void *arg, const char *verb, const char *fmt, va_list ap)
-{
-	(void)arg;
-	fprintf(stderr, "nodegate %s: note: ", verb);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-static ng_ctx ctx_of(const struct ng_cli *cli, ng_store *st)
-{
-	return (ng_ctx){.policy = cli->policy, .store = st, .store_spec = cli->store_spec,
-	                .actor = ng_actor(), .no_land = true, .note = note_stderr};
-}
 
 struct popts {
 	const char *policy, *cls, *store, *reason, *install;
@@ -278,7 +263,8 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
-	ng_ctx ctx = ctx_of(cli, st);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_replay_opts ro = {.proposed = &pol, .source = o.policy, .days = o.days,
 	                     .class_key = o.cls};
 	cJSON *doc;
@@ -307,7 +293,8 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
-	ng_ctx ctx = ctx_of(cli, st);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_policy_history(&ctx, &doc, &err);
@@ -389,7 +376,8 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	ng_store *st = set ? ng_cli_open_store(cli, e, o.store) : ng_cli_open_existing_store(cli, e, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
-	ng_ctx ctx = ctx_of(cli, st);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_err err;
 	cJSON *doc = NULL;
 	if (set)
@@ -397,7 +385,7 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	else if (clear && (rc = ng_flow_shadow_clear(&ctx, o.reason, &err)) == 0)
 		fprintf(stderr, "nodegate policy shadow: note: no policy was running in shadow\n");
 	if (rc >= 0 && !clear)
-		rc = ng_flow_shadow_summary(st, ng_ctx_now(&ctx) - o.days * 86400, NULL, &doc, &err);
+		rc = ng_flow_shadow_show(&ctx, o.days, &doc, &err);
 	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
@@ -436,17 +424,14 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 		fprintf(stderr, "nodegate policy promote: %s\n", err.msg);
 		return NG_EXIT_USAGE;
 	}
-	/* Where this nodegate reads the enforcing policy from, unless told. */
-	const char *install = o.no_install ? NULL : o.install;
-	if (!o.no_install && !install)
-		install = getenv("NODEGATE_POLICY") && *getenv("NODEGATE_POLICY")
-		                  ? getenv("NODEGATE_POLICY") : "/etc/nodegate/policy.json";
+	const char *install = ng_promote_install_path(o.install, o.no_install);
 	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
 	if (!st) {
 		free(text);
 		return NG_EXIT_STORE;
 	}
-	ng_ctx ctx = ctx_of(cli, st);
+	ng_ctx ctx;
+	ng_cli_ctx(cli, st, &ctx);
 	ng_promote_opts po = {.proposed = &pol, .source = file, .text = text, .install = install,
 	                      .reason = o.reason, .force = o.force, .guard_share = o.guard,
 	                      .days = o.days};

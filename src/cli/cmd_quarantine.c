@@ -50,85 +50,6 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 
 #define SUMMARY_MAX 32
 
-/* What a case's probation, lemon verdict and captured evidence add to it. */
-static void add_extra(cJSON *o, const ng_case_view *v, const cJSON *captured)
-{
-	if (v->has_probation) {
-		const ng_store_probation *p = &v->probation;
-		cJSON *j = cJSON_AddObjectToObject(o, "probation");
-		ng_json_add_time(j, "started_at", p->started_at);
-		ng_json_add_time(j, "ended_at", p->ended_at);
-		cJSON_AddStringToObject(j, "outcome", p->ended_at ? p->outcome : "in force");
-		cJSON_AddStringToObject(j, "job", p->job);
-		cJSON_AddStringToObject(j, "why", p->detail);
-	}
-	if (captured) {
-		cJSON_AddItemToObject(o, "domain_evidence", cJSON_Duplicate(captured, true));
-		char lines[SUMMARY_MAX][NG_SUMMARY_LINE];
-		size_t n = ng_evidence_summary(captured, lines, SUMMARY_MAX);
-		cJSON *sum = cJSON_AddArrayToObject(o, "evidence_summary");
-		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(sum, cJSON_CreateString(lines[i]));
-	}
-	if (v->lemon) {
-		const ng_lemon_verdict *l = v->lemon;
-		cJSON_AddBoolToObject(o, "lemon", l->lemon);
-		cJSON *j = cJSON_AddObjectToObject(o, "repeat");
-		cJSON_AddNumberToObject(j, "quarantines_in_window", (double)l->node_count);
-		if (l->gpu[0]) {
-			cJSON_AddStringToObject(j, "gpu", l->gpu);
-			cJSON_AddNumberToObject(j, "gpu_quarantines_in_window", (double)l->gpu_count);
-		}
-		if (l->mtbi_s >= 0)
-			cJSON_AddNumberToObject(j, "mean_seconds_between_incidents", l->mtbi_s);
-		else
-			cJSON_AddNullToObject(j, "mean_seconds_between_incidents");
-		if (l->lemon) {
-			cJSON_AddStringToObject(j, "why", l->why);
-			cJSON_AddStringToObject(j, "replacement_evidence", l->replace);
-		}
-	}
-}
-
-static cJSON *case_json(const ng_case_view *v, long needed, const cJSON *captured)
-{
-	const ng_store_case *c = &v->c;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)c->id);
-	cJSON_AddStringToObject(o, "node", c->node);
-	cJSON_AddStringToObject(o, "node_name", c->node_name);
-	cJSON_AddStringToObject(o, "state", ng_case_state(v));
-	cJSON_AddStringToObject(o, "class", c->class_key);
-	cJSON_AddStringToObject(o, "software", c->software);
-	cJSON_AddStringToObject(o, "domain", c->domain);
-	cJSON_AddStringToObject(o, "metric", c->metric);
-	ng_json_add_time(o, "opened_at", c->opened_at);
-	cJSON_AddStringToObject(o, "release_condition", c->release_condition);
-	cJSON_AddNumberToObject(o, "passes", (double)c->passes);
-	cJSON_AddNumberToObject(o, "passes_needed", (double)needed);
-	cJSON_AddNumberToObject(o, "retries", (double)c->retries);
-	ng_json_add_time(o, "closed_at", c->closed_at);
-	if (c->closed_at) {
-		cJSON_AddStringToObject(o, "closed_by", c->closed_by);
-		cJSON_AddStringToObject(o, "close_reason", c->close_reason);
-	} else {
-		cJSON_AddNullToObject(o, "closed_by");
-		cJSON_AddNullToObject(o, "close_reason");
-	}
-	cJSON *ev = c->evidence ? cJSON_Parse(c->evidence) : NULL;
-	if (!ev && c->evidence && c->evidence[0])
-		ev = cJSON_CreateString(c->evidence); /* kept as it was, whatever it is */
-	cJSON_AddItemToObject(o, "evidence", ev ? ev : cJSON_CreateNull());
-	add_extra(o, v, captured);
-	return o;
-}
-
-static int width(int w, const char *s)
-{
-	int n = (int)strlen(s);
-	return n > w ? n : w;
-}
-
 /* Options shared by both subcommands. Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, bool *all,
                       bool *json)
@@ -178,14 +99,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	size_t n = l.n;
 	long needed = cli->policy.release_passes;
 	if (json) {
-		cJSON *arr = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++) {
-			cJSON *o = case_json(&cs[i], needed, NULL);
-			cJSON_DeleteItemFromObjectCaseSensitive(o, "evidence");
-			cJSON_AddItemToArray(arr, o);
-		}
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "cases", arr);
+		cJSON *doc = ng_case_list_json(&l, needed);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
@@ -193,8 +107,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	} else {
 		int wn = 4, wm = 6;
 		for (size_t i = 0; i < n; i++) {
-			wn = width(wn, cs[i].c.node_name[0] ? cs[i].c.node_name : cs[i].c.node);
-			wm = width(wm, cs[i].c.metric);
+			wn = ng_cli_col_width(wn, cs[i].c.node_name[0] ? cs[i].c.node_name : cs[i].c.node);
+			wm = ng_cli_col_width(wm, cs[i].c.metric);
 		}
 		printf("%4s  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "STATE", "DOMAIN",
 		       wm, "METRIC", "OPENED", "PASSES");
@@ -264,7 +178,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	const cJSON *captured = d.captured;
 	long needed = cli->policy.release_passes;
 	if (json) {
-		cJSON *o = case_json(&d.view, needed, captured);
+		cJSON *o = ng_case_detail_json(&d, needed);
 		ng_print_json(o);
 		cJSON_Delete(o);
 		ng_case_detail_release(&d);
@@ -292,20 +206,25 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	       "since it opened\n",
 	       c.passes, needed, c.retries, c.retries == 1 ? "" : "s");
 	char word[NG_SHELL_WORD_MAX];
-	if (c.closed_at)
+	const char *who = ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word);
+	int64_t more;
+	switch (ng_case_next(&c, &lemon, needed, &more)) {
+	case NG_CASE_NEXT_NONE:
 		printf("  closed     %s by %s: %s\n", closed, c.closed_by[0] ? c.closed_by : "?",
 		       c.close_reason[0] ? c.close_reason : "-");
-	else if (lemon.lemon)
+		break;
+	case NG_CASE_NEXT_FORCE:
 		printf("  next       after the repair: `nodegate release %s --force --by NAME --reason "
-		       "TEXT`\n",
-		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
-	else if (c.passes >= needed)
-		printf("  next       the condition holds: `nodegate release %s` releases it\n",
-		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
-	else
+		       "TEXT`\n", who);
+		break;
+	case NG_CASE_NEXT_RELEASE:
+		printf("  next       the condition holds: `nodegate release %s` releases it\n", who);
+		break;
+	case NG_CASE_NEXT_MORE_PASSES:
 		printf("  next       %" PRId64 " more passing run%s of %s, then `nodegate release %s`\n",
-		       needed - c.passes, needed - c.passes == 1 ? "" : "s", c.metric,
-		       ng_cli_shell_word(c.node_name[0] ? c.node_name : c.node, word));
+		       more, more == 1 ? "" : "s", c.metric, who);
+		break;
+	}
 	if (prob && prob->ended_at) {
 		char ended[32];
 		ng_format_time(prob->ended_at, ended);

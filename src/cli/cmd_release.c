@@ -73,30 +73,6 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	.exec = exec_release,
 };
 
-/* What the release did, as --json prints it. */
-static void print_json(const struct ng_cli *cli, const ng_release_result *r, bool manual)
-{
-	const ng_store_case *c1 = &r->closed;
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "node", c1->node);
-	cJSON_AddStringToObject(o, "node_name", c1->node_name);
-	cJSON_AddNumberToObject(o, "case", (double)c1->id);
-	cJSON_AddBoolToObject(o, "manual", manual);
-	cJSON_AddNumberToObject(o, "passes", (double)c1->passes);
-	cJSON_AddNumberToObject(o, "passes_needed", (double)r->passes_needed);
-	cJSON_AddNumberToObject(o, "retries", (double)c1->retries);
-	cJSON_AddNumberToObject(o, "closed_at", (double)c1->closed_at);
-	cJSON_AddStringToObject(o, "closed_by", c1->closed_by);
-	cJSON_AddStringToObject(o, "close_reason", c1->close_reason);
-	cJSON_AddStringToObject(o, "state", "probation");
-	cJSON_AddStringToObject(o, "canary_job", cli->policy.canary_job);
-	cJSON_AddBoolToObject(o, "forced_lemon", r->lemon.lemon);
-	if (r->landing)
-		cJSON_AddItemReferenceToObject(o, "landing", r->landing);
-	ng_print_json(o);
-	cJSON_Delete(o);
-}
-
 static void print_text(const struct ng_cli *cli, const ng_release_result *r, bool manual)
 {
 	const ng_store_case *c1 = &r->closed;
@@ -216,9 +192,11 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 		rc = refused(req.node, &r);
 	else if (r.landing_unaudited) /* said already, as a note */
 		rc = ng_exit_for_class(NG_ERR_STORE, NG_ERR_STORE);
-	else if (json)
-		print_json(cli, &r, req.manual);
-	else
+	else if (json) {
+		cJSON *o = ng_release_result_json(&ctx, &r, req.manual);
+		ng_print_json(o);
+		cJSON_Delete(o);
+	} else
 		print_text(cli, &r, req.manual);
 	ng_release_result_release(&r);
 	ng_store_close(st);

@@ -3,6 +3,7 @@
 
 #include "cli/cmd.h"
 #include "core/verdict.h"
+#include "flow/verdict_table.h"
 
 static int exec_verdicts(struct ng_cli *cli, int argc, char **argv);
 
@@ -32,29 +33,19 @@ static int exec_verdicts(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 
-	cJSON *arr = json ? cJSON_CreateArray() : NULL;
-	for (int v = 0; v < NG_V_COUNT; v++) {
-		const struct ng_verdict_info *vi = ng_verdict_info((ng_verdict)v);
-		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "verdict", vi->name);
-			cJSON_AddStringToObject(o, "family", vi->family);
-			cJSON_AddBoolToObject(o, "admissible", vi->admissible);
-			cJSON_AddBoolToObject(o, "hard", vi->hard);
-			cJSON_AddStringToObject(o, "meaning", vi->meaning);
-			cJSON_AddStringToObject(o, "lands", vi->lands);
-			cJSON_AddItemToArray(arr, o);
-		} else {
-			printf("%-23s %-12s %-14s %s\n", vi->name, vi->family,
-			       vi->admissible ? "admissible" : "not admissible", vi->hard ? "(hard)" : "");
-			printf("    means: %s\n    lands: %s\n", vi->meaning, vi->lands);
-		}
-	}
 	if (json) {
+		cJSON *arr = ng_verdict_table_json();
 		char *s = cJSON_Print(arr);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(arr);
+		return NG_EXIT_OK;
+	}
+	for (int v = 0; v < NG_V_COUNT; v++) {
+		const struct ng_verdict_info *vi = ng_verdict_info((ng_verdict)v);
+		printf("%-23s %-12s %-14s %s\n", vi->name, vi->family,
+		       vi->admissible ? "admissible" : "not admissible", vi->hard ? "(hard)" : "");
+		printf("    means: %s\n    lands: %s\n", vi->meaning, vi->lands);
 	}
 	return NG_EXIT_OK;
 }

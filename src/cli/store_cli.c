@@ -1,13 +1,8 @@
 /* The store's command-line edge: which store, and reading a NODE argument. */
 #include <errno.h>
-#include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/store_cli.h"
 #include "cli/exit.h"
@@ -25,37 +20,16 @@ ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
 	return ctx.store;
 }
 
-/* Opening a store creates it when it is missing, so a read with a mistyped
- * path would report a freshly made, empty store (an audit log verified, no
- * quarantines). A SQLite store must exist already. The spec is resolved as
- * ng_store_open resolves it. */
 ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                                      const char *spec)
 {
-	const char *s = spec ? spec : cli->store_spec;
-	const char *env = getenv("NODEGATE_STORE");
-	if ((!s || !*s) && env && *env)
-		s = env;
-	ng_strbuf def = {0};
+	ng_ctx ctx = {.policy = cli->policy};
 	ng_err err;
-	if (!s || !*s) {
-		if (ng_store_default_path(&def, &err) < 0) {
-			ng_cli_store_error(e, &err);
-			return NULL;
-		}
-		s = def.s;
-	}
-	bool pg = strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
-	if (!pg && access(s, F_OK) != 0) {
-		fprintf(stderr, "nodegate %s: store: there is no store at %s: nothing to read. Name "
-		                "the store with --store or $NODEGATE_STORE\n",
-		        e->name, s);
-		ng_strbuf_free(&def);
+	if (ng_ctx_open_existing_store(&ctx, spec ? spec : cli->store_spec, &err) < 0) {
+		ng_cli_store_error(e, &err);
 		return NULL;
 	}
-	ng_store *st = ng_cli_open_store(cli, e, s);
-	ng_strbuf_free(&def);
-	return st;
+	return ctx.store;
 }
 
 ng_store *ng_cli_store(struct ng_cli *cli, const char *spec)
@@ -90,6 +64,23 @@ int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *
 		return NG_EXIT_USAGE;
 	}
 	return 0;
+}
+
+bool ng_cli_parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < 1)
+		return false;
+	*out = v;
+	return true;
+}
+
+int ng_cli_col_width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
 }
 
 void ng_print_json(const cJSON *doc)

@@ -37,6 +37,12 @@ int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 int ng_cli_resolve_node(ng_store *st, const struct ng_cmd_entry *e, const char *arg,
                         ng_store_node_ref *out);
 
+/* A row's id on the command line (a baseline, a fleet event): a positive
+ * whole number, nothing after it. */
+bool ng_cli_parse_id(const char *s, int64_t *out);
+/* The width of a table's column: w, or s's length when longer. */
+int ng_cli_col_width(int w, const char *s);
+
 /* ng_json_add_time: core/json.h. */
 /* Prints a JSON document, indented, and a newline. */
 void ng_print_json(const cJSON *doc);

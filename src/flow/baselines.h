@@ -5,6 +5,7 @@
 #ifndef NODEGATE_FLOW_BASELINES_H
 #define NODEGATE_FLOW_BASELINES_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,5 +67,23 @@ typedef struct {
  * an NG_ERR_STORE err. */
 int ng_baselines_expire(const ng_ctx *ctx, const char *class_key, const char *metric,
                         const char *reason, ng_baseline_expiry *out, ng_err *err);
+
+/* ---- as JSON (baselines_json.c): what `nodegate baseline ... --json` prints ---- */
+
+/* One stored row: id (null for a refusal never stored), class, software,
+ * metric, unit, status and its sentence, median, cv, node_mad (null when
+ * not computed), counts, times (null for never), pin and expiry. */
+cJSON *ng_baseline_json(const ng_store_baseline *b);
+/* The sentence for a row's status ("ok", "too-few-nodes", ...). */
+const char *ng_baseline_row_status_text(const ng_store_baseline *b);
+/* {"baselines": [...]}: show. */
+cJSON *ng_baselines_json(const ng_store_baseline *rows, size_t n);
+/* {"baselines": [...], "window_start": since}: build. */
+cJSON *ng_baseline_build_json(const ng_baseline_build_result *res);
+/* {"pinned": row}: pin. */
+cJSON *ng_baseline_pin_json(const ng_store_baseline *pinned);
+/* {class, metric (null: all), expired, samples_retired, at, reason}: expire. */
+cJSON *ng_baseline_expiry_json(const char *class_key, const char *metric, const char *reason,
+                               const ng_baseline_expiry *x);
 
 #endif

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/policy_digest.h"
@@ -40,4 +42,34 @@ int ng_ctx_open_store(ng_ctx *ctx, const char *spec, ng_err *err)
 	free(text);
 	ctx->store = st;
 	return 0;
+}
+
+/* Opening a store creates it when it is missing, so a read with a mistyped
+ * path would report a freshly made, empty store (an audit log verified, no
+ * quarantines). A SQLite store must exist already. The spec is resolved as
+ * ng_store_open resolves it. */
+int ng_ctx_open_existing_store(ng_ctx *ctx, const char *spec, ng_err *err)
+{
+	const char *s = spec;
+	const char *env = getenv("NODEGATE_STORE");
+	if ((!s || !*s) && env && *env)
+		s = env;
+	ng_strbuf def = {0};
+	if (!s || !*s) {
+		if (ng_store_default_path(&def, err) < 0) {
+			if (err)
+				err->code = NG_ERR_STORE;
+			return -1;
+		}
+		s = def.s;
+	}
+	bool pg = strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0;
+	int rc;
+	if (!pg && access(s, F_OK) != 0)
+		rc = ng_fail_as(err, NG_ERR_STORE, "there is no store at %s: nothing to read. Name "
+		                "the store with --store or $NODEGATE_STORE", s);
+	else
+		rc = ng_ctx_open_store(ctx, s, err);
+	ng_strbuf_free(&def);
+	return rc;
 }

@@ -50,5 +50,10 @@ void ng_ctx_note(const ng_ctx *ctx, const char *verb, const char *fmt, ...)
  * path) into ctx->store, so that decisions written through it name the
  * policy in ctx (its digest). -1 with an NG_ERR_STORE error. */
 int ng_ctx_open_store(ng_ctx *ctx, const char *spec, ng_err *err);
+/* The same for a flow that only reads or changes what is already there: a
+ * SQLite store that does not exist is an NG_ERR_STORE error ("there is no
+ * store at PATH: nothing to read..."), never a new, empty store at a
+ * mistyped path. */
+int ng_ctx_open_existing_store(ng_ctx *ctx, const char *spec, ng_err *err);
 
 #endif

@@ -41,3 +41,15 @@ int ng_fleet_clear(const ng_ctx *ctx, int64_t id, const char *by, const char *re
 	free(evs);
 	return rc;
 }
+
+cJSON *ng_fleet_clear_json(int64_t id, const char *by, const char *reason,
+                           const ng_fleet_clear_result *r)
+{
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "id", (double)id);
+	cJSON_AddStringToObject(d, "class", r->class_key);
+	cJSON_AddNumberToObject(d, "cleared_at", (double)r->at);
+	cJSON_AddStringToObject(d, "cleared_by", by);
+	cJSON_AddStringToObject(d, "clear_reason", reason);
+	return d;
+}

@@ -6,6 +6,7 @@
 #ifndef NODEGATE_FLOW_FLEET_CLEAR_H
 #define NODEGATE_FLOW_FLEET_CLEAR_H
 
+#include <cjson/cJSON.h>
 #include <stdint.h>
 
 #include "flow/ctx.h"
@@ -29,5 +30,10 @@ typedef struct {
  * fields). 0 with *out; -1 with an NG_ERR_STORE err. */
 int ng_fleet_clear(const ng_ctx *ctx, int64_t id, const char *by, const char *reason,
                    ng_fleet_clear_result *out, ng_err *err);
+
+/* What clearing did, as `nodegate fleet clear --json` prints it: {id, class,
+ * cleared_at, cleared_by, clear_reason}. */
+cJSON *ng_fleet_clear_json(int64_t id, const char *by, const char *reason,
+                           const ng_fleet_clear_result *r);
 
 #endif

@@ -45,3 +45,29 @@ int ng_floors_suggest(const ng_ctx *ctx, const char *class_key, const char *soft
 	*n = used;
 	return 0;
 }
+
+cJSON *ng_floors_suggest_json(const char *class_key, double fraction,
+                              const ng_floor_suggestion *sug, size_t n)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "class", class_key);
+	cJSON_AddNumberToObject(doc, "fraction", fraction);
+	cJSON *policy = cJSON_AddObjectToObject(doc, "policy");
+	cJSON *floors = cJSON_AddObjectToObject(policy, "floors");
+	cJSON *from = cJSON_AddArrayToObject(doc, "from");
+	for (size_t i = 0; i < n; i++) {
+		const ng_store_baseline *b = &sug[i].from;
+		cJSON_AddNumberToObject(floors, b->metric, sug[i].floor);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "metric", b->metric);
+		cJSON_AddStringToObject(x, "unit", b->unit);
+		cJSON_AddNumberToObject(x, "floor", sug[i].floor);
+		cJSON_AddNumberToObject(x, "baseline", (double)b->id);
+		cJSON_AddStringToObject(x, "pinned", b->pinned_name);
+		cJSON_AddStringToObject(x, "software", b->software);
+		cJSON_AddNumberToObject(x, "median", b->median);
+		cJSON_AddNumberToObject(x, "nodes", (double)b->n_nodes);
+		cJSON_AddItemToArray(from, x);
+	}
+	return doc;
+}

@@ -4,6 +4,8 @@
 #ifndef NODEGATE_FLOW_FLOORS_SUGGEST_H
 #define NODEGATE_FLOW_FLOORS_SUGGEST_H
 
+#include <cjson/cJSON.h>
+
 #include "flow/ctx.h"
 #include "store/store.h"
 
@@ -18,5 +20,12 @@ typedef struct {
  * 0, or -1 with err (NG_ERR_STORE; NG_ERR_INTERNAL out of memory). */
 int ng_floors_suggest(const ng_ctx *ctx, const char *class_key, const char *software,
                       double fraction, ng_floor_suggestion **out, size_t *n, ng_err *err);
+
+/* The suggestions as `nodegate floors suggest --json` prints them: {class,
+ * fraction, policy: {floors: {metric: floor}} (the section to review and
+ * commit), from: [{metric, unit, floor, baseline, pinned, software, median,
+ * nodes}] (what each floor came from)}. */
+cJSON *ng_floors_suggest_json(const char *class_key, double fraction,
+                              const ng_floor_suggestion *sug, size_t n);
 
 #endif

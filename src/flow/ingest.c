@@ -183,3 +183,47 @@ void ng_ingested_release(ng_ingested *r)
 	r->ids = NULL;
 	r->n = r->bare = 0;
 }
+
+size_t ng_ingest_files(const ng_ctx *ctx, char *const *paths, size_t n,
+                       const ng_store_ingest *how, ng_ingest_file_fn fn, void *arg,
+                       cJSON **out)
+{
+	cJSON *doc = out ? cJSON_CreateObject() : NULL;
+	cJSON *stored = out ? cJSON_AddArrayToObject(doc, "stored") : NULL;
+	cJSON *failed = out ? cJSON_AddArrayToObject(doc, "failed") : NULL;
+	size_t n_failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *path = paths[i];
+		const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+		ng_err err;
+		ng_ingested got;
+		if (ng_ingest_file(ctx, path, name, how, &got, &err) < 0) {
+			n_failed++;
+			if (fn)
+				fn(arg, name, NULL, &err);
+			if (out) {
+				cJSON *f = cJSON_CreateObject();
+				cJSON_AddStringToObject(f, "file", path);
+				cJSON_AddStringToObject(f, "error", err.msg);
+				cJSON_AddItemToArray(failed, f);
+			}
+			continue;
+		}
+		if (out) {
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "file", path);
+			cJSON_AddNumberToObject(f, "records", (double)got.n);
+			cJSON_AddStringToObject(f, "run_id", how->run_id);
+			cJSON *a = cJSON_AddArrayToObject(f, "ids");
+			for (size_t k = 0; k < got.n; k++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber((double)got.ids[k]));
+			cJSON_AddItemToArray(stored, f);
+		}
+		if (fn)
+			fn(arg, name, &got, NULL);
+		ng_ingested_release(&got);
+	}
+	if (out)
+		*out = doc;
+	return n_failed;
+}

@@ -5,6 +5,7 @@
 #ifndef NODEGATE_FLOW_INGEST_H
 #define NODEGATE_FLOW_INGEST_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,20 @@ typedef struct {
 int ng_ingest_file(const ng_ctx *ctx, const char *path, const char *name,
                    const ng_store_ingest *how, ng_ingested *out, ng_err *err);
 void ng_ingested_release(ng_ingested *r);
+
+/* Told of each file of a batch in turn, as it is done: name as messages
+ * call it ("standard input" for "-"); got when it was stored, else NULL
+ * with why in err. */
+typedef void (*ng_ingest_file_fn)(void *arg, const char *name, const ng_ingested *got,
+                                  const ng_err *err);
+
+/* Stores each of paths[0..n) with ng_ingest_file, one transaction each: a
+ * file that fails stores nothing and the others are still read. fn (may be
+ * NULL) is told of each. *out (when out is not NULL): {"stored": [{file,
+ * records, run_id, ids}], "failed": [{file, error}]}. Returns how many
+ * files failed. */
+size_t ng_ingest_files(const ng_ctx *ctx, char *const *paths, size_t n,
+                       const ng_store_ingest *how, ng_ingest_file_fn fn, void *arg,
+                       cJSON **out);
 
 #endif

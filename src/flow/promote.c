@@ -111,7 +111,7 @@ int ng_flow_promote(const ng_ctx *ctx, const ng_promote_opts *o, cJSON **out, bo
 			                             o->reason, detail, err);
 		free(text);
 		if (rc == 0 && over_any)
-			ng_ctx_note(ctx, "policy", "promoted over the guard (forced): the audit log keeps "
+			ng_ctx_note(ctx, "policy", "note: promoted over the guard (forced): the audit log keeps "
 			            "the reason and the figures");
 	}
 	free(detail);
@@ -121,4 +121,15 @@ int ng_flow_promote(const ng_ctx *ctx, const ng_promote_opts *o, cJSON **out, bo
 	}
 	*out = doc;
 	return 0;
+}
+
+const char *ng_promote_install_path(const char *install, bool no_install)
+{
+	if (no_install)
+		return NULL;
+	if (install)
+		return install;
+	/* Where this nodegate reads the enforcing policy from. */
+	const char *env = getenv("NODEGATE_POLICY");
+	return env && *env ? env : "/etc/nodegate/policy.json";
 }

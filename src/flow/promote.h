@@ -28,4 +28,9 @@ typedef struct {
 int ng_flow_promote(const ng_ctx *ctx, const ng_promote_opts *o, cJSON **out, bool *refused,
                     ng_err *err);
 
+/* Where a promoted policy is installed: install when given, NULL with
+ * no_install (record only), else where this nodegate reads the enforcing
+ * policy from ($NODEGATE_POLICY, else /etc/nodegate/policy.json). */
+const char *ng_promote_install_path(const char *install, bool no_install);
+
 #endif

@@ -22,6 +22,21 @@ const char *ng_case_state(const ng_case_view *v)
 	return v->has_probation && !v->probation.ended_at ? "probation" : "closed";
 }
 
+ng_case_next_step ng_case_next(const ng_store_case *c, const ng_lemon_verdict *lemon,
+                               long passes_needed, int64_t *more)
+{
+	*more = 0;
+	if (c->closed_at)
+		return NG_CASE_NEXT_NONE;
+	/* A lemon is never released by its passes: only by force, after a repair. */
+	if (lemon->lemon)
+		return NG_CASE_NEXT_FORCE;
+	if (c->passes >= passes_needed)
+		return NG_CASE_NEXT_RELEASE;
+	*more = passes_needed - c->passes;
+	return NG_CASE_NEXT_MORE_PASSES;
+}
+
 void ng_case_list_release(ng_case_list *l)
 {
 	if (!l)

@@ -51,4 +51,28 @@ void ng_case_detail_release(ng_case_detail *d);
 /* "open", "probation" (closed, its probation still in force) or "closed". */
 const char *ng_case_state(const ng_case_view *v);
 
+/* What releases a case next. */
+typedef enum {
+	NG_CASE_NEXT_NONE,        /* closed already */
+	NG_CASE_NEXT_FORCE,       /* a lemon: a forced release after the repair */
+	NG_CASE_NEXT_RELEASE,     /* the condition holds: a release releases it */
+	NG_CASE_NEXT_MORE_PASSES, /* *more passing runs of the failed test first */
+} ng_case_next_step;
+
+/* The next step of case c of node's lemon verdict, with passes_needed
+ * passing runs needed (*more set for NG_CASE_NEXT_MORE_PASSES). */
+ng_case_next_step ng_case_next(const ng_store_case *c, const ng_lemon_verdict *lemon,
+                               long passes_needed, int64_t *more);
+
+/* ---- as JSON (quarantine_cases_json.c): what `nodegate quarantine --json` prints */
+
+/* {"cases": [...]}: each case (id, node, node_name, state, class, software,
+ * domain, metric, opened_at, release_condition, passes of passes_needed,
+ * retries, closed_at/by/reason), its probation and its node's repeat
+ * verdict; the recorded evidence is left to the detail. */
+cJSON *ng_case_list_json(const ng_case_list *l, long passes_needed);
+/* One case as the list gives it, with its recorded evidence, what its run
+ * captured of the failing domain and what that evidence says. */
+cJSON *ng_case_detail_json(const ng_case_detail *d, long passes_needed);
+
 #endif

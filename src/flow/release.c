@@ -187,3 +187,25 @@ void ng_release_result_release(ng_release_result *r)
 	r->landing = NULL;
 	r->have_closed = false;
 }
+
+cJSON *ng_release_result_json(const ng_ctx *ctx, const ng_release_result *r, bool manual)
+{
+	const ng_store_case *c1 = &r->closed;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "node", c1->node);
+	cJSON_AddStringToObject(o, "node_name", c1->node_name);
+	cJSON_AddNumberToObject(o, "case", (double)c1->id);
+	cJSON_AddBoolToObject(o, "manual", manual);
+	cJSON_AddNumberToObject(o, "passes", (double)c1->passes);
+	cJSON_AddNumberToObject(o, "passes_needed", (double)r->passes_needed);
+	cJSON_AddNumberToObject(o, "retries", (double)c1->retries);
+	cJSON_AddNumberToObject(o, "closed_at", (double)c1->closed_at);
+	cJSON_AddStringToObject(o, "closed_by", c1->closed_by);
+	cJSON_AddStringToObject(o, "close_reason", c1->close_reason);
+	cJSON_AddStringToObject(o, "state", "probation");
+	cJSON_AddStringToObject(o, "canary_job", ctx->policy.canary_job);
+	cJSON_AddBoolToObject(o, "forced_lemon", r->lemon.lemon);
+	if (r->landing)
+		cJSON_AddItemToObject(o, "landing", cJSON_Duplicate(r->landing, true));
+	return o;
+}

@@ -65,4 +65,10 @@ int ng_release(const ng_ctx *ctx, const ng_release_request *req, ng_release_resu
                ng_err *err);
 void ng_release_result_release(ng_release_result *r);
 
+/* A release as `nodegate release --json` prints it: node, node_name, case,
+ * manual, passes of passes_needed, retries, closed at, by and why, state
+ * "probation", the canary job of ctx's policy, forced_lemon, and the
+ * landing when Slurm was asked. r->state is NG_RELEASED. */
+cJSON *ng_release_result_json(const ng_ctx *ctx, const ng_release_result *r, bool manual);
+
 #endif

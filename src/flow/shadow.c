@@ -109,9 +109,14 @@ int ng_flow_shadow_set(const ng_ctx *ctx, const ng_policy *pol, const char *reas
 	int rc = ng_store_set_shadow(ctx->store, digest, text, ng_ctx_now(ctx), ctx->actor, reason, err);
 	free(text);
 	if (rc == 0)
-		ng_ctx_note(ctx, "policy", "policy %s runs in shadow: every admission and GPU check "
+		ng_ctx_note(ctx, "policy", "note: policy %s runs in shadow: every admission and GPU check "
 		            "judges it beside the enforcing one, and lands nothing of it", digest);
 	return rc;
+}
+
+int ng_flow_shadow_show(const ng_ctx *ctx, long days, cJSON **out, ng_err *err)
+{
+	return ng_flow_shadow_summary(ctx->store, ng_ctx_now(ctx) - days * 86400, NULL, out, err);
 }
 
 int ng_flow_shadow_clear(const ng_ctx *ctx, const char *reason, ng_err *err)

@@ -59,4 +59,8 @@ int ng_flow_shadow_clear(const ng_ctx *ctx, const char *reason, ng_err *err);
 int ng_flow_shadow_summary(ng_store *st, int64_t since, const char *policy, cJSON **out,
                            ng_err *err);
 
+/* The summary of the last days of outcomes, of any shadow policy, at ctx's
+ * clock: what `nodegate policy shadow` shows. */
+int ng_flow_shadow_show(const ng_ctx *ctx, long days, cJSON **out, ng_err *err);
+
 #endif

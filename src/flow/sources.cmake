@@ -8,7 +8,9 @@ set(NG_FLOW_SOURCES
   admit_queue.c
   admit_run.c
   attribution.c
+  audit.c
   baselines.c
+  baselines_json.c
   class_baseline.c
   config_guard.c
   ctx.c
@@ -20,6 +22,7 @@ set(NG_FLOW_SOURCES
   fabric_pair.c
   fabric_run.c
   fleet_clear.c
+  fleet_events.c
   floors_suggest.c
   gate_batch.c
   gate_records.c
@@ -34,12 +37,16 @@ set(NG_FLOW_SOURCES
   identity_report.c
   ingest.c
   lemon.c
+  metrics.c
   npd.c
+  override.c
   policy_history.c
+  policy_view.c
   probation.c
   probe_records.c
   promote.c
   quarantine_cases.c
+  quarantine_cases_json.c
   records_in.c
   redecide.c
   release.c
@@ -60,5 +67,6 @@ set(NG_FLOW_SOURCES
   testing/selftest_probation.c
   testing/selftest_queue.c
   testing/test_env.c
+  verdict_table.c
 )
 list(TRANSFORM NG_FLOW_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
