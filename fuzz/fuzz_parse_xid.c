@@ -1,8 +1,11 @@
 /* libFuzzer target for the kernel Xid parser. For any bytes: every event it
  * reads has a normalized bus and printable text; scanning with a time filter
- * never finds more than without; attaching accounts for every event; and the
- * health rules judge what was attached without a drain the Xids do not
- * explain. */
+ * never finds more than without; the log read as a stream (parse/xid_stream.h),
+ * cut into reads and held in a buffer both sized from the input, finds the
+ * same events in the same order and the same newest time as the whole text;
+ * attaching accounts for every event; and the health rules judge what was
+ * attached without a drain the Xids do not explain. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "core/policy.h"
 #include "judge/gpu_health.h"
 #include "parse/xid.h"
+#include "parse/xid_stream.h"
 
 #define EVENTS_MAX 512
 
@@ -57,7 +61,53 @@ static void collect(const ng_xid_event *e, void *arg)
 	s->total++;
 }
 
-static struct seen all, late;
+static struct seen all, late, streamed;
+
+static bool same_event(const ng_xid_event *a, const ng_xid_event *b)
+{
+	return strcmp(a->bus, b->bus) == 0 && a->code == b->code && a->gpu_instance == b->gpu_instance &&
+	       a->compute_instance == b->compute_instance && a->pid == b->pid && strcmp(a->name, b->name) == 0 &&
+	       a->at_usec == b->at_usec && strcmp(a->message, b->message) == 0 && a->cause == b->cause;
+}
+
+/* The text through a stream: a buffer of 8 to 263 bytes, grown as the
+ * epilog's reader grows it, and reads of 1 to 64 bytes, both from the
+ * input's last bytes, so the fuzzer moves the cuts. */
+static void stream_check(const char *text, size_t size)
+{
+	unsigned seed = size ? (unsigned char)text[size - 1] * 31u + (unsigned char)text[size / 2] : 7;
+	size_t cap = 8 + seed % 256;
+	char *buf = malloc(cap);
+	require(buf != NULL);
+	ng_xid_stream st;
+	streamed.n = streamed.total = 0;
+	ng_xid_stream_init(&st, buf, cap, -1, collect, &streamed, true);
+	size_t at = 0;
+	while (at < size) {
+		if (st.cap - st.used < 4) {
+			char *more = realloc(st.buf, st.cap * 2);
+			require(more != NULL);
+			st.buf = more;
+			st.cap *= 2;
+		}
+		seed = seed * 1103515245u + 12345u;
+		size_t n = 1 + (seed >> 16) % 64;
+		if (n > size - at)
+			n = size - at;
+		if (n > st.cap - st.used)
+			n = st.cap - st.used;
+		memcpy(st.buf + st.used, text + at, n);
+		at += n;
+		ng_xid_stream_feed(&st, n);
+	}
+	ng_xid_stream_end(&st);
+	free(st.buf);
+	require(st.used == 0 && st.fed == size && st.count == streamed.total);
+	require(streamed.total == all.total && streamed.n == all.n);
+	for (size_t i = 0; i < all.n; i++)
+		require(same_event(&all.ev[i], &streamed.ev[i]));
+	require(st.newest_usec == ng_xid_log_newest_usec(text, size));
+}
 static ng_gpu_snapshot snap;
 static ng_node_health health;
 
@@ -73,6 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = ng_xid_scan(text, size, -1, collect, &all);
 	require(n == all.total);
 	require(ng_xid_scan(text, size, -1, NULL, NULL) == n);
+	stream_check(text, size);
 	late.n = late.total = 0;
 	int64_t since = all.n ? all.ev[all.n / 2].at_usec : 1000000;
 	require(ng_xid_scan(text, size, since, collect, &late) <= n);

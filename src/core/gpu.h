@@ -141,5 +141,8 @@ int ng_gpu_snapshot_from_json(const cJSON *doc, ng_gpu_snapshot *out, ng_err *er
 /* "00000000:3B:00.0", "0000:3b:00", "PCI:0000:3B:00" -> "0000:3b:00".
  * -1 when it is not a PCI address. */
 int ng_gpu_bus_normalize(const char *in, char out[16]);
+/* The normalized form of a PCI address's parts: "%04lx:%02lx:%02lx" of
+ * the domain (its low 32 bits), the bus and the device (their low 8). */
+void ng_gpu_bus_format(unsigned long domain, unsigned long bus, unsigned long device, char out[16]);
 
 #endif

@@ -103,7 +103,7 @@ int ng_gpu_bus_normalize(const char *in, char out[16])
 	}
 	if (device > 0x1f)
 		return -1;
-	snprintf(out, 16, "%04lx:%02lx:%02lx", domain & 0xffffffffUL, bus & 0xffUL, device & 0xffUL);
+	ng_gpu_bus_format(domain, bus, device, out);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "flow/gpu_check_run.h"
 #include "judge/gpu_health.h"
 #include "parse/xid.h"
+#include "parse/xid_stream.h"
 
 #define KMSG_MAX_BYTES (32u << 20) /* more than any kernel ring buffer */
 #define XID_EVENTS_MAX 4096        /* the newest are kept */
@@ -48,157 +49,253 @@ static void collect_xid(const ng_xid_event *e, void *arg)
 	x->ev[x->n++] = *e;
 }
 
-/* A saved log (NODEGATE_KMSG, --kmsg FILE) is read in one piece into a
- * buffer of its size: grown by doubling as the device's records are, its
- * copies touched twice its pages for nothing. (Not mapped: a log rotated
- * by truncation under a mapping would end the check on SIGBUS.) At most
- * KMSG_MAX_BYTES, as from the device. 0, or -1 to read it as a stream. */
-static int read_saved_log(struct ng_gpu_check_result *c, int fd, const struct stat *st, const char *path,
-                          ng_strbuf *b)
+/* ---- reading the log ------------------------------------------------------------- */
+
+/* The log is scanned as it is read (parse/xid_stream.h), through one
+ * buffer of KMSG_CHUNK, grown only for a line longer than it holds. */
+#define KMSG_CHUNK (32u << 10)
+#define KMSG_RECORD_MAX 8192 /* /dev/kmsg refuses a read too small for its record */
+#define KMSG_READ_MIN 4096   /* a file's reads: grown below this much room */
+#define XID_PENDING_MAX (2 * XID_EVENTS_MAX)
+
+/* One read of the log. The window (--since) is counted back from the
+ * newest time in a saved log, or from the clock once the device is read,
+ * so it is known only at the end: the Xids are held until then, and the
+ * window judged on them as ng_xid_scan judged it on the whole text. */
+struct log_read {
+	struct ng_gpu_check_result *c;
+	const char *path;
+	bool is_device, is_file;
+	bool file_cut;            /* a file larger than KMSG_MAX_BYTES */
+	int64_t window_usec;      /* -1: every Xid, no window */
+	int64_t start_usec;       /* a window's start once fixed; -1 none */
+	bool start_fixed;
+	struct xid_events *x;     /* the Xids judged */
+	ng_xid_event *pend;       /* before the window is known */
+	size_t n_pend, cap_pend;
+	bool pend_full;           /* a file: read it again once the window is known */
+	ng_xid_stream st;
+};
+
+static int64_t window_start(int64_t ref_usec, int64_t window_usec)
 {
-	size_t want = (uintmax_t)st->st_size > KMSG_MAX_BYTES ? KMSG_MAX_BYTES : (size_t)st->st_size;
-	char *buf = malloc(want + 1);
+	if (ref_usec < 0 || window_usec < 0)
+		return -1;
+	int64_t start = ref_usec - window_usec;
+	return start < 0 ? -1 : start;
+}
+
+/* The newest time seen yet: the clock for the device, the log's own for a
+ * file. It only moves later, so a window counted back from it starts no
+ * later than the final one: an Xid before it is never judged. */
+static int64_t reference_usec(const struct log_read *r)
+{
+	return r->is_device ? (int64_t)(ng_check_now() * 1e6) : r->st.newest_usec;
+}
+
+static bool in_window(const ng_xid_event *e, int64_t start)
+{
+	return start < 0 || e->at_usec < 0 || e->at_usec >= start;
+}
+
+/* Room for one more held Xid: those already before the window as it is
+ * now are let go, then the list grows, to XID_PENDING_MAX. When it is
+ * full of Xids that may still be judged, a saved file is read a second
+ * time with the window known; what is not a file (the device, a pipe) has
+ * its window fixed now from what was read so far (for the device, the
+ * clock a moment early: an Xid logged within that moment, a whole window
+ * ago, is judged rather than left out). */
+static bool pend_room(struct log_read *r)
+{
+	int64_t start = window_start(reference_usec(r), r->window_usec);
+	size_t o = 0;
+	for (size_t i = 0; i < r->n_pend; i++)
+		if (in_window(&r->pend[i], start))
+			r->pend[o++] = r->pend[i];
+	size_t freed = r->n_pend - o;
+	r->n_pend = o;
+	if (r->cap_pend < XID_PENDING_MAX) {
+		size_t cap = r->cap_pend ? r->cap_pend * 2 : 64;
+		ng_xid_event *ev = realloc(r->pend, cap * sizeof *ev);
+		if (ev) {
+			r->pend = ev;
+			r->cap_pend = cap;
+			return true;
+		}
+	} else if (freed >= r->cap_pend / 4) {
+		return true; /* a quarter let go: not let go again a few Xids on */
+	}
+	if (r->n_pend < r->cap_pend && r->cap_pend < XID_PENDING_MAX)
+		return true; /* out of memory: what room there is */
+	if (r->is_file) {
+		r->pend_full = true;
+		return false;
+	}
+	r->start_usec = start;
+	r->start_fixed = true;
+	for (size_t i = 0; i < r->n_pend; i++)
+		if (in_window(&r->pend[i], start))
+			collect_xid(&r->pend[i], r->x);
+	r->n_pend = 0;
+	return false;
+}
+
+static void hold_xid(const ng_xid_event *e, void *arg)
+{
+	struct log_read *r = arg;
+	if (r->start_fixed) {
+		if (in_window(e, r->start_usec))
+			collect_xid(e, r->x);
+		return;
+	}
+	if (r->pend_full || (r->n_pend == r->cap_pend && !pend_room(r))) {
+		if (r->start_fixed && in_window(e, r->start_usec))
+			collect_xid(e, r->x);
+		return;
+	}
+	r->pend[r->n_pend++] = *e;
+}
+
+/* Room for the next read: a record of the device, or a file's chunk. */
+static int make_room(struct log_read *r, size_t need)
+{
+	if (r->st.cap - r->st.used >= need)
+		return 0;
+	size_t cap = r->st.cap * 2;
+	while (cap - r->st.used < need)
+		cap *= 2;
+	char *buf = realloc(r->st.buf, cap);
 	if (!buf)
 		return -1;
-	size_t got = 0;
-	while (got < want) {
-		ssize_t n = read(fd, buf + got, want - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ng_check_note(c, "kernel log %s: read failed (%s): Xids only from what was read", path,
-			              strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break; /* it shrank since fstat */
-		got += (size_t)n;
-	}
-	if (got == KMSG_MAX_BYTES && (uintmax_t)st->st_size > KMSG_MAX_BYTES)
-		ng_check_note(c, "kernel log %s: read cut short (deadline or size): Xids only from what was read",
-		              path);
-	buf[got] = '\0';
-	b->s = buf;
-	b->len = got;
-	b->cap = want + 1;
+	r->st.buf = buf;
+	r->st.cap = cap;
 	return 0;
 }
 
-/* Reads the kernel log without ever blocking: /dev/kmsg one record per
- * read until EAGAIN, a file to its end, at most KMSG_MAX_BYTES. */
-static char *read_log(struct ng_gpu_check_result *c, const char *path, bool *is_device, size_t *len)
+/* Reads the log from fd through the stream without ever blocking: a file
+ * to want bytes (its size when opened, at most KMSG_MAX_BYTES), anything
+ * else (/dev/kmsg one record per read) until EAGAIN, the deadline or
+ * KMSG_MAX_BYTES. -1 out of memory. */
+static int read_log(struct log_read *r, int fd, size_t want, bool quiet)
+{
+	struct ng_gpu_check_result *c = r->c;
+	bool cut = false;
+	size_t got = 0;
+	for (;;) {
+		size_t need = r->is_file ? KMSG_READ_MIN : KMSG_RECORD_MAX + 1;
+		if (make_room(r, need) < 0)
+			return -1;
+		if (r->is_file && got == want)
+			break;
+		if (!r->is_file && ng_check_now() >= c->t_end) {
+			cut = true;
+			break;
+		}
+		size_t ask = r->is_file ? r->st.cap - r->st.used : KMSG_RECORD_MAX;
+		if (r->is_file && ask > want - got)
+			ask = want - got;
+		ssize_t n = read(fd, r->st.buf + r->st.used, ask);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !r->is_file && errno == EPIPE)
+			continue; /* /dev/kmsg: records overwritten while reading */
+		if (n < 0 && !r->is_file && errno == EAGAIN)
+			break; /* the end of the buffer */
+		if (n < 0) {
+			if (!quiet)
+				ng_check_note(c, "kernel log %s: read failed (%s): Xids only from what was read",
+				              r->path, strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break; /* a file shrank since fstat */
+		if (r->is_file) {
+			got += (size_t)n;
+			ng_xid_stream_feed(&r->st, (size_t)n);
+			continue;
+		}
+		if (r->st.fed + (size_t)n > KMSG_MAX_BYTES) {
+			cut = true;
+			break;
+		}
+		if (r->is_device)
+			ng_xid_stream_feed_record(&r->st, (size_t)n);
+		else
+			ng_xid_stream_feed(&r->st, (size_t)n);
+	}
+	ng_xid_stream_end(&r->st);
+	if (r->is_file && got == KMSG_MAX_BYTES && r->file_cut)
+		cut = true;
+	if (cut && !quiet)
+		ng_check_note(c, "kernel log %s: read cut short (deadline or size): Xids only from what was read",
+		              r->path);
+	return 0;
+}
+
+/* The Xids of the log at path in the window of window_usec (-1: all),
+ * into x. false when none could be read (a note says why). */
+static bool read_xids(struct ng_gpu_check_result *c, const char *path, int64_t window_usec,
+                      struct xid_events *x)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		ng_check_note(c, "kernel log not read (%s: %s): Xids not checked", path, strerror(errno));
-		return NULL;
+		return false;
 	}
 	struct stat st;
 	bool stated = fstat(fd, &st) == 0;
-	*is_device = stated && S_ISCHR(st.st_mode);
-	ng_strbuf b = {0};
-	if (stated && S_ISREG(st.st_mode) && read_saved_log(c, fd, &st, path, &b) == 0) {
-		close(fd);
-		*len = b.len;
-		return b.s;
+	struct log_read r = {.c = c, .path = path, .is_device = stated && S_ISCHR(st.st_mode),
+	                     .is_file = stated && S_ISREG(st.st_mode), .window_usec = window_usec,
+	                     .start_usec = -1, .x = x};
+	/* The size when opened: a log that grows while it is read is read to
+	 * there, as the device is read to its end at the time. */
+	r.file_cut = r.is_file && (uintmax_t)st.st_size > KMSG_MAX_BYTES;
+	size_t want = r.file_cut ? KMSG_MAX_BYTES : r.is_file ? (size_t)st.st_size : 0;
+	bool held = window_usec >= 0;
+	char *buf = malloc(KMSG_CHUNK);
+	int rc = -1;
+	if (buf) {
+		ng_xid_stream_init(&r.st, buf, KMSG_CHUNK, -1, held ? hold_xid : collect_xid, held ? (void *)&r : x,
+		                   held && !r.is_device);
+		rc = read_log(&r, fd, want, false);
 	}
-	char rec[8192];
-	bool cut = false;
-	for (;;) {
-		if (ng_check_now() >= c->t_end) {
-			cut = true;
-			break;
+	if (rc == 0 && held && !r.start_fixed) {
+		int64_t start = window_start(reference_usec(&r), window_usec);
+		if (!r.pend_full) {
+			size_t o = 0;
+			for (size_t i = 0; i < r.n_pend; i++)
+				if (in_window(&r.pend[i], start))
+					r.pend[o++] = r.pend[i];
+			if (o <= XID_EVENTS_MAX) {
+				/* what collect_xid would have kept: all of them, in order */
+				x->ev = r.pend;
+				x->n = o;
+				x->cap = r.cap_pend;
+				r.pend = NULL;
+			} else {
+				for (size_t i = 0; i < o; i++)
+					collect_xid(&r.pend[i], x);
+			}
+		} else if (lseek(fd, 0, SEEK_SET) == 0) {
+			/* Too many Xids to hold: the file again, the window known. */
+			size_t first = r.st.fed;
+			ng_xid_stream_init(&r.st, r.st.buf, r.st.cap, start, collect_xid, x, false);
+			rc = read_log(&r, fd, first, true);
+		} else {
+			ng_check_note(c, "kernel log %s: too many Xids to hold and the file cannot be read again (%s): "
+			                 "Xids not checked", path, strerror(errno));
+			x->n = 0;
+			rc = 1;
 		}
-		ssize_t n = read(fd, rec, sizeof rec);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EPIPE)
-			continue; /* /dev/kmsg: records overwritten while reading */
-		if (n < 0 && errno == EAGAIN)
-			break; /* the end of the buffer */
-		if (n < 0) {
-			ng_check_note(c, "kernel log %s: read failed (%s): Xids only from what was read", path,
-			     strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		if (b.len + (size_t)n > KMSG_MAX_BYTES) {
-			cut = true;
-			break;
-		}
-		ng_strbuf_add(&b, rec, (size_t)n);
-		if (*is_device && rec[n - 1] != '\n')
-			ng_strbuf_addc(&b, '\n');
 	}
 	close(fd);
-	if (cut)
-		ng_check_note(c, "kernel log %s: read cut short (deadline or size): Xids only from what was read",
-		     path);
-	if (b.oom) {
-		ng_strbuf_free(&b);
+	free(r.st.buf ? r.st.buf : buf);
+	free(r.pend);
+	if (rc < 0) {
 		ng_check_note(c, "kernel log %s: out of memory: Xids not checked", path);
-		return NULL;
+		x->n = 0;
 	}
-	*len = b.len;
-	return b.s ? b.s : calloc(1, 1);
-}
-
-/* The newest kernel time in a saved log: /dev/kmsg records
- * ("6,1234,5678901,-;...") and dmesg's "[ 5678.901234]". -1 when none. */
-static int64_t newest_log_usec(const char *text, size_t len)
-{
-	int64_t newest = -1;
-	const char *p = text, *end = text + len;
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		int64_t t = -1;
-		const char *q = p;
-		if (q < eol && *q == '[') {
-			q++;
-			while (q < eol && *q == ' ')
-				q++;
-			int64_t s = 0, us = 0;
-			int nd = 0, nf = 0;
-			while (q < eol && *q >= '0' && *q <= '9' && nd < 12)
-				s = s * 10 + (*q++ - '0'), nd++;
-			if (nd && q < eol && *q == '.') {
-				q++;
-				while (q < eol && *q >= '0' && *q <= '9' && nf < 6)
-					us = us * 10 + (*q++ - '0'), nf++;
-				if (nf == 6 && q < eol && *q == ']')
-					t = s * 1000000 + us;
-			}
-		} else {
-			/* priority,sequence,time,flags; */
-			int field = 0;
-			int64_t v = 0;
-			int nd = 0;
-			while (q < eol && field < 3) {
-				if (*q >= '0' && *q <= '9' && nd < 18) {
-					v = v * 10 + (*q - '0');
-					nd++;
-				} else if (*q == ',' && nd) {
-					if (field == 2)
-						break;
-					field++;
-					v = 0;
-					nd = 0;
-				} else {
-					break;
-				}
-				q++;
-			}
-			if (field == 2 && nd && q < eol && *q == ',')
-				t = v;
-		}
-		if (t > newest)
-			newest = t;
-		p = eol + 1;
-	}
-	return newest;
+	return rc == 0;
 }
 
 static double default_since_s(const struct ng_gpu_check_result *c)
@@ -319,24 +416,12 @@ void ng_check_attach_xids(struct ng_gpu_check_result *c)
 		const char *env = getenv("NODEGATE_KMSG");
 		path = env && *env ? env : "/dev/kmsg";
 	}
-	bool is_device = false;
-	size_t len = 0;
-	char *text = read_log(c, path, &is_device, &len);
-	if (!text)
-		return;
 	double since_s = c->since_s >= 0 ? c->since_s : default_since_s(c);
-	int64_t since_usec = -1;
-	if (since_s >= 0) {
-		int64_t ref = is_device ? (int64_t)(ng_check_now() * 1e6) : newest_log_usec(text, len);
-		if (ref >= 0) {
-			since_usec = ref - (int64_t)(since_s * 1e6);
-			if (since_usec < 0)
-				since_usec = -1;
-		}
-	}
 	struct xid_events x = {0};
-	ng_xid_scan(text, len, since_usec, collect_xid, &x);
-	free(text);
+	if (!read_xids(c, path, since_s >= 0 ? (int64_t)(since_s * 1e6) : -1, &x)) {
+		free(x.ev);
+		return;
+	}
 	c->n_xid = x.n;
 	if (x.dropped)
 		ng_check_note(c, "%zu older Xid lines left out (only the newest %zu are attached)", x.dropped,

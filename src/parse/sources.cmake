@@ -32,5 +32,6 @@ set(NG_PARSE_SOURCES
   text.c
   topology.c
   xid.c
+  xid_stream.c
 )
 list(TRANSFORM NG_PARSE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

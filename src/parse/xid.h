@@ -30,6 +30,16 @@ int ng_xid_parse_line(const char *line, size_t len, ng_xid_event *out);
 size_t ng_xid_scan(const char *text, size_t len, int64_t since_usec,
                    void (*fn)(const ng_xid_event *e, void *arg), void *arg);
 
+/* ng_xid_scan over one part of a log read in pieces: the lines of
+ * text[0..len) that start before stop, where text[stop..len) holds the
+ * lines after them on which a report may go on (a fallen GPU's, printed
+ * over three lines: the two after its first). Returns the offset of the
+ * first line not used, where the next part begins (at or after stop: a
+ * report may have used lines past it); *count, when given, adds the Xids
+ * found. ng_xid_scan is this with stop = len. parse/xid_stream.h feeds it. */
+size_t ng_xid_scan_part(const char *text, size_t len, size_t stop, int64_t since_usec,
+                        void (*fn)(const ng_xid_event *e, void *arg), void *arg, size_t *count);
+
 /* Attaches each event to the snapshot's GPU with the same bus address
  * (the newest NG_GPU_XID_MAX per GPU). Returns events that matched no GPU. */
 size_t ng_xid_attach(ng_gpu_snapshot *s, const ng_xid_event *events, size_t n);

@@ -63,6 +63,24 @@ static void test_bus_refused(void **state)
 	assert_int_equal(ng_gpu_bus_normalize(NULL, out), -1);
 }
 
+/* The hand-written form is printf's, at every width the parts can take. */
+static void test_bus_format(void **state)
+{
+	(void)state;
+	static const unsigned long domains[] = {0, 1, 0xf, 0x10, 0xfff, 0x1000, 0xffff, 0x10000, 0xabcdef,
+	                                        0xffffffffUL, 0x1ffffffffUL, 0x123456789abcUL};
+	for (size_t d = 0; d < sizeof domains / sizeof *domains; d++)
+		for (unsigned long bus = 0; bus <= 0x1ff; bus += 0x0f)
+			for (unsigned long dev = 0; dev <= 0x11f; dev += 0x07) {
+				char want[32], got[16];
+				snprintf(want, sizeof want, "%04lx:%02lx:%02lx", domains[d] & 0xffffffffUL,
+				         bus & 0xffUL, dev & 0xffUL);
+				memset(got, 'x', sizeof got);
+				ng_gpu_bus_format(domains[d], bus, dev, got);
+				assert_string_equal(got, want);
+			}
+}
+
 /* ---- round trip ---------------------------------------------------------------- */
 
 static void ok(ng_gpu_field *f, uint64_t v) { *f = (ng_gpu_field){.state = NG_FIELD_OK, .value = v}; }
@@ -488,6 +506,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bus_accepted),
 		cmocka_unit_test(test_bus_refused),
+		cmocka_unit_test(test_bus_format),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_compact_form),
 		cmocka_unit_test(test_to_json_refuses_nonsense),

@@ -233,6 +233,25 @@ static void test_hostile_lines(void **state)
 	memcpy(big + n - 40, "NVRM: Xid (PCI:0000:3b:00): 48, DBE", 35);
 	assert_int_equal(ng_xid_parse_line(big, n - 5, &e), 1);
 	assert_int_equal(e.code, 48);
+
+	/* a prefix dense in N's (the search for "NVRM:" changes its method on
+	 * them), "NVRM" cut at the end of the text, and "NVRM:" the last bytes */
+	memset(big, 'N', n);
+	memcpy(big + n - 60, "NVRM NVRM; NVRM: Xid (PCI:0000:3b:00): 62, dense", 48);
+	assert_int_equal(ng_xid_parse_line(big, n - 12, &e), 1);
+	assert_int_equal(e.code, 62);
+	assert_string_equal(e.message, "dense");
+	for (size_t i = 0; i < n; i += 2)
+		big[i] = 'N', big[i + 1] = 'V';
+	assert_int_equal(ng_xid_parse_line(big, n, &e), 0);
+	memcpy(big + n - 60, "NVRM: Xid (PCI:0000:3b:00): 94, pairs", 37);
+	assert_int_equal(ng_xid_parse_line(big, n - 23, &e), 1);
+	assert_int_equal(e.code, 94);
+	assert_int_equal(ng_xid_scan(big, n - 23, -1, NULL, NULL), 1);
+	assert_int_equal(ng_xid_parse_line("NVRM", 4, &e), 0);
+	assert_int_equal(ng_xid_parse_line("x NVRM:", 7, &e), 0);
+	assert_int_equal(ng_xid_scan("NVRM:", 5, -1, NULL, NULL), 0);
+	assert_int_equal(ng_xid_scan("NNNNVRM: Xid (0000:3b:00): 31, x", 32, -1, NULL, NULL), 1);
 	free(big);
 
 	/* NUL bytes inside the line; control bytes and non-ASCII in the text */
