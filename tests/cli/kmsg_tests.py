@@ -93,20 +93,7 @@ def main():
     ap.add_argument("--only")
     a = ap.parse_args()
     t.NODEGATE, t.SYNTH = os.path.abspath(a.nodegate), os.path.abspath(a.synth)
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, fn in tests:
-        if a.only and a.only not in name:
-            continue
-        try:
-            fn()
-            print(f"ok    {name}")
-            passed += 1
-        except Exception as e:  # noqa: BLE001 - report every failure, go on
-            print(f"FAIL  {name}: {e}")
-            failed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return t.run_tests(globals(), a.only)
 
 
 if __name__ == "__main__":
