@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/report.h"
-#include "cli/report_policy.h"
 #include "cli/store_cli.h"
 #include "core/atomic_file.h"
+#include "flow/report_doc.h"
+#include "flow/report_policy.h"
 
 static int exec_report(struct ng_cli *cli, int argc, char **argv);
 

@@ -54,12 +54,6 @@ set(NG_CLI_SOURCES
   probe_hostmem.c
   probe_storage.c
   record_table.c
-  report_attention.c
-  report_html.c
-  report_json.c
-  report_policy.c
-  report_states.c
-  report_svg.c
   selftest_fabric.c
   store_cli.c
   util.c

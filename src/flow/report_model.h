@@ -1,5 +1,5 @@
 /* The fleet report's model: what `nodegate report` shows, apart from how it
- * is drawn (cli/report.h: HTML, SVG, JSON).
+ * is drawn (flow/report_doc.h: HTML, SVG, JSON).
  *
  * report_model.c reads the store into struct ng_report (one snapshot);
  * report_model_hours.c adds GPU-hours from job accounting; report_model_fr.c

@@ -54,11 +54,17 @@ set(NG_FLOW_SOURCES
   replay_gate.c
   replay_gpu.c
   replay_model.c
+  report_attention.c
+  report_html.c
+  report_json.c
   report_model.c
   report_model_fr.c
   report_model_hours.c
   report_model_map.c
   report_model_truth.c
+  report_policy.c
+  report_states.c
+  report_svg.c
   run_lock.c
   shadow.c
   testing/scenario_read.c

@@ -3,7 +3,7 @@
  * state the store learns to keep is added here once. Most pressing first. */
 #include <string.h>
 
-#include "cli/report.h"
+#include "flow/report_doc.h"
 
 size_t ng_report_states_of(const struct ng_report *r, size_t node, const char **out, size_t max)
 {

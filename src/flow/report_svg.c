@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/report.h"
+#include "flow/report_doc.h"
 
 #define W 760.0
 #define STRIP_H 150.0

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
 #include "core/json.h"
+#include "flow/report_doc.h"
 
 static bool shown(const struct ng_report *r, const struct ng_rnode *n)
 {

@@ -1,7 +1,7 @@
 /* The report's policy sections (report_policy.c): a replay (--replay FILE)
  * and the shadow policy's would-be outcomes over the window. */
-#ifndef NODEGATE_CLI_REPORT_POLICY_H
-#define NODEGATE_CLI_REPORT_POLICY_H
+#ifndef NODEGATE_FLOW_REPORT_POLICY_H
+#define NODEGATE_FLOW_REPORT_POLICY_H
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
-#include "cli/report_policy.h"
+#include "core/json_file.h"
+#include "flow/report_doc.h"
+#include "flow/report_policy.h"
 #include "flow/shadow.h"
 
 int ng_report_policy_load(ng_store *st, int64_t since, const char *replay_file, cJSON **replay,

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/report.h"
-#include "cli/store_cli.h"
+#include "core/json.h"
+#include "flow/report_doc.h"
 
 static void num(cJSON *o, const char *k, double v) { ng_json_add_number(o, k, v); }
 

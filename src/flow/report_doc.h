@@ -1,17 +1,18 @@
-/* nodegate report: how the report is drawn. What it shows is the flow
- * layer's model (flow/report_model.h: the store read into struct
- * ng_report); report_html.c and report_svg.c write the HTML page,
- * report_json.c the same content as JSON. cmd_report.c parses the options
- * and runs them in order. */
-#ifndef NODEGATE_CLI_REPORT_H
-#define NODEGATE_CLI_REPORT_H
+/* The fleet report's documents: how the report is drawn. What it shows is
+ * the model (flow/report_model.h: the store read into struct ng_report);
+ * report_html.c and report_svg.c write the HTML page, report_json.c the
+ * same content as JSON, report_policy.c (flow/report_policy.h) the policy
+ * sections added to both. They build the documents in memory and never
+ * print or write a file: a front end prints the JSON or writes the page
+ * (the nodegate binary's cli/cmd_report.c, through the safe writer). */
+#ifndef NODEGATE_FLOW_REPORT_DOC_H
+#define NODEGATE_FLOW_REPORT_DOC_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/cmd.h"
 #include "core/strbuf.h"
 #include "flow/report_model.h"
 

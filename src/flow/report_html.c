@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/report.h"
 #include "core/json.h"
+#include "flow/report_doc.h"
 
 void ng_html_escape(ng_strbuf *o, const char *s)
 {
