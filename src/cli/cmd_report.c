@@ -190,7 +190,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	rc = NG_EXIT_OK;
 	if (html) {
 		ng_strbuf page = {0};
-		if (ng_report_html(&r, &page) < 0 || ng_report_policy_html(replay, shadow, &page) < 0) {
+		if (ng_report_page(&r, replay, shadow, &page) < 0) {
 			fprintf(stderr, "nodegate report: out of memory writing the page\n");
 			rc = NG_EXIT_NOT_ADMISSIBLE;
 		} else if (ng_write_file_atomic(html, page.s, page.len, &err) < 0) {
@@ -203,8 +203,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 		ng_strbuf_free(&page);
 	}
 	if (json) {
-		cJSON *doc = ng_report_json(&r);
-		ng_report_policy_json(doc, replay, shadow);
+		cJSON *doc = ng_report_document(&r, replay, shadow);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (!html) {

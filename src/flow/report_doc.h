@@ -16,6 +16,15 @@
 #include "core/strbuf.h"
 #include "flow/report_model.h"
 
+/* report_doc.c: the two documents whole, what a front end calls once the
+ * model is loaded: the report's own sections, then a replay's and the
+ * shadow policy's (flow/report_policy.h: ng_report_policy_load; either may
+ * be NULL). The page is appended to page; -1 when out of memory. The JSON
+ * document is the caller's to cJSON_Delete. */
+int ng_report_page(const struct ng_report *r, const cJSON *replay, const cJSON *shadow,
+                   ng_strbuf *page);
+cJSON *ng_report_document(const struct ng_report *r, const cJSON *replay, const cJSON *shadow);
+
 /* report_states.c: the states a node is in, most pressing first, as the
  * report shows them ("quarantined", "admitted", ...). The one place a new
  * state (probation, lemon) is added for every section. Returns how many

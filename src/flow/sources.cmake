@@ -55,6 +55,7 @@ set(NG_FLOW_SOURCES
   replay_gpu.c
   replay_model.c
   report_attention.c
+  report_doc.c
   report_html.c
   report_json.c
   report_model.c
