@@ -64,6 +64,7 @@ const struct ng_cmd_entry ng_cmd_baseline_entry = {
 	"1 build: every key was refused (establishing), or pin/expire was refused;\n"
 	"2 usage error; 3 the store could not be opened, read or written.\n",
 	.exec = exec_baseline,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
@@ -77,8 +78,8 @@ struct opts {
  * --software). Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	memset(o, 0, sizeof *o);
 	optind = 0;
+	memset(o, 0, sizeof *o);
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_baseline_entry, argc, argv);
@@ -158,7 +159,8 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline build takes no arguments, only --class, "
 		                             "--software and --metric: \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
+	cli->needs = NG_CMD_NEEDS_STORE; /* the first build begins a store */
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -170,7 +172,6 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	if (ng_baselines_build(&ctx, &(ng_baseline_filter){o.class_key, o.software, o.metric}, &res,
 	                       &err) < 0)
 		rc = ng_cli_fail(e, &err, NG_ERR_STORE);
-	ng_store_close(st);
 	ng_store_baseline *rows = res.rows;
 	size_t n = res.n, built = res.built;
 	int64_t since = res.since;
@@ -242,7 +243,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline show takes no arguments (--class C for one "
 		                             "class): \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -251,7 +252,6 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_store_baseline *all;
 	size_t n;
 	rc = ng_baselines_in_force(&ctx, o.class_key, o.all, &all, &n, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
@@ -322,7 +322,7 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.name) >= sizeof b.pinned_name)
 		return ng_cmd_usage_error(e, "--name is %zu characters; at most %zu", strlen(o.name),
 		                          sizeof b.pinned_name - 1);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -330,7 +330,6 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	ng_err err;
 	ng_baseline_pin_state state;
 	int r = ng_baseline_pin(&ctx, id, o.name, &state, &b, &err);
-	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (state == NG_BASELINE_NO_SUCH) {
@@ -388,7 +387,7 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.reason) >= sizeof b.expired_reason)
 		return ng_cmd_usage_error(e, "--reason is %zu characters; at most %zu",
 		                          strlen(o.reason), sizeof b.expired_reason - 1);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -396,7 +395,6 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	ng_err err;
 	ng_baseline_expiry x;
 	rc = ng_baselines_expire(&ctx, cls, o.metric, o.reason, &x, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (!x.known) {

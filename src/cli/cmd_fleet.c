@@ -56,6 +56,7 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	"Exit status: 0 done; 1 clear: no such open event; 2 usage error; 3 the store\n"
 	"could not be opened, read or written.\n",
 	.exec = exec_fleet,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
@@ -65,8 +66,8 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	memset(o, 0, sizeof *o);
 	optind = 0;
+	memset(o, 0, sizeof *o);
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_fleet_entry, argc, argv);
@@ -144,7 +145,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[optind]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -152,7 +153,6 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	ng_err err;
 	ng_fleet_events l;
 	rc = ng_fleet_events_read(&ctx, o.all, &l, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	const ng_store_fleet_event *evs = l.events;
@@ -230,7 +230,7 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "--reason must be at most %zu characters",
 		                          sizeof probe.clear_reason - 1);
 
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
+	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -238,7 +238,6 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	ng_fleet_clear_result r;
 	ng_err err;
 	rc = ng_fleet_clear(&ctx, id, o.by, o.reason, &r, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r.state == NG_FLEET_NO_SUCH) {

@@ -50,6 +50,7 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	"could not be opened or read, or the file could not be written (the old file, if\n"
 	"any, is left whole).\n",
 	.exec = exec_metrics,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
@@ -85,7 +86,7 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	ng_store *st = ng_cli_store(cli, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -93,7 +94,6 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	ng_err err = {0};
 	ng_strbuf text = {0};
 	int rc = ng_flow_metrics(&ctx, scope, node, &text, &err);
-	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);
 		if (err.code == NG_ERR_USAGE)

@@ -260,7 +260,7 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	ng_policy pol;
 	if ((rc = load_proposed(e, "replay", o.policy, &pol)) != 0)
 		return rc;
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
+	ng_store *st = ng_cli_store(cli, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -270,7 +270,6 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_replay(&ctx, &ro, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (o.json)
@@ -290,7 +289,7 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (o.n_pos || o.policy || o.cls || o.reason || o.install || o.force)
 		return ng_cmd_usage_error(e, "history takes --store and --json");
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
+	ng_store *st = ng_cli_store(cli, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -298,7 +297,6 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_policy_history(&ctx, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (o.json) {
@@ -373,7 +371,9 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	if ((set || clear) && (!o.reason || !*o.reason))
 		return ng_cmd_usage_error(e, "shadow %s: say why (--reason TEXT): the audit log "
 		                          "keeps it", what);
-	ng_store *st = set ? ng_cli_open_store(cli, e, o.store) : ng_cli_open_existing_store(cli, e, o.store);
+	if (set) /* the one that may begin a store */
+		cli->needs = NG_CMD_NEEDS_STORE;
+	ng_store *st = ng_cli_store(cli, o.store);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -386,7 +386,6 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 		fprintf(stderr, "nodegate policy shadow: note: no policy was running in shadow\n");
 	if (rc >= 0 && !clear)
 		rc = ng_flow_shadow_show(&ctx, o.days, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (doc && o.json)
@@ -425,7 +424,7 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	const char *install = ng_promote_install_path(o.install, o.no_install);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
+	ng_store *st = ng_cli_store(cli, o.store);
 	if (!st) {
 		free(text);
 		return NG_EXIT_STORE;
@@ -438,7 +437,6 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 	cJSON *doc;
 	bool refused;
 	rc = ng_flow_promote(&ctx, &po, &doc, &refused, &err);
-	ng_store_close(st);
 	free(text);
 	if (rc < 0)
 		return err.code == NG_ERR_STORE ? ng_cli_store_error(e, &err)

@@ -46,6 +46,7 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	"Exit status: 0 done; 1 show: no such case; 2 usage error; 3 the store could not\n"
 	"be opened or read.\n",
 	.exec = exec_quarantine,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 #define SUMMARY_MAX 32
@@ -55,8 +56,8 @@ static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, 
                       bool *json)
 {
 	*spec = NULL;
-	*all = *json = false;
 	optind = 0;
+	*all = *json = false;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_quarantine_entry, argc, argv);
@@ -84,7 +85,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "quarantine list takes no arguments: \"%s\" (show NODE "
 		                             "shows one case)",
 		                          argv[optind]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	ng_store *st = ng_cli_store(cli, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -92,7 +93,6 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	ng_case_list l;
 	ng_err err;
 	rc = ng_case_list_read(&ctx, all, &l, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	const ng_case_view *cs = l.cases;
@@ -155,7 +155,7 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (argc - optind != 1)
 		return ng_cmd_usage_error(e, "quarantine show takes one NODE or case ID");
 	const char *arg = argv[optind];
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	ng_store *st = ng_cli_store(cli, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -163,7 +163,6 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	ng_case_detail d;
 	ng_err err;
 	int r = ng_case_find(&ctx, arg, &d, &err);
-	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r == 0) {

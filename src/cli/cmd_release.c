@@ -71,6 +71,7 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"does not hold yet, or a lemon without --force); 2 usage error; 3 the store could\n"
 	"not be opened, read or written.\n",
 	.exec = exec_release,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static void print_text(const struct ng_cli *cli, const ng_release_result *r, bool manual)
@@ -178,7 +179,7 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	/* kubectl's step lines go with the text; under --json, apart from it. */
 	req.land_log = json ? stderr : stdout;
 
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	ng_store *st = ng_cli_store(cli, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	ng_ctx ctx;
@@ -199,6 +200,5 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	} else
 		print_text(cli, &r, req.manual);
 	ng_release_result_release(&r);
-	ng_store_close(st);
 	return rc;
 }
