@@ -70,7 +70,6 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 {
 	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
 	memset(o, 0, sizeof *o);
-	optind = 0;
 	o->limit = DEFAULT_LIMIT;
 	int c;
 	struct ng_opt_parser op;
@@ -94,9 +93,9 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
-	if (optind < argc)
+	if (op.next < argc)
 		return ng_cmd_usage_error(e, "audit %s takes no arguments: \"%s\"", argv[0],
-		                          argv[optind]);
+		                          argv[op.next]);
 	return -1;
 }
 

@@ -78,7 +78,6 @@ struct opts {
  * --software). Returns -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	optind = 0;
 	memset(o, 0, sizeof *o);
 	int c;
 	struct ng_opt_parser op;
@@ -98,8 +97,8 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
-	o->argc = argc - optind;
-	o->argv = argv + optind;
+	o->argc = argc - op.next;
+	o->argv = argv + op.next;
 	return -1;
 }
 

@@ -62,11 +62,11 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 struct opts {
 	const char *spec, *by, *reason;
 	bool all, json;
+	int next; /* the first operand */
 };
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	optind = 0;
 	memset(o, 0, sizeof *o);
 	int c;
 	struct ng_opt_parser op;
@@ -83,6 +83,7 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
+	o->next = op.next;
 	return -1;
 }
 
@@ -143,8 +144,8 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "asj", &o);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
-		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[optind]);
+	if (o.next < argc)
+		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[o.next]);
 	ng_store *st = ng_cli_store(cli, o.spec);
 	if (!st)
 		return NG_EXIT_STORE;
@@ -212,10 +213,10 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	rc = NG_EXIT_OK;
-	if (argc - optind != 1)
+	if (argc - o.next != 1)
 		return ng_cmd_usage_error(e, "fleet clear takes one event ID (`nodegate fleet list` "
 		                             "lists them)");
-	const char *arg = argv[optind];
+	const char *arg = argv[o.next];
 	int64_t id;
 	if (!ng_cli_parse_id(arg, &id))
 		return ng_cmd_usage_error(e, "\"%s\" is not an event ID (a positive number)", arg);
