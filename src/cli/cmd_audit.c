@@ -106,11 +106,9 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "sj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_audit_verification v;
 	rc = ng_audit_verify(&ctx, &v, &err);
@@ -153,11 +151,9 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "nSsj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	char filed_as[NG_AUDIT_SUBJECT_MAX];
 	cJSON *doc = ng_audit_entries(&ctx, o.limit, o.subject, filed_as, &err);

@@ -159,11 +159,9 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 		                             "--software and --metric: \"%s\"",
 		                          o.argv[0]);
 	cli->needs = NG_CMD_NEEDS_STORE; /* the first build begins a store */
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_baseline_build_result res;
 	ng_err err;
 	rc = NG_EXIT_OK;
@@ -242,11 +240,9 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline show takes no arguments (--class C for one "
 		                             "class): \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_store_baseline *all;
 	size_t n;
@@ -321,11 +317,9 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.name) >= sizeof b.pinned_name)
 		return ng_cmd_usage_error(e, "--name is %zu characters; at most %zu", strlen(o.name),
 		                          sizeof b.pinned_name - 1);
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_baseline_pin_state state;
 	int r = ng_baseline_pin(&ctx, id, o.name, &state, &b, &err);
@@ -386,11 +380,9 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.reason) >= sizeof b.expired_reason)
 		return ng_cmd_usage_error(e, "--reason is %zu characters; at most %zu",
 		                          strlen(o.reason), sizeof b.expired_reason - 1);
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_baseline_expiry x;
 	rc = ng_baselines_expire(&ctx, cls, o.metric, o.reason, &x, &err);

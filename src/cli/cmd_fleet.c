@@ -146,11 +146,9 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (o.next < argc)
 		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[o.next]);
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_fleet_events l;
 	rc = ng_fleet_events_read(&ctx, o.all, &l, &err);
@@ -231,11 +229,9 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "--reason must be at most %zu characters",
 		                          sizeof probe.clear_reason - 1);
 
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_fleet_clear_result r;
 	ng_err err;
 	rc = ng_fleet_clear(&ctx, id, o.by, o.reason, &r, &err);

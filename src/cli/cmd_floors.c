@@ -73,11 +73,9 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 	if (errno || end == fraction || *end || !(f > 0 && f <= 1))
 		return ng_cmd_usage_error(e, "--fraction wants a number over 0 and at most 1, not \"%s\"",
 		                          fraction);
-	ng_store *st = ng_cli_store(cli, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_floor_suggestion *sug = NULL;
 	size_t used = 0;

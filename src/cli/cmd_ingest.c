@@ -144,14 +144,12 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 		ng_run_id(run_id, "ingest", now);
 	}
 
-	ng_store *st = ng_cli_store(cli, spec);
-	if (!st)
+	ng_ctx ctx;
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
 		return NG_EXIT_STORE;
 	ng_store_ingest how = {.run_id = run_id, .taken_at = at, .idle = idle, .accepted = accepted,
 	                       .actor = ng_actor()};
-	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
-	struct said said = {.st = st, .json = json, .accepted = accepted, .run_id = run_id,
+	struct said said = {.st = ctx.store, .json = json, .accepted = accepted, .run_id = run_id,
 	                    .rc = NG_EXIT_OK};
 	cJSON *doc = NULL;
 	ng_ingest_files(&ctx, argv + optind, (size_t)(argc - optind), &how, say_file, &said,

@@ -86,11 +86,9 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
-	ng_store *st = ng_cli_store(cli, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err = {0};
 	ng_strbuf text = {0};
 	int rc = ng_flow_metrics(&ctx, scope, node, &text, &err);

@@ -98,11 +98,9 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 		                          until_text, (double)(until - now) / 86400.0,
 		                          NG_OVERRIDE_MAX_DAYS);
 
-	ng_store *st = ng_cli_store(cli, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_override_request req = {.node = node, .reason = reason, .by = by, .created_at = now,
 	                           .expires_at = until};
 	ng_override_result r;

@@ -265,11 +265,9 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	ng_policy pol;
 	if ((rc = load_proposed(e, "replay", o.policy, &pol)) != 0)
 		return rc;
-	ng_store *st = ng_cli_store(cli, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	ng_replay_opts ro = {.proposed = &pol, .source = o.policy, .days = o.days,
 	                     .class_key = o.cls};
 	cJSON *doc;
@@ -294,11 +292,9 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (o.n_pos || o.policy || o.cls || o.reason || o.install || o.force)
 		return ng_cmd_usage_error(e, "history takes --store and --json");
-	ng_store *st = ng_cli_store(cli, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_policy_history(&ctx, &doc, &err);
@@ -378,11 +374,9 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 		                          "keeps it", what);
 	if (set) /* the one that may begin a store */
 		cli->needs = NG_CMD_NEEDS_STORE;
-	ng_store *st = ng_cli_store(cli, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	cJSON *doc = NULL;
 	if (set)
@@ -429,13 +423,11 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	const char *install = ng_promote_install_path(o.install, o.no_install);
-	ng_store *st = ng_cli_store(cli, o.store);
-	if (!st) {
+	ng_ctx ctx;
+	if (!ng_cli_store_ctx(cli, o.store, &ctx)) {
 		free(text);
 		return NG_EXIT_STORE;
 	}
-	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
 	ng_promote_opts po = {.proposed = &pol, .source = file, .text = text, .install = install,
 	                      .reason = o.reason, .force = o.force, .guard_share = o.guard,
 	                      .days = o.days};

@@ -88,11 +88,9 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "quarantine list takes no arguments: \"%s\" (show NODE "
 		                             "shows one case)",
 		                          argv[o.next]);
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_case_list l;
 	ng_err err;
 	rc = ng_case_list_read(&ctx, o.all, &l, &err);
@@ -157,11 +155,9 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	if (argc - o.next != 1)
 		return ng_cmd_usage_error(e, "quarantine show takes one NODE or case ID");
 	const char *arg = argv[o.next];
-	ng_store *st = ng_cli_store(cli, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_case_detail d;
 	ng_err err;
 	int r = ng_case_find(&ctx, arg, &d, &err);

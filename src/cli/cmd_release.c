@@ -179,11 +179,9 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	/* kubectl's step lines go with the text; under --json, apart from it. */
 	req.land_log = json ? stderr : stdout;
 
-	ng_store *st = ng_cli_store(cli, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_release_result r;
 	ng_err err;
 	int rc = NG_EXIT_OK;

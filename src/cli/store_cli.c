@@ -42,6 +42,14 @@ ng_store *ng_cli_store(struct ng_cli *cli, const char *spec)
 	return cli->store;
 }
 
+bool ng_cli_store_ctx(struct ng_cli *cli, const char *spec, ng_ctx *ctx)
+{
+	ng_store *st = ng_cli_store(cli, spec);
+	if (st)
+		ng_cli_ctx(cli, st, ctx);
+	return st != NULL;
+}
+
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)
 {
 	fprintf(stderr, "nodegate %s: store: %s\n", e->name, err->msg);
