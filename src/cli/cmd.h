@@ -22,16 +22,6 @@ enum { NG_EXIT_OK = 0, NG_EXIT_NOT_ADMISSIBLE = 1, NG_EXIT_USAGE = 2, NG_EXIT_ST
 
 struct ng_cmd_entry;
 
-struct ng_cli {
-	ng_policy policy;
-	const char *prog;
-	const char *store_spec; /* the global --store, or NULL */
-	const char *on_verdict; /* the global --on-verdict: a program told of each verdict */
-	bool no_land;           /* report only: change no scheduler state, run no hook (npd) */
-	const struct ng_cmd_entry *cmd; /* the verb main runs */
-	ng_store *store;        /* its store once opened (ng_cli_store); main closes it */
-};
-
 /* What a verb needs main to hold for it, as tmux's command entries say. A
  * store is opened only when the verb asks (ng_cli_store, cli/store_cli.h),
  * after its options: a usage error comes before a store error, and a
@@ -40,6 +30,20 @@ enum ng_cmd_needs {
 	NG_CMD_NEEDS_NOTHING = 0,
 	NG_CMD_NEEDS_STORE,          /* a store, made when it does not exist */
 	NG_CMD_NEEDS_EXISTING_STORE, /* a store that must be there: it only reads or changes */
+};
+
+struct ng_cli {
+	ng_policy policy;
+	const char *prog;
+	const char *store_spec; /* the global --store, or NULL */
+	const char *on_verdict; /* the global --on-verdict: a program told of each verdict */
+	bool no_land;           /* report only: change no scheduler state, run no hook (npd) */
+	const struct ng_cmd_entry *cmd; /* the verb main runs */
+	ng_store *store;        /* its store once opened (ng_cli_store); main closes it */
+	/* The store it needs: its entry's; a subcommand or an option that
+	 * differs (baseline build, fabric --expect-busbw) sets it before
+	 * ng_cli_store. */
+	enum ng_cmd_needs needs;
 };
 
 struct ng_cmd_entry {

@@ -57,6 +57,7 @@ const struct ng_cmd_entry ng_cmd_audit_entry = {
 	"2 usage error;\n"
 	"3 the store could not be opened or read.\n",
 	.exec = exec_audit,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
@@ -70,7 +71,6 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 	const struct ng_cmd_entry *e = &ng_cmd_audit_entry;
 	memset(o, 0, sizeof *o);
 	o->limit = DEFAULT_LIMIT;
-	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_audit_entry, argc, argv);
@@ -93,9 +93,9 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
-	if (optind < argc)
+	if (op.next < argc)
 		return ng_cmd_usage_error(e, "audit %s takes no arguments: \"%s\"", argv[0],
-		                          argv[optind]);
+		                          argv[op.next]);
 	return -1;
 }
 
@@ -106,15 +106,12 @@ static int cmd_verify(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "sj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_audit_verification v;
 	rc = ng_audit_verify(&ctx, &v, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	const ng_store_audit_report rep = v.rep;
@@ -154,15 +151,12 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "nSsj", &o);
 	if (rc >= 0)
 		return rc;
-	ng_store *st = ng_cli_open_existing_store(cli, &ng_cmd_audit_entry, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	char filed_as[NG_AUDIT_SUBJECT_MAX];
 	cJSON *doc = ng_audit_entries(&ctx, o.limit, o.subject, filed_as, &err);
-	ng_store_close(st);
 	if (!doc)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (o.json) {

@@ -64,6 +64,7 @@ const struct ng_cmd_entry ng_cmd_baseline_entry = {
 	"1 build: every key was refused (establishing), or pin/expire was refused;\n"
 	"2 usage error; 3 the store could not be opened, read or written.\n",
 	.exec = exec_baseline,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
@@ -78,7 +79,6 @@ struct opts {
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
-	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_baseline_entry, argc, argv);
@@ -97,8 +97,8 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
-	o->argc = argc - optind;
-	o->argv = argv + optind;
+	o->argc = argc - op.next;
+	o->argv = argv + op.next;
 	return -1;
 }
 
@@ -158,11 +158,10 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline build takes no arguments, only --class, "
 		                             "--software and --metric: \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_open_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
+	cli->needs = NG_CMD_NEEDS_STORE; /* the first build begins a store */
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_baseline_build_result res;
 	ng_err err;
 	rc = NG_EXIT_OK;
@@ -170,7 +169,6 @@ static int cmd_build(struct ng_cli *cli, int argc, char **argv)
 	if (ng_baselines_build(&ctx, &(ng_baseline_filter){o.class_key, o.software, o.metric}, &res,
 	                       &err) < 0)
 		rc = ng_cli_fail(e, &err, NG_ERR_STORE);
-	ng_store_close(st);
 	ng_store_baseline *rows = res.rows;
 	size_t n = res.n, built = res.built;
 	int64_t since = res.since;
@@ -242,16 +240,13 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "baseline show takes no arguments (--class C for one "
 		                             "class): \"%s\"",
 		                          o.argv[0]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_store_baseline *all;
 	size_t n;
 	rc = ng_baselines_in_force(&ctx, o.class_key, o.all, &all, &n, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 
@@ -322,15 +317,12 @@ static int cmd_pin(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.name) >= sizeof b.pinned_name)
 		return ng_cmd_usage_error(e, "--name is %zu characters; at most %zu", strlen(o.name),
 		                          sizeof b.pinned_name - 1);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_baseline_pin_state state;
 	int r = ng_baseline_pin(&ctx, id, o.name, &state, &b, &err);
-	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (state == NG_BASELINE_NO_SUCH) {
@@ -388,15 +380,12 @@ static int cmd_expire(struct ng_cli *cli, int argc, char **argv)
 	if (strlen(o.reason) >= sizeof b.expired_reason)
 		return ng_cmd_usage_error(e, "--reason is %zu characters; at most %zu",
 		                          strlen(o.reason), sizeof b.expired_reason - 1);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_baseline_expiry x;
 	rc = ng_baselines_expire(&ctx, cls, o.metric, o.reason, &x, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (!x.known) {

@@ -38,6 +38,7 @@ const struct ng_cmd_entry ng_cmd_fabric_entry = {
 	"Exit status: 0 every node passed; 1 a node slow, held or with risen counters;\n"
 	"2 usage; 3 the store.\n",
 	.exec = fabric_main,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static int ports_main(struct ng_cli *cli, int argc, char **argv)
@@ -114,13 +115,13 @@ static bool expand(const char *list, char **out, size_t cap, size_t *n)
  * when it is read (baselines without --expect-busbw, peers without
  * --peers), else it is made. 0 with *st (NULL: none named), else the exit
  * status (printed). */
-static int open_store(struct ng_cli *cli, bool must_exist, ng_store **st)
+static int named_store(struct ng_cli *cli, bool must_exist, ng_store **st)
 {
 	*st = NULL;
 	if (!cli->store_spec && !getenv("NODEGATE_STORE"))
 		return 0;
-	*st = must_exist ? ng_cli_open_existing_store(cli, &ng_cmd_fabric_entry, NULL)
-	                 : ng_cli_open_store(cli, &ng_cmd_fabric_entry, NULL);
+	cli->needs = must_exist ? NG_CMD_NEEDS_EXISTING_STORE : NG_CMD_NEEDS_STORE;
+	*st = ng_cli_store(cli, NULL);
 	return *st ? 0 : NG_EXIT_STORE;
 }
 
@@ -159,13 +160,12 @@ static int gang_sub(struct ng_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	ng_store *st;
-	if ((rc = open_store(cli, !(f.o.expect_busbw > 0), &st)) != 0)
+	if ((rc = named_store(cli, !(f.o.expect_busbw > 0), &st)) != 0)
 		goto out;
 	ng_ctx ctx;
 	ng_cli_ctx(cli, st, &ctx);
 	ng_err err = {0};
 	cJSON *doc = ng_fabric_gang(&ctx, &f.o, names, n, n_refs, &err);
-	ng_store_close(st);
 	if (!doc) {
 		rc = err.code == NG_ERR_STORE ? ng_cli_store_error(e, &err) : NG_EXIT_USAGE;
 		if (err.code != NG_ERR_STORE)
@@ -232,7 +232,7 @@ static int pair_sub(struct ng_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	bool named = cli->store_spec || getenv("NODEGATE_STORE");
-	if ((rc = open_store(cli, !(f.o.expect_busbw > 0) || !f.peers, &st)) != 0)
+	if ((rc = named_store(cli, !(f.o.expect_busbw > 0) || !f.peers, &st)) != 0)
 		goto out;
 	ng_ctx ctx;
 	ng_cli_ctx(cli, st, &ctx);
@@ -251,13 +251,14 @@ static int pair_sub(struct ng_cli *cli, int argc, char **argv)
 		/* Peers from the store named, else the default one (which must be
 		 * there); the records are kept only in a store named. */
 		ng_ctx pick = ctx;
-		if (!named && !(pick.store = ng_cli_open_existing_store(cli, e, NULL))) {
-			rc = NG_EXIT_STORE;
-			goto out;
+		if (!named) {
+			cli->needs = NG_CMD_NEEDS_EXISTING_STORE;
+			if (!(pick.store = ng_cli_store(cli, NULL))) {
+				rc = NG_EXIT_STORE;
+				goto out;
+			}
 		}
 		int got = ng_fabric_pick_peers(&pick, &f.o, cand, peers, 2, &err);
-		if (!named)
-			ng_store_close(pick.store);
 		if (got < 0) {
 			rc = ng_cli_store_error(e, &err);
 			goto out;
@@ -292,7 +293,6 @@ static int pair_sub(struct ng_cli *cli, int argc, char **argv)
 	                                                                     : NG_EXIT_NOT_ADMISSIBLE;
 	cJSON_Delete(doc);
 out:
-	ng_store_close(st);
 	for (size_t i = 0; i < np; i++)
 		free(peers[i]);
 	fabric_cli_free(&f);

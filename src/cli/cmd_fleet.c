@@ -56,17 +56,18 @@ const struct ng_cmd_entry ng_cmd_fleet_entry = {
 	"Exit status: 0 done; 1 clear: no such open event; 2 usage error; 3 the store\n"
 	"could not be opened, read or written.\n",
 	.exec = exec_fleet,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 struct opts {
 	const char *spec, *by, *reason;
 	bool all, json;
+	int next; /* the first operand */
 };
 
 static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
 	memset(o, 0, sizeof *o);
-	optind = 0;
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_fleet_entry, argc, argv);
@@ -82,6 +83,7 @@ static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o
 		case 'j': o->json = true; break;
 		}
 	}
+	o->next = op.next;
 	return -1;
 }
 
@@ -142,17 +144,14 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 	int rc = parse_opts(argc, argv, "asj", &o);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
-		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[optind]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
+	if (o.next < argc)
+		return ng_cmd_usage_error(e, "fleet list takes no arguments: \"%s\"", argv[o.next]);
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_fleet_events l;
 	rc = ng_fleet_events_read(&ctx, o.all, &l, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	const ng_store_fleet_event *evs = l.events;
@@ -212,10 +211,10 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	rc = NG_EXIT_OK;
-	if (argc - optind != 1)
+	if (argc - o.next != 1)
 		return ng_cmd_usage_error(e, "fleet clear takes one event ID (`nodegate fleet list` "
 		                             "lists them)");
-	const char *arg = argv[optind];
+	const char *arg = argv[o.next];
 	int64_t id;
 	if (!ng_cli_parse_id(arg, &id))
 		return ng_cmd_usage_error(e, "\"%s\" is not an event ID (a positive number)", arg);
@@ -230,15 +229,12 @@ static int cmd_clear(struct ng_cli *cli, int argc, char **argv)
 		return ng_cmd_usage_error(e, "--reason must be at most %zu characters",
 		                          sizeof probe.clear_reason - 1);
 
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_fleet_clear_result r;
 	ng_err err;
 	rc = ng_fleet_clear(&ctx, id, o.by, o.reason, &r, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r.state == NG_FLEET_NO_SUCH) {

@@ -40,6 +40,7 @@ const struct ng_cmd_entry ng_cmd_floors_entry = {
 	"Exit status: 0 floors suggested; 1 the class has no pinned baseline; 2 usage\n"
 	"error; 3 the store could not be opened or read.\n",
 	.exec = exec_floors,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
@@ -72,16 +73,13 @@ static int cmd_suggest(struct ng_cli *cli, int argc, char **argv)
 	if (errno || end == fraction || *end || !(f > 0 && f <= 1))
 		return ng_cmd_usage_error(e, "--fraction wants a number over 0 and at most 1, not \"%s\"",
 		                          fraction);
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	ng_floor_suggestion *sug = NULL;
 	size_t used = 0;
 	int r = ng_floors_suggest(&ctx, cls, software, f, &sug, &used, &err);
-	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 

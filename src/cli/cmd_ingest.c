@@ -54,6 +54,7 @@ const struct ng_cmd_entry ng_cmd_ingest_entry = {
 	"Exit status: 0 every file stored; 2 a file could not be read or holds a bad\n"
 	"record (nothing from it was stored); 3 the store could not be opened or written.\n",
 	.exec = exec_ingest,
+	.needs = NG_CMD_NEEDS_STORE,
 };
 
 /* What a file of the batch came to, said as it is done. */
@@ -143,14 +144,12 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 		ng_run_id(run_id, "ingest", now);
 	}
 
-	ng_store *st = ng_cli_open_store(cli, e, spec);
-	if (!st)
+	ng_ctx ctx;
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
 		return NG_EXIT_STORE;
 	ng_store_ingest how = {.run_id = run_id, .taken_at = at, .idle = idle, .accepted = accepted,
 	                       .actor = ng_actor()};
-	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
-	struct said said = {.st = st, .json = json, .accepted = accepted, .run_id = run_id,
+	struct said said = {.st = ctx.store, .json = json, .accepted = accepted, .run_id = run_id,
 	                    .rc = NG_EXIT_OK};
 	cJSON *doc = NULL;
 	ng_ingest_files(&ctx, argv + optind, (size_t)(argc - optind), &how, say_file, &said,
@@ -159,6 +158,5 @@ static int exec_ingest(struct ng_cli *cli, int argc, char **argv)
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	}
-	ng_store_close(st);
 	return said.rc;
 }

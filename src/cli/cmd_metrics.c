@@ -50,6 +50,7 @@ const struct ng_cmd_entry ng_cmd_metrics_entry = {
 	"could not be opened or read, or the file could not be written (the old file, if\n"
 	"any, is left whole).\n",
 	.exec = exec_metrics,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
@@ -85,15 +86,12 @@ static int exec_metrics(struct ng_cli *cli, int argc, char **argv)
 	struct stat sb;
 	if (dir && (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)))
 		return ng_cmd_usage_error(e, "--textfile %s is not a directory", dir);
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err = {0};
 	ng_strbuf text = {0};
 	int rc = ng_flow_metrics(&ctx, scope, node, &text, &err);
-	ng_store_close(st);
 	if (rc < 0) {
 		ng_strbuf_free(&text);
 		if (err.code == NG_ERR_USAGE)

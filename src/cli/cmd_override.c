@@ -42,6 +42,7 @@ const struct ng_cmd_entry ng_cmd_override_entry = {
 	"Exit status: 0 recorded; 2 usage error (a missing option, an expiry in the\n"
 	"past or more than 90 days ahead); 3 the store could not be opened or written.\n",
 	.exec = exec_override,
+	.needs = NG_CMD_NEEDS_STORE,
 };
 
 static int exec_override(struct ng_cli *cli, int argc, char **argv)
@@ -97,11 +98,9 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 		                          until_text, (double)(until - now) / 86400.0,
 		                          NG_OVERRIDE_MAX_DAYS);
 
-	ng_store *st = ng_cli_open_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_override_request req = {.node = node, .reason = reason, .by = by, .created_at = now,
 	                           .expires_at = until};
 	ng_override_result r;
@@ -120,6 +119,5 @@ static int exec_override(struct ng_cli *cli, int argc, char **argv)
 		       r.ref.name[0] ? r.ref.name : o->node, o->by, until_text,
 		       hours < 48 ? hours : hours / 24, hours < 48 ? "hours" : "days", o->reason);
 	}
-	ng_store_close(st);
 	return rc;
 }

@@ -74,6 +74,7 @@ const struct ng_cmd_entry ng_cmd_policy_entry = {
 	"--force. policy history lists every policy version the store has seen: first\n"
 	"and last use, who promoted it, and its decisions of each kind.\n",
 	.exec = exec_policy,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 #ifndef NODEGATE_VERSION

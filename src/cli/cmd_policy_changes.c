@@ -25,74 +25,79 @@ struct popts {
 	const char *policy, *cls, *store, *reason, *install;
 	long days;
 	double guard;
-	bool json, force, no_install, help;
+	bool json, force, no_install;
 	const char *pos[2];
 	size_t n_pos;
 };
 
-static int want_value(const struct ng_cmd_entry *e, int argc, char **argv, int *i,
-                      const char **out)
-{
-	if (*i + 1 >= argc)
-		return ng_cmd_usage_error(e, "%s: %s needs a value", argv[0], argv[*i]);
-	*out = argv[++*i];
-	return 0;
-}
+enum {
+	O_POLICY = NG_OPT_LONG,
+	O_CLASS,
+	O_STORE,
+	O_REASON,
+	O_INSTALL,
+	O_DAYS,
+	O_GUARD,
+	O_FORCE,
+	O_NO_INSTALL,
+};
+
+/* The options of replay, history, shadow and promote; `nodegate policy
+ * --help` says which takes which. */
+static const struct ng_opt changes_opts[] = {
+	{"policy", O_POLICY, "FILE", "the proposed policy"},
+	{"class", O_CLASS, "C", "replay: one class"},
+	{"store", O_STORE, "S", "the store"},
+	{"reason", O_REASON, "TEXT", "why: the audit log keeps it"},
+	{"install", O_INSTALL, "PATH", "promote: where the promoted policy is installed"},
+	{"no-install", O_NO_INSTALL, NULL, "promote: install nothing"},
+	{"days", O_DAYS, "N", "the window, 1 to 3650 days (30)"},
+	{"guard-share", O_GUARD, "S", "promote: the share of a class it may take out (0.05)"},
+	{"force", O_FORCE, NULL, "promote: over the guard"},
+	NG_OPT_JSON("JSON instead of text"),
+	NG_OPT_HELP,
+	{0},
+};
 
 /* The options every subcommand shares; a subcommand refuses the ones it
  * does not take. Returns -1 to go on, or an exit status. */
 static int parse(const struct ng_cmd_entry *e, int argc, char **argv, struct popts *o)
 {
 	*o = (struct popts){.days = DEFAULT_DAYS, .guard = DEFAULT_GUARD};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		if (strcmp(a, "--json") == 0 || strcmp(a, "-j") == 0)
-			o->json = true;
-		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
-			o->help = true;
-		else if (strcmp(a, "--force") == 0)
-			o->force = true;
-		else if (strcmp(a, "--no-install") == 0)
-			o->no_install = true;
-		else if (strcmp(a, "--policy") == 0 || strcmp(a, "--class") == 0 ||
-		         strcmp(a, "--store") == 0 || strcmp(a, "--reason") == 0 ||
-		         strcmp(a, "--install") == 0 || strcmp(a, "--days") == 0 ||
-		         strcmp(a, "--guard-share") == 0) {
-			if (want_value(e, argc, argv, &i, &v) != 0)
-				return NG_EXIT_USAGE;
-			char *end;
-			if (strcmp(a, "--policy") == 0)
-				o->policy = v;
-			else if (strcmp(a, "--class") == 0)
-				o->cls = v;
-			else if (strcmp(a, "--store") == 0)
-				o->store = v;
-			else if (strcmp(a, "--reason") == 0)
-				o->reason = v;
-			else if (strcmp(a, "--install") == 0)
-				o->install = v;
-			else if (strcmp(a, "--days") == 0) {
-				errno = 0;
-				o->days = strtol(v, &end, 10);
-				if (!*v || *end || errno || o->days < 1 || o->days > 3650)
-					return ng_cmd_usage_error(e, "%s: --days %s: a whole number of days "
-					                          "from 1 to 3650", argv[0], v);
-			} else {
-				o->guard = strtod(v, &end);
-				if (!*v || *end || !(o->guard > 0 && o->guard <= 1))
-					return ng_cmd_usage_error(e, "%s: --guard-share %s: a share of a "
-					                          "class, over 0 and at most 1", argv[0], v);
-			}
-		} else if (a[0] == '-' && a[1])
-			return ng_cmd_usage_error(e, "%s: unknown option %s", argv[0], a);
-		else if (o->n_pos < 2)
-			o->pos[o->n_pos++] = a;
-		else
-			return ng_cmd_usage_error(e, "%s: unexpected argument %s", argv[0], a);
+	struct ng_opt_parser op;
+	ng_opt_begin_table(&op, e, changes_opts, argc, argv);
+	int c;
+	char *end;
+	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
+		switch (c) {
+		case NG_OPT_EXIT: return op.status;
+		case O_POLICY: o->policy = op.arg; break;
+		case O_CLASS: o->cls = op.arg; break;
+		case O_STORE: o->store = op.arg; break;
+		case O_REASON: o->reason = op.arg; break;
+		case O_INSTALL: o->install = op.arg; break;
+		case O_NO_INSTALL: o->no_install = true; break;
+		case O_FORCE: o->force = true; break;
+		case 'j': o->json = true; break;
+		case O_DAYS:
+			errno = 0;
+			o->days = strtol(op.arg, &end, 10);
+			if (!*op.arg || *end || errno || o->days < 1 || o->days > 3650)
+				return ng_cmd_usage_error(e, "%s: --days %s: a whole number of days "
+				                          "from 1 to 3650", argv[0], op.arg);
+			break;
+		case O_GUARD:
+			o->guard = strtod(op.arg, &end);
+			if (!*op.arg || *end || !(o->guard > 0 && o->guard <= 1))
+				return ng_cmd_usage_error(e, "%s: --guard-share %s: a share of a "
+				                          "class, over 0 and at most 1", argv[0], op.arg);
+			break;
+		}
 	}
-	if (o->help) {
-		ng_cmd_print_help(e, stdout);
-		return NG_EXIT_OK;
+	for (int i = op.next; i < argc; i++) {
+		if (o->n_pos == 2)
+			return ng_cmd_usage_error(e, "%s: unexpected argument %s", argv[0], argv[i]);
+		o->pos[o->n_pos++] = argv[i];
 	}
 	return -1;
 }
@@ -260,17 +265,14 @@ static int replay(struct ng_cli *cli, int argc, char **argv)
 	ng_policy pol;
 	if ((rc = load_proposed(e, "replay", o.policy, &pol)) != 0)
 		return rc;
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	ng_replay_opts ro = {.proposed = &pol, .source = o.policy, .days = o.days,
 	                     .class_key = o.cls};
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_replay(&ctx, &ro, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (o.json)
@@ -290,15 +292,12 @@ static int history(struct ng_cli *cli, int argc, char **argv)
 		return rc;
 	if (o.n_pos || o.policy || o.cls || o.reason || o.install || o.force)
 		return ng_cmd_usage_error(e, "history takes --store and --json");
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	cJSON *doc;
 	ng_err err;
 	rc = ng_flow_policy_history(&ctx, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (o.json) {
@@ -373,11 +372,11 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 	if ((set || clear) && (!o.reason || !*o.reason))
 		return ng_cmd_usage_error(e, "shadow %s: say why (--reason TEXT): the audit log "
 		                          "keeps it", what);
-	ng_store *st = set ? ng_cli_open_store(cli, e, o.store) : ng_cli_open_existing_store(cli, e, o.store);
-	if (!st)
-		return NG_EXIT_STORE;
+	if (set) /* the one that may begin a store */
+		cli->needs = NG_CMD_NEEDS_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.store, &ctx))
+		return NG_EXIT_STORE;
 	ng_err err;
 	cJSON *doc = NULL;
 	if (set)
@@ -386,7 +385,6 @@ static int shadow(struct ng_cli *cli, int argc, char **argv)
 		fprintf(stderr, "nodegate policy shadow: note: no policy was running in shadow\n");
 	if (rc >= 0 && !clear)
 		rc = ng_flow_shadow_show(&ctx, o.days, &doc, &err);
-	ng_store_close(st);
 	if (rc < 0)
 		return ng_cli_store_error(e, &err);
 	if (doc && o.json)
@@ -425,20 +423,17 @@ static int promote(struct ng_cli *cli, int argc, char **argv)
 		return NG_EXIT_USAGE;
 	}
 	const char *install = ng_promote_install_path(o.install, o.no_install);
-	ng_store *st = ng_cli_open_existing_store(cli, e, o.store);
-	if (!st) {
+	ng_ctx ctx;
+	if (!ng_cli_store_ctx(cli, o.store, &ctx)) {
 		free(text);
 		return NG_EXIT_STORE;
 	}
-	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
 	ng_promote_opts po = {.proposed = &pol, .source = file, .text = text, .install = install,
 	                      .reason = o.reason, .force = o.force, .guard_share = o.guard,
 	                      .days = o.days};
 	cJSON *doc;
 	bool refused;
 	rc = ng_flow_promote(&ctx, &po, &doc, &refused, &err);
-	ng_store_close(st);
 	free(text);
 	if (rc < 0)
 		return err.code == NG_ERR_STORE ? ng_cli_store_error(e, &err)

@@ -46,64 +46,65 @@ const struct ng_cmd_entry ng_cmd_quarantine_entry = {
 	"Exit status: 0 done; 1 show: no such case; 2 usage error; 3 the store could not\n"
 	"be opened or read.\n",
 	.exec = exec_quarantine,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 #define SUMMARY_MAX 32
 
+struct opts {
+	const char *spec;
+	bool all, json;
+	int next; /* the first operand */
+};
+
 /* Options shared by both subcommands. Returns -1 to go on, else the exit status. */
-static int parse_opts(int argc, char **argv, bool allow_all, const char **spec, bool *all,
-                      bool *json)
+static int parse_opts(int argc, char **argv, const char *allowed, struct opts *o)
 {
-	*spec = NULL;
-	*all = *json = false;
-	optind = 0;
+	*o = (struct opts){0};
 	int c;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_quarantine_entry, argc, argv);
-	op.only = allow_all ? "asj" : "sj";
+	op.only = allowed;
 	while ((c = ng_opt_next(&op)) != NG_OPT_END) {
 		switch (c) {
-		case 'a': *all = true; break;
-		case 's': *spec = op.arg; break;
-		case 'j': *json = true; break;
+		case 'a': o->all = true; break;
+		case 's': o->spec = op.arg; break;
+		case 'j': o->json = true; break;
 		case NG_OPT_EXIT: return op.status;
 		}
 	}
+	o->next = op.next;
 	return -1;
 }
 
 static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
-	const char *spec;
-	bool all, json;
-	int rc = parse_opts(argc, argv, true, &spec, &all, &json);
+	struct opts o;
+	int rc = parse_opts(argc, argv, "asj", &o);
 	if (rc >= 0)
 		return rc;
-	if (optind < argc)
+	if (o.next < argc)
 		return ng_cmd_usage_error(e, "quarantine list takes no arguments: \"%s\" (show NODE "
 		                             "shows one case)",
-		                          argv[optind]);
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
+		                          argv[o.next]);
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_case_list l;
 	ng_err err;
-	rc = ng_case_list_read(&ctx, all, &l, &err);
-	ng_store_close(st);
+	rc = ng_case_list_read(&ctx, o.all, &l, &err);
 	if (rc < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	const ng_case_view *cs = l.cases;
 	size_t n = l.n;
 	long needed = cli->policy.release_passes;
-	if (json) {
+	if (o.json) {
 		cJSON *doc = ng_case_list_json(&l, needed);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else if (n == 0) {
-		printf(all ? "no quarantine cases\n" : "no node is quarantined\n");
+		printf(o.all ? "no quarantine cases\n" : "no node is quarantined\n");
 	} else {
 		int wn = 4, wm = 6;
 		for (size_t i = 0; i < n; i++) {
@@ -112,7 +113,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 		}
 		printf("%4s  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", "ID", wn, "NODE", "STATE", "DOMAIN",
 		       wm, "METRIC", "OPENED", "PASSES");
-		if (all)
+		if (o.all)
 			printf("%-20s  ", "CLOSED");
 		printf("RELEASE CONDITION\n");
 		for (size_t i = 0; i < n; i++) {
@@ -126,7 +127,7 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 			printf("%4" PRId64 "  %-*s  %-9s  %-8s  %-*s  %-20s  %-6s  ", c->id, wn,
 			       c->node_name[0] ? c->node_name : c->node,
 			       lemon && !c->closed_at ? "lemon" : ng_case_state(&cs[i]), c->domain, wm, c->metric, opened, passes);
-			if (all)
+			if (o.all)
 				printf("%-20s  ", closed);
 			printf("%s\n", c->release_condition[0] ? c->release_condition : "-");
 		}
@@ -147,23 +148,19 @@ static int cmd_list(struct ng_cli *cli, int argc, char **argv)
 static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_quarantine_entry;
-	const char *spec;
-	bool all, json;
-	int rc = parse_opts(argc, argv, false, &spec, &all, &json);
+	struct opts o;
+	int rc = parse_opts(argc, argv, "sj", &o);
 	if (rc >= 0)
 		return rc;
-	if (argc - optind != 1)
+	if (argc - o.next != 1)
 		return ng_cmd_usage_error(e, "quarantine show takes one NODE or case ID");
-	const char *arg = argv[optind];
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
+	const char *arg = argv[o.next];
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, o.spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_case_detail d;
 	ng_err err;
 	int r = ng_case_find(&ctx, arg, &d, &err);
-	ng_store_close(st);
 	if (r < 0)
 		return ng_cli_fail(e, &err, NG_ERR_STORE);
 	if (r == 0) {
@@ -177,10 +174,10 @@ static int cmd_show(struct ng_cli *cli, int argc, char **argv)
 	const ng_store_probation *prob = d.view.has_probation ? &d.view.probation : NULL;
 	const cJSON *captured = d.captured;
 	long needed = cli->policy.release_passes;
-	if (json) {
-		cJSON *o = ng_case_detail_json(&d, needed);
-		ng_print_json(o);
-		cJSON_Delete(o);
+	if (o.json) {
+		cJSON *doc = ng_case_detail_json(&d, needed);
+		ng_print_json(doc);
+		cJSON_Delete(doc);
 		ng_case_detail_release(&d);
 		return NG_EXIT_OK;
 	}

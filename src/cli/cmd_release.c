@@ -71,6 +71,7 @@ const struct ng_cmd_entry ng_cmd_release_entry = {
 	"does not hold yet, or a lemon without --force); 2 usage error; 3 the store could\n"
 	"not be opened, read or written.\n",
 	.exec = exec_release,
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 };
 
 static void print_text(const struct ng_cli *cli, const ng_release_result *r, bool manual)
@@ -178,11 +179,9 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	/* kubectl's step lines go with the text; under --json, apart from it. */
 	req.land_log = json ? stderr : stdout;
 
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
-	if (!st)
-		return NG_EXIT_STORE;
 	ng_ctx ctx;
-	ng_cli_ctx(cli, st, &ctx);
+	if (!ng_cli_store_ctx(cli, spec, &ctx))
+		return NG_EXIT_STORE;
 	ng_release_result r;
 	ng_err err;
 	int rc = NG_EXIT_OK;
@@ -199,6 +198,5 @@ static int exec_release(struct ng_cli *cli, int argc, char **argv)
 	} else
 		print_text(cli, &r, req.manual);
 	ng_release_result_release(&r);
-	ng_store_close(st);
 	return rc;
 }

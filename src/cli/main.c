@@ -241,6 +241,7 @@ int main(int argc, char **argv)
 	/* Each verb parses its own options with getopt_long from a fresh start. */
 	optind = 0;
 	cli.cmd = cmd;
+	cli.needs = cmd->needs;
 	int rc = cmd->exec(&cli, argc - i, argv + i);
 	ng_store_close(cli.store);
 	return rc;

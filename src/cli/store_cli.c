@@ -8,7 +8,7 @@
 #include "cli/exit.h"
 #include "flow/ctx.h"
 
-ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
+static ng_store *open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                             const char *spec)
 {
 	ng_ctx ctx = {.policy = cli->policy};
@@ -35,11 +35,19 @@ ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_c
 ng_store *ng_cli_store(struct ng_cli *cli, const char *spec)
 {
 	const struct ng_cmd_entry *e = cli->cmd;
-	if (!cli->store && e && e->needs == NG_CMD_NEEDS_EXISTING_STORE)
+	if (!cli->store && e && cli->needs == NG_CMD_NEEDS_EXISTING_STORE)
 		cli->store = ng_cli_open_existing_store(cli, e, spec);
-	else if (!cli->store && e && e->needs == NG_CMD_NEEDS_STORE)
-		cli->store = ng_cli_open_store(cli, e, spec);
+	else if (!cli->store && e && cli->needs == NG_CMD_NEEDS_STORE)
+		cli->store = open_store(cli, e, spec);
 	return cli->store;
+}
+
+bool ng_cli_store_ctx(struct ng_cli *cli, const char *spec, ng_ctx *ctx)
+{
+	ng_store *st = ng_cli_store(cli, spec);
+	if (st)
+		ng_cli_ctx(cli, st, ctx);
+	return st != NULL;
 }
 
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err)

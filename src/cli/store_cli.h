@@ -10,22 +10,22 @@
 #include "core/clock.h"
 #include "store/store.h"
 
-/* Opens the store named by spec (--store), else cli->store_spec (the global
- * --store), else $NODEGATE_STORE, else the default path. On failure prints
- * "nodegate VERB: store: ..." and returns NULL; the verb exits
- * NG_EXIT_STORE. */
-ng_store *ng_cli_open_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
-                            const char *spec);
-/* The same for verbs that only read or change what is already there: a
- * SQLite store that does not exist is an error (exit NG_EXIT_STORE), never
- * a new, empty store at a mistyped path. */
+/* The store the verb needs (cli->needs: its entry's, cli/cmd.h),
+ * opened once and closed by main when the verb is done. It is the one spec
+ * names (--store), else cli->store_spec (the global --store), else
+ * $NODEGATE_STORE, else the default path; NG_CMD_NEEDS_EXISTING_STORE
+ * refuses a SQLite store that does not exist rather than make a new, empty
+ * one at a mistyped path. NULL when it cannot be opened (printed as
+ * "nodegate VERB: store: ...": the verb exits NG_EXIT_STORE), or when the
+ * verb needs none. */
+ng_store *ng_cli_store(struct ng_cli *cli, const char *spec);
+/* ng_cli_store and the flow's context around it (ng_cli_ctx), as most
+ * verbs want them; false when the store cannot be opened (said). */
+bool ng_cli_store_ctx(struct ng_cli *cli, const char *spec, ng_ctx *ctx);
+/* Opens a store that must exist, as ng_cli_store does, for a verb that
+ * closes it itself. */
 ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
                                      const char *spec);
-/* The store the verb's entry needs (cli->cmd->needs), opened once from spec
- * as the two above open it, and closed by main when the verb is done. NULL
- * (the failure printed: the verb exits NG_EXIT_STORE) when it cannot be
- * opened, or when the entry needs none. */
-ng_store *ng_cli_store(struct ng_cli *cli, const char *spec);
 /* Prints a store failure for the verb and returns NG_EXIT_STORE. */
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 
