@@ -33,6 +33,11 @@ struct ng_admit_judged {
 	unsigned unstable_recent; /* unstable verdicts in the policy's window, this one included */
 	double *cohort; /* the other nodes' drops the gate was given (owned) */
 	size_t n_cohort;
+	double drop;    /* the gate's 1 - value/baseline median (NaN: none) */
+	/* Of the class's nodes screened in the last cohort_local_minutes, how
+	 * many share this drop (ng_drops_sharing): computed for a block or warn
+	 * only, and a reason to recheck rather than confirm. */
+	size_t local_sharing, local_peers;
 	ng_admit_result res;
 	ng_admit_line line;
 };

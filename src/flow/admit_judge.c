@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flow/admit.h"
+#include "flow/admit_shared.h"
 #include "flow/class_baseline.h"
 #include "core/json.h"
 #include "core/metric.h"
@@ -222,8 +223,11 @@ static int gate_against(ng_store *st, struct ng_admit_run *r, struct ng_admit_ju
 	if (rc == 0 && j->n_cohort)
 		rc = ng_gate_input_cohort(&in, drops, j->n_cohort, err);
 	ng_gate_trace trace = {0};
+	j->drop = NAN;
 	if (rc == 0)
 		j->raw = ng_gate_input_judge(&in, pol, &trace);
+	if (rc == 0)
+		j->drop = trace.drop;
 	if (rc == 0 && (trace.step == NG_STEP_METRIC_MISMATCH || trace.step == NG_STEP_UNIT_MISMATCH))
 		ng_admit_note(r, "%s run: %s: %s (the record says %s, the class baseline %s): "
 		              "incomparable, held", j->stage, j->metric, ng_gate_step_text(trace.step),
@@ -251,6 +255,13 @@ static void note_unmeasured(struct ng_admit_run *r, const struct ng_admit_judged
 		if (cJSON_IsString(n) && strcmp(n->valuestring, text) == 0)
 			return;
 	ng_admit_note(r, "%s", text);
+}
+
+/* The samples a run of the baseline has, on average (NaN: no baseline). */
+static double baseline_run_samples(const struct ng_admit_judged *j)
+{
+	return j->have_base && j->base.n_runs > 0 ? (double)j->base.n_samples / (double)j->base.n_runs
+	                                          : NAN;
 }
 
 static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
@@ -290,6 +301,14 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			free(local.cohort);
 			return -1;
 		}
+		ng_admit_sharing sh;
+		if (ng_admit_sharing_peers(st, pol, r, j, r->now - pol->cohort_local_minutes * 60, NULL,
+		                           &sh, err) < 0) {
+			free(local.cohort);
+			return -1;
+		}
+		j->local_peers = sh.peers;
+		j->local_sharing = sh.sharing;
 		if (local.raw == NG_V_FLEET_REGRESSION) {
 			free(j->cohort);
 			*j = local;
@@ -315,13 +334,11 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		.sibling_outlier = sibling_outlier(j),
 		.unstable_recent = j->unstable_recent,
 		.small_bar = j->have_base ? ng_admit_small_bar(j->base.median, j->base.node_mad, j->base.cv,
-		                                               (size_t)j->base.n_nodes, pol)
+		                                               baseline_run_samples(j), (size_t)j->base.n_nodes, pol)
 		                          : 0,
 		.baseline_cv = j->have_base ? j->base.cv : NAN,
 		.node_spread = j->have_base ? j->base.node_mad : NAN,
-		.run_samples = j->have_base && j->base.n_runs > 0
-		                   ? (double)j->base.n_samples / (double)j->base.n_runs
-		                   : NAN,
+		.run_samples = baseline_run_samples(j),
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {

@@ -11,6 +11,7 @@
 #include "flow/attribution.h"
 #include "core/clock.h"
 #include "core/json.h"
+#include "flow/admit_shared.h"
 #include "judge/breaker.h"
 #include "land/slurm.h"
 
@@ -40,6 +41,16 @@ static const cJSON *run_profile(const struct ng_admit_run *r)
 }
 
 static bool names_node(const char *nodes, const char *node);
+
+/* Whether a JSON array of strings holds node. */
+static bool array_names(const cJSON *a, const char *node)
+{
+	const cJSON *x;
+	cJSON_ArrayForEach(x, a)
+		if (cJSON_IsString(x) && strcmp(x->valuestring, node) == 0)
+			return true;
+	return false;
+}
 
 /* Of the nodes with a case of the metric in the breaker's window, how many
  * an open event of that metric names: those quarantines were the event's
@@ -153,6 +164,52 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
 	return n;
 }
 
+/* Whether every metric the quarantine is for failed (wrong results never
+ * wait) with peers screened in the last minutes sharing its drop: then the
+ * node's fault is not yet told apart from the hour's (the start of an hour
+ * of slow shared storage, a rollout to part of a class), and the quarantine
+ * is rechecked instead of confirmed. */
+static bool shared_with_peers(const struct ng_admit_run *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->d.n_named; i++) {
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
+		if (!j)
+			continue;
+		if (j->line.status == NG_MS_INTEGRITY)
+			return false;
+		if (j->line.status != NG_MS_FAILED)
+			continue;
+		const struct ng_admit_judged *mj = latest_of(r, j->metric);
+		if (!mj || mj->local_sharing == 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Whether an open event's metric still moves on the class's other nodes:
+ * one of them screened within the breaker's window shares this node's drop
+ * in it. An event explains what moved while it moves; a node that drops
+ * alone after the incident, or much deeper than what moved (a sick node
+ * among a rollout's), is the node's own fault, and a node that reads low
+ * whatever the fleet does must not hold the event open by being declined
+ * into it. */
+static int still_shared(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
+                        const char *metric, bool *shared, ng_err *err)
+{
+	const struct ng_admit_judged *mj = latest_of(r, metric);
+	ng_admit_sharing sh = {0};
+	*shared = true;
+	if (!mj || !mj->have_base)
+		return 0;
+	if (ng_admit_sharing_peers(st, pol, r, mj, r->now - (int64_t)pol->breaker_window_hours * 3600,
+	                           NULL, &sh, err) < 0)
+		return -1;
+	*shared = sh.sharing > 0;
+	return 0;
+}
+
 /* Opens the node's case, unless the class's circuit breaker trips first.
  * The breaker counts quarantines of the same class, software and metric
  * only: faults in different metrics of one class are different nodes'
@@ -160,7 +217,14 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
  * breaker says (the node cannot do the work, whatever the fleet did); when
  * it trips the breaker, the event opens all the same, saying the class is
  * below its floor, for the change owner.
- * Returns 0 (quarantined), 1 (the breaker held it back), -1 (error). */
+ * A quarantine whose drop peers screened in the last minutes share
+ * (shared_with_peers) is rechecked instead, unless the breaker trips: it
+ * then counts the class's nodes that share the drop within its window, not
+ * only its cases, since an incident's nodes are rechecked rather than
+ * quarantined, and its event names them (they are the nodes whose return
+ * clears it).
+ * Returns 0 (quarantined), 1 (the breaker held it back), 2 (rechecked),
+ * -1 (error). */
 static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                       bool below_floor, const ng_store_fleet_event *open_ev, ng_err *err)
 {
@@ -186,7 +250,31 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			return -1;
 		f.recent = f.recent > theirs ? f.recent - theirs : 0;
 	}
+	bool shared = !below_floor && !open_ev && shared_with_peers(r);
+	cJSON *peers = NULL;
+	if (shared) {
+		ng_admit_sharing sh;
+		if (!(peers = cJSON_CreateArray()))
+			return ng_fail(err, "out of memory");
+		if (ng_admit_sharing_peers(st, pol, r, latest_of(r, metric), since, peers, &sh, err) < 0) {
+			cJSON_Delete(peers);
+			return -1;
+		}
+		if ((int64_t)sh.sharing > f.recent)
+			f.recent = (int64_t)sh.sharing;
+	}
 	ng_breaker br = ng_breaker_check(&f, pol);
+	if (shared && !br.trips) {
+		const struct ng_admit_judged *mj = latest_of(r, metric);
+		ng_admit_note(r,
+		              "recheck: %zu of the class's %zu nodes screened in the last %ld minutes "
+		              "share this drop in %s (%.0f%% under the baseline): not confirmed as this "
+		              "node's own; held, and judged again at its next screen",
+		              mj->local_sharing, mj->local_peers, pol->cohort_local_minutes, metric,
+		              100 * mj->drop);
+		cJSON_Delete(peers);
+		return 2;
+	}
 	/* A partial regression: what the moved nodes share, when anything. */
 	bool named = false, matches = false;
 	cJSON *att_nodes = NULL, *attribution = NULL;
@@ -200,7 +288,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		    ng_attribute_partial(st, pol, r->class_key, r->software, metric,
 		                         mj ? mj->res.baseline_median : NAN, size, r->now, run_profile(r),
 		                         scratch, att_nodes, &named, &matches, err) < 0) {
-			cJSON_Delete(att_nodes), cJSON_Delete(scratch);
+			cJSON_Delete(att_nodes), cJSON_Delete(scratch), cJSON_Delete(peers);
 			return -1;
 		}
 		const cJSON *at = cJSON_GetObjectItemCaseSensitive(scratch, "attribution");
@@ -220,7 +308,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		size_t n = 0;
 		if (ng_store_list_cases(st, true, &cases, &n, err) < 0) {
 			cJSON_Delete(nodes), cJSON_Delete(detail), cJSON_Delete(att_nodes);
-			cJSON_Delete(attribution);
+			cJSON_Delete(attribution), cJSON_Delete(peers);
 			return -1;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -238,9 +326,18 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			att_nodes = NULL;
 			ng_copy(ev.kind, sizeof ev.kind, "partial");
 		} else {
-			cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
+			const cJSON *p;
+			cJSON_ArrayForEach(p, peers)
+				if (!array_names(nodes, p->valuestring))
+					cJSON_AddItemToArray(nodes, cJSON_CreateString(p->valuestring));
+			if (!array_names(nodes, r->node))
+				cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
 		}
 		cJSON_Delete(att_nodes);
+		if (peers)
+			cJSON_AddNumberToObject(detail, "sharing_in_window", cJSON_GetArraySize(peers));
+		cJSON_Delete(peers);
+		peers = NULL;
 		cJSON_AddNumberToObject(detail, "quarantines_in_window", (double)br.would);
 		cJSON_AddNumberToObject(detail, "class_nodes", (double)br.size);
 		cJSON_AddNumberToObject(detail, "window_hours", (double)pol->breaker_window_hours);
@@ -335,10 +432,8 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 /* Whether an event's nodes (a JSON array text) name the node. */
 static bool names_node(const char *nodes, const char *node)
 {
-	cJSON *a = nodes ? cJSON_Parse(nodes) : NULL, *x;
-	bool found = false;
-	cJSON_ArrayForEach(x, a)
-		found = found || (cJSON_IsString(x) && strcmp(x->valuestring, node) == 0);
+	cJSON *a = nodes ? cJSON_Parse(nodes) : NULL;
+	bool found = array_names(a, node);
 	cJSON_Delete(a);
 	return found;
 }
@@ -515,8 +610,18 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		              (long long)e->id, e->metric[0] ? e->metric : "every metric", e->nodes,
 		              e->software, pol->breaker_clear_runs, (long long)e->clean_runs,
 		              (long long)e->id);
-		if (!declining && ng_event_declines(e->metric, causes, n_causes))
-			declining = e;
+		if (!declining && ng_event_declines(e->metric, causes, n_causes)) {
+			bool shared = true;
+			rc = e->metric[0] ? still_shared(st, pol, r, e->metric, &shared, err) : 0;
+			if (rc == 0 && !shared)
+				ng_admit_note(r,
+				              "none of the class's nodes screened within %ld h shares this node's "
+				              "drop in %s: event %lld does not explain it, and it is judged as the "
+				              "node's own",
+				              pol->breaker_window_hours, e->metric, (long long)e->id);
+			if (shared)
+				declining = e;
+		}
 	}
 	if (declining)
 		r->fleet_event = declining->id;
@@ -556,6 +661,9 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		if (q == 1) {
 			r->outcome = declined(r);
 			declined_by_event = true;
+		} else if (q == 2) {
+			r->outcome = ng_admit_outcome_name(NG_ADMIT_HELD);
+			r->recheck_at = r->now + pol->cohort_local_minutes * 60;
 		}
 	}
 	ng_store_case_free(&open_case);

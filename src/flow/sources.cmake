@@ -7,6 +7,7 @@ set(NG_FLOW_SOURCES
   admit_profile.c
   admit_queue.c
   admit_run.c
+  admit_shared.c
   attribution.c
   audit.c
   baselines.c

@@ -98,16 +98,29 @@ static ng_admit_line establishing(const ng_admit_result *r)
 	return l;
 }
 
-double ng_admit_small_bar(double median, double node_mad, double cv, size_t n_nodes,
-                          const ng_policy *pol)
+/* How far a median of run_samples samples strays from its node's level:
+ * sqrt(pi / 2) / sqrt(n) of the samples' spread. 0 when not known. */
+static double run_noise(double median, double cv, double run_samples)
+{
+	return isfinite(cv) && cv > 0 && isfinite(run_samples) && run_samples >= 1
+	           ? 1.2533 * cv * median / sqrt(run_samples)
+	           : 0;
+}
+
+double ng_admit_small_bar(double median, double node_mad, double cv, double run_samples,
+                          size_t n_nodes, const ng_policy *pol)
 {
 	if (pol->small_class_min_nodes <= 0 || n_nodes < (size_t)pol->small_class_min_nodes ||
 	    n_nodes < 2 || (long)n_nodes >= pol->min_baseline_nodes || !isfinite(median) ||
 	    !(median > 0))
 		return 0;
-	double spread = isfinite(cv) && cv > 0 ? cv * median : 0;
-	if (isfinite(node_mad) && node_mad > spread)
-		spread = node_mad;
+	/* One more healthy node's run median strays by its level's spread among
+	 * nodes and its run's own noise together. Without a sample count the
+	 * samples' spread itself stands in for the noise (the wider bar). */
+	double noise = isfinite(run_samples) ? run_noise(median, cv, run_samples)
+	                                     : isfinite(cv) && cv > 0 ? cv * median : 0;
+	double level = isfinite(node_mad) && node_mad > 0 ? node_mad : 0;
+	double spread = sqrt(level * level + noise * noise);
 	double n = (double)n_nodes;
 	double t = ng_student_t_quantile(1 - pol->small_class_tail, n - 1);
 	double bar = median - t * spread * sqrt(1 + 1 / n);
@@ -120,10 +133,7 @@ double ng_admit_spread_bar(double median, double node_mad, double cv, double run
 	if (!(pol->spread_sigmas > 0) || !isfinite(node_mad) || !(node_mad > 0) ||
 	    !isfinite(median) || !(median > 0))
 		return 0;
-	/* A median of n samples strays sqrt(pi / 2) / sqrt(n) of their spread. */
-	double noise = isfinite(cv) && cv > 0 && isfinite(run_samples) && run_samples >= 1
-	                   ? 1.2533 * cv * median / sqrt(run_samples)
-	                   : 0;
+	double noise = run_noise(median, cv, run_samples);
 	double bar = median - pol->spread_sigmas * sqrt(node_mad * node_mad + noise * noise);
 	return bar > 0 ? bar : 0;
 }

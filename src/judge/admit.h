@@ -89,12 +89,15 @@ double ng_admit_spread_bar(double median, double node_mad, double cv, double run
                            const ng_policy *pol);
 
 /* A small class's bar: the one-sided Student t prediction bound at
- * small_class_tail for one more healthy node, median - t(n - 1) x spread x
- * sqrt(1 + 1/n), where spread is the larger of the baseline's node_mad and
- * cv x median (a few nodes can sit closer together than their own runs
- * scatter). 0 when the baseline is not a small class's: n_nodes at or over
+ * small_class_tail for one more healthy node's run median, median - t(n - 1)
+ * x spread x sqrt(1 + 1/n), where spread is sqrt(node_mad^2 + noise^2): the
+ * nodes' levels scatter by node_mad, and a run's median of run_samples
+ * samples strays from its node's level by noise = 1.2533 x cv x median /
+ * sqrt(run_samples) (cv x median itself when run_samples is NaN). 0 when
+ * the baseline is not a small class's: n_nodes at or over
  * min_baseline_nodes or under small_class_min_nodes, or no number. */
-double ng_admit_small_bar(double median, double node_mad, double cv, size_t n_nodes,
+double ng_admit_small_bar(double median, double node_mad, double cv, double run_samples,
+                          size_t n_nodes,
                           const ng_policy *pol);
 
 /* The median of the samples under (1 - block) x baseline_median, as a share

@@ -94,6 +94,10 @@ print("node/x " + sys.argv[1])
 """
 
 
+BREAKER_AT, BREAKER_STEP = af.NOW + 2400, 1900
+METRICS_AT = BREAKER_AT + 4 * BREAKER_STEP
+
+
 def build_store(tmp):
     """A store holding every outcome and a tripped circuit breaker."""
     env = af.Env(A.nodegate, tmp, os.path.join(tmp, "store", "nodegate.db"))
@@ -108,11 +112,15 @@ def build_store(tmp):
     held[2]["samples"] = []
     out["node40"] = env.admit(held, at=at)["outcome"]
     out["node28"] = env.admit(af.node_run(rng, "node28", [m[4] for m in af.METRICS]), at=at)["outcome"]
-    for i in range(4):  # two quarantined, then the breaker trips
+    # Two quarantined, then the breaker trips: each screened more than
+    # admission.cohort_local_minutes after the one before (and node28, whose
+    # all-reduce is down too), or the next would share its drop and be
+    # rechecked instead of confirmed.
+    for i in range(4):
         node = f"node8{i}"
         d = env.admit(af.node_run(rng, node, [980, 1500, 6.0, 250.0]),
                       af.node_run(rng, node, [0, 0, 0, 250.0], only={"fabric"}),
-                      at=af.NOW + 600 + i * 60)
+                      at=BREAKER_AT + i * BREAKER_STEP)
         out[node] = d["outcome"]
     check([out[f"node8{i}"] for i in range(4)] ==
           ["quarantined", "quarantined", "admitted-warn", "admitted-warn"], f"breaker: {out}")
@@ -136,7 +144,7 @@ def test_metrics_textfile(tmp):
     env = build_store(tmp)
     prom = os.path.join(tmp, "textfile")
     os.mkdir(prom)
-    env.run("metrics", "--textfile", prom, expect=0, at=af.NOW + 900)
+    env.run("metrics", "--textfile", prom, expect=0, at=METRICS_AT)
     path = os.path.join(prom, "nodegate.prom")
     text = open(path).read()
     check(os.listdir(prom) == ["nodegate.prom"], f"left behind: {os.listdir(prom)}")
@@ -151,7 +159,7 @@ def test_metrics_textfile(tmp):
         'nodegate_nodes{outcome="quarantined"} 2',
         f'nodegate_last_run_timestamp_seconds{{node="node41",node_name="gpu-041"}} {af.NOW}',
         'nodegate_last_run_duration_seconds{node="node41",node_name="gpu-041"} ',
-        f'nodegate_recheck_timestamp_seconds{{node="node82"}} {af.NOW + 720 + 24 * 3600}',
+        f'nodegate_recheck_timestamp_seconds{{node="node82"}} {BREAKER_AT + 2 * BREAKER_STEP + 24 * 3600}',
         f'nodegate_quarantine_cases_open{{class="{cls}"}} 2',
         f'nodegate_quarantine_case_opened_timestamp_seconds{{node="node80",class="{cls}",'
         f'domain="fabric",metric="nccl.all_reduce.busbw"',
@@ -164,7 +172,7 @@ def test_metrics_textfile(tmp):
         'nodegate_verdicts{verdict="pass"}',
         'nodegate_verdicts{verdict="no-measurement"} 1',
         "nodegate_audit_chain_ok 1",
-        f"nodegate_metrics_generated_timestamp_seconds {af.NOW + 900}",
+        f"nodegate_metrics_generated_timestamp_seconds {METRICS_AT}",
         "# TYPE nodegate_node_outcome gauge",
         "# HELP nodegate_baseline_median ",
     ):
@@ -183,9 +191,9 @@ def test_metrics_textfile(tmp):
     promtool_check(path)
 
     # Built baselines show up; tampering shows as a broken chain.
-    env.run("baseline", "build", "--class", cls, expect=0, at=af.NOW + 960)
+    env.run("baseline", "build", "--class", cls, expect=0, at=METRICS_AT + 60)
     af.tamper(env, "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2")
-    env.run("metrics", "--textfile", prom, expect=0, at=af.NOW + 990)
+    env.run("metrics", "--textfile", prom, expect=0, at=METRICS_AT + 90)
     text = open(path).read()
     check("nodegate_audit_chain_ok 0" in text, "tampering not shown")
     check(f'nodegate_baseline_nodes{{class="{cls}",software="{af.SOFTWARE}",'

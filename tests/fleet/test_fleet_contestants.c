@@ -164,6 +164,20 @@ static void test_breaker_and_landing(void **state)
 	assert_true(fabs(ng_poisson_tail(3, 1) - (1 - exp(-1) * 2.5)) < 1e-12);
 	assert_true(ng_poisson_tail(2, 0) == 0.0);
 
+	/* a peer shares a drop past the warn bar (5%) and at least half as deep */
+	assert_true(ng_drop_shared(0.18, 0.20, pol.warn));
+	assert_true(ng_drop_shared(0.10, 0.20, pol.warn));
+	assert_false(ng_drop_shared(0.09, 0.20, pol.warn));
+	assert_true(ng_drop_shared(0.40, 0.20, pol.warn)); /* deeper shares it too */
+	assert_false(ng_drop_shared(0.05, 0.08, pol.warn)); /* at the warn bar: noise */
+	assert_true(ng_drop_shared(0.051, 0.08, pol.warn));
+	assert_false(ng_drop_shared(0.30, 0.04, pol.warn)); /* a drop under the warn bar is no drop */
+	assert_false(ng_drop_shared(NAN, 0.20, pol.warn));
+	assert_false(ng_drop_shared(0.20, NAN, pol.warn));
+	double peers[] = {0.21, 0.02, -0.03, 0.11, NAN, 0.095, 0.30};
+	assert_int_equal(ng_drops_sharing(peers, 7, 0.20, pol.warn), 3);
+	assert_int_equal(ng_drops_sharing(peers, 0, 0.20, pol.warn), 0);
+
 	/* an event is about its metric; a floor failure is never declined */
 	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false}, nccl = {"nccl.all_reduce.busbw", false};
 	ng_quarantine_cause nccl_floor = {"nccl.all_reduce.busbw", true};

@@ -622,26 +622,34 @@ static void test_small_class_bar(void **state)
 
 	ng_policy pol;
 	ng_policy_default(&pol); /* 3 to 9 nodes, tail 0.005 */
-	/* five nodes 1% apart, runs scattering 1%: 100 - 4.604 x 1 x sqrt(1.2) */
-	double bar = ng_admit_small_bar(100, 1.0, 0.01, 5, &pol);
-	assert_true(fabs(bar - (100 - 4.604 * sqrt(1.2))) < 1e-2);
-	/* the spread is never under the runs' own scatter */
-	assert_true(fabs(ng_admit_small_bar(100, 0.1, 0.03, 5, &pol) - (100 - 4.604 * 3 * sqrt(1.2))) <
-	            1e-2);
+	/* five nodes 1% apart, samples scattering 1%, no sample count: the
+	 * samples' spread stands in for a run's noise:
+	 * 100 - 4.604 x sqrt(1 + 1) x sqrt(1.2) */
+	double bar = ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &pol);
+	assert_true(fabs(bar - (100 - 4.604 * sqrt(2.0) * sqrt(1.2))) < 1e-2);
+	/* 16 samples a run: the run median's noise is 1.2533 x 1 / 4 */
+	double noise = 1.2533 * 1.0 / 4;
+	assert_true(fabs(ng_admit_small_bar(100, 1.0, 0.01, 16, 5, &pol) -
+	                 (100 - 4.604 * sqrt(1 + noise * noise) * sqrt(1.2))) < 1e-2);
+	/* nodes closer together than their runs stray: the noise still counts
+	 * (samples 8%, 16 a run: 2.51%, not the samples' 8%) */
+	noise = 1.2533 * 8 / 4;
+	assert_true(fabs(ng_admit_small_bar(100, 0.1, 0.08, 16, 5, &pol) -
+	                 (100 - 4.604 * sqrt(0.01 + noise * noise) * sqrt(1.2))) < 1e-2);
 	/* fewer nodes, a wider bar; an ordinary class or too few nodes: none */
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 3, &pol) < bar);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 9, &pol) > bar);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 10, &pol) == 0);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 2, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 3, &pol) < bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 9, &pol) > bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 10, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 2, &pol) == 0);
 	pol.small_class_min_nodes = 0;
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, 5, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &pol) == 0);
 	ng_policy_default(&pol);
 
 	/* judged: the peer bar is the lower of 90% and the small bar; the
 	 * gate's block against five nodes only warns above it */
 	ng_admit_result r = {.domain = "storage", .metric = "storage.seqread.gbps", .value = 80,
 	                     .baseline_median = 100, .floor = NAN, .gate = NG_V_BLOCK,
-	                     .low_mode = NAN, .small_bar = ng_admit_small_bar(100, 3, 0.08, 5, &pol)};
+	                     .low_mode = NAN, .small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, &pol)};
 	ng_admit_line l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_MARGINAL);
 	assert_true(fabs(l.flag.bar - r.small_bar) < 1e-9);
@@ -653,7 +661,7 @@ static void test_small_class_bar(void **state)
 	assert_int_equal(l.status, NG_MS_FAILED);
 	assert_true(l.flag.floor_decides);
 	/* a tight small class keeps the 90% line; an ordinary one the gate's block */
-	r.floor = NAN, r.small_bar = ng_admit_small_bar(100, 0.5, 0.005, 9, &pol);
+	r.floor = NAN, r.small_bar = ng_admit_small_bar(100, 0.5, 0.005, NAN, 9, &pol);
 	assert_true(r.small_bar > 90);
 	l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_FAILED);
@@ -663,7 +671,7 @@ static void test_small_class_bar(void **state)
 	r.value = 95;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_MARGINAL);
 	/* the node's own siblings still accuse it in a small class */
-	r.small_bar = ng_admit_small_bar(100, 3, 0.08, 5, &pol), r.gate = NG_V_PASS, r.value = 99;
+	r.small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, &pol), r.gate = NG_V_PASS, r.value = 99;
 	r.sibling_outlier = true;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
 }

@@ -144,13 +144,18 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		fprintf(f->trace, "nodegate run %zu node %zu (%s/%s, planted %s, %s): %s:", run, node,
 		        p1.class_name, p1.software, ng_fleet_fault_name(t->fault),
 		        ng_fleet_sick(s, t, run) ? "sick" : "not sick",
-		        drained ? "quarantined" : "breaker tripped");
+		        drained ? "quarantined" : r.outcome);
 		for (size_t i = 0; i < r.n; i++)
 			if (r.j[i].line.status >= NG_MS_FAILED)
 				fprintf(f->trace, " %s %s %s/%s (%.4g, baseline %.4g)", r.j[i].stage, r.j[i].metric,
 				        ng_verdict_name(r.j[i].raw),
 				        ng_admit_metric_status_name(r.j[i].line.status), r.j[i].res.value,
 				        r.j[i].res.baseline_median);
+		/* why a quarantine was not made: the landing's last word */
+		int n_notes = cJSON_GetArraySize(r.notes);
+		const cJSON *last = n_notes ? cJSON_GetArrayItem(r.notes, n_notes - 1) : NULL;
+		if (!drained && cJSON_IsString(last))
+			fprintf(f->trace, " [%s]", last->valuestring);
 		fprintf(f->trace, "\n");
 	}
 	out->action = drained ? NG_SIM_DRAIN : ng_admit_exit_status(&r) == 0 ? NG_SIM_ADMIT : NG_SIM_HOLD;
