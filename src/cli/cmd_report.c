@@ -48,6 +48,7 @@ const struct ng_cmd_entry ng_cmd_report_entry = {
 	         " [--grace-hours N]\n"
 	         "       [--replay FILE]",
 	.summary = "The fleet report: nodes against peers, quarantines, GPU-hours lost, false rejects.",
+	.needs = NG_CMD_NEEDS_EXISTING_STORE,
 	.help =
 	"Reads the store (never writes it) and shows, for the last N days:\n"
 	"\n"
@@ -160,7 +161,7 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	r.o.top = (long)top;
 	r.o.now = ng_now();
 
-	ng_store *st = ng_cli_open_existing_store(cli, e, spec);
+	ng_store *st = ng_cli_store(cli, spec);
 	if (!st)
 		return NG_EXIT_STORE;
 	r.o.store_where = ng_store_where(st);
@@ -169,13 +170,11 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	if (ng_report_load(st, &ctx, &r, &err) < 0) {
 		rc = ng_cli_store_error(e, &err);
 		ng_report_free(&r);
-		ng_store_close(st);
 		return rc;
 	}
 	if (ng_report_hours(st, &r, &err) < 0) {
 		fprintf(stderr, "nodegate report: %s\n", err.msg);
 		ng_report_free(&r);
-		ng_store_close(st);
 		return NG_EXIT_USAGE;
 	}
 	/* The policy sections (report_policy.c): a replay's file, the shadow run. */
@@ -184,7 +183,6 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	                          &err) < 0) {
 		fprintf(stderr, "nodegate report: %s\n", err.msg);
 		ng_report_free(&r);
-		ng_store_close(st);
 		return err.code == NG_ERR_STORE ? NG_EXIT_STORE : NG_EXIT_USAGE;
 	}
 	rc = NG_EXIT_OK;
@@ -212,6 +210,5 @@ static int exec_report(struct ng_cli *cli, int argc, char **argv)
 	cJSON_Delete(replay);
 	cJSON_Delete(shadow);
 	ng_report_free(&r);
-	ng_store_close(st);
 	return rc;
 }

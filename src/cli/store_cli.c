@@ -20,8 +20,8 @@ static ng_store *open_store(const struct ng_cli *cli, const struct ng_cmd_entry 
 	return ctx.store;
 }
 
-ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
-                                     const char *spec)
+static ng_store *open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
+                                    const char *spec)
 {
 	ng_ctx ctx = {.policy = cli->policy};
 	ng_err err;
@@ -36,7 +36,7 @@ ng_store *ng_cli_store(struct ng_cli *cli, const char *spec)
 {
 	const struct ng_cmd_entry *e = cli->cmd;
 	if (!cli->store && e && cli->needs == NG_CMD_NEEDS_EXISTING_STORE)
-		cli->store = ng_cli_open_existing_store(cli, e, spec);
+		cli->store = open_existing_store(cli, e, spec);
 	else if (!cli->store && e && cli->needs == NG_CMD_NEEDS_STORE)
 		cli->store = open_store(cli, e, spec);
 	return cli->store;

@@ -22,10 +22,6 @@ ng_store *ng_cli_store(struct ng_cli *cli, const char *spec);
 /* ng_cli_store and the flow's context around it (ng_cli_ctx), as most
  * verbs want them; false when the store cannot be opened (said). */
 bool ng_cli_store_ctx(struct ng_cli *cli, const char *spec, ng_ctx *ctx);
-/* Opens a store that must exist, as ng_cli_store does, for a verb that
- * closes it itself. */
-ng_store *ng_cli_open_existing_store(const struct ng_cli *cli, const struct ng_cmd_entry *e,
-                                     const char *spec);
 /* Prints a store failure for the verb and returns NG_EXIT_STORE. */
 int ng_cli_store_error(const struct ng_cmd_entry *e, const ng_err *err);
 
