@@ -188,25 +188,40 @@ static bool shared_with_peers(const struct ng_admit_run *r)
 	return any;
 }
 
-/* Whether an open event's metric still moves on the class's other nodes:
- * one of them screened within the breaker's window shares this node's drop
- * in it. An event explains what moved while it moves; a node that drops
- * alone after the incident, or much deeper than what moved (a sick node
- * among a rollout's), is the node's own fault, and a node that reads low
- * whatever the fleet does must not hold the event open by being declined
- * into it. */
+/* Whether an open event still explains this node's drop in its metric: a
+ * node the event names (one that moved when it opened, or was declined into
+ * it since), other than this one, screened within the breaker's window,
+ * still shares the drop against the class baseline (ng_drop_shared). An
+ * event explains what moved while it stays moved: a node that drops alone
+ * after an incident is over, or much deeper than what moved (a sick node
+ * among a rollout's), is the node's own fault. Against the class baseline,
+ * not the nodes' own levels: a rollout's nodes screened under a new
+ * software identity were accepted already low while its baseline
+ * established, and still they are what moved. An event that names no node
+ * explains every drop of its metric. */
 static int still_shared(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                        const char *metric, bool *shared, ng_err *err)
+                        const ng_store_fleet_event *e, bool *shared, ng_err *err)
 {
-	const struct ng_admit_judged *mj = latest_of(r, metric);
-	ng_admit_sharing sh = {0};
+	const struct ng_admit_judged *mj = latest_of(r, e->metric);
+	cJSON *named = e->nodes ? cJSON_Parse(e->nodes) : NULL;
 	*shared = true;
-	if (!mj || !mj->have_base)
+	if (!mj || !mj->have_base || !(mj->base.median > 0) || cJSON_GetArraySize(named) == 0) {
+		cJSON_Delete(named);
 		return 0;
-	if (ng_admit_sharing_peers(st, pol, r, mj, r->now - (int64_t)pol->breaker_window_hours * 3600,
-	                           NULL, &sh, err) < 0)
+	}
+	ng_store_node_run *runs = NULL;
+	size_t n = 0;
+	int64_t since = r->now - (int64_t)pol->breaker_window_hours * 3600;
+	if (ng_store_node_runs(st, r->class_key, r->software, e->metric, since, &runs, &n, err) < 0) {
+		cJSON_Delete(named);
 		return -1;
-	*shared = sh.sharing > 0;
+	}
+	*shared = false;
+	for (size_t i = 0; i < n && !*shared; i++)
+		*shared = strcmp(runs[i].node, r->node) != 0 && array_names(named, runs[i].node) &&
+		          ng_drop_shared(1 - runs[i].median / mj->base.median, mj->drop, pol->warn);
+	ng_store_node_runs_free(runs, n);
+	cJSON_Delete(named);
 	return 0;
 }
 
@@ -612,13 +627,13 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		              (long long)e->id);
 		if (!declining && ng_event_declines(e->metric, causes, n_causes)) {
 			bool shared = true;
-			rc = e->metric[0] ? still_shared(st, pol, r, e->metric, &shared, err) : 0;
+			rc = e->metric[0] ? still_shared(st, pol, r, e, &shared, err) : 0;
 			if (rc == 0 && !shared)
 				ng_admit_note(r,
-				              "none of the class's nodes screened within %ld h shares this node's "
-				              "drop in %s: event %lld does not explain it, and it is judged as the "
-				              "node's own",
-				              pol->breaker_window_hours, e->metric, (long long)e->id);
+				              "none of the nodes event %lld names, screened within %ld h, shares "
+				              "this node's drop in %s: the event does not explain it, and it is "
+				              "judged as the node's own",
+				              (long long)e->id, pol->breaker_window_hours, e->metric);
 			if (shared)
 				declining = e;
 		}
