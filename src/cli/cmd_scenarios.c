@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "flow/install_tree.h"
 #include "flow/testing/scenario.h"
 
 #ifndef NODEGATE_SCENARIO_DIR

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/fabric.h"
 #include "cli/store_cli.h"
+#include "flow/install_tree.h"
 #include "flow/testing/selftest.h"
 
 #define SYNTH_LIBRARY "libnodegate-nvml-synth.so"
@@ -101,14 +101,6 @@ static void print_row(void *arg, const char *name, const char *expected, const c
 	fflush(stdout);
 }
 
-/* The fabric rows are the fabric command's (selftest_fabric.c). */
-static void fabric_rows(void *arg, const char *dir, const char *self, const char *policy,
-                        ng_test_row_fn row, void *row_arg)
-{
-	(void)arg;
-	ng_selftest_fabric(dir, self, policy, row, row_arg);
-}
-
 static void remove_dir(ng_selftest *t)
 {
 	char dir[sizeof t->dir];
@@ -127,7 +119,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	static char self[PATH_MAX], real_lib[PATH_MAX], scontrol[PATH_MAX];
 	struct out out = {0};
 	ng_selftest_request req = {.self = self, .lib = real_lib, .scontrol = scontrol, .row = print_row,
-	                           .row_arg = &out, .fabric = fabric_rows};
+	                           .row_arg = &out};
 	int opt;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_selftest_entry, argc, argv);

@@ -12,6 +12,7 @@
 #include "cli/cmd.h"
 #include "cli/config_error.h"
 #include "core/json.h"
+#include "core/policy_file.h"
 #include "core/strbuf.h"
 
 #ifndef NODEGATE_VERSION
@@ -91,7 +92,7 @@ static int load_policy(struct ng_cli *cli, const char *path, bool must_exist, ng
 		return 0;
 	if (!must_exist && access(path, F_OK) != 0 && errno == ENOENT)
 		return 0;
-	return ng_cli_load_policy(&cli->policy, path, err);
+	return ng_policy_load_file(&cli->policy, path, err);
 }
 
 static const char *command_names[N_COMMANDS];

@@ -37,6 +37,7 @@ set(NG_FLOW_SOURCES
   gpu_readings.c
   identity_report.c
   ingest.c
+  install_tree.c
   lemon.c
   metrics.c
   npd.c
@@ -72,6 +73,7 @@ set(NG_FLOW_SOURCES
   testing/scenario_read.c
   testing/scenario_run.c
   testing/selftest.c
+  testing/selftest_fabric.c
   testing/selftest_probation.c
   testing/selftest_queue.c
   testing/test_env.c

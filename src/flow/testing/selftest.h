@@ -9,7 +9,7 @@
  *   admission path: `nodegate ingest --accepted` of generated healthy peers,
  *                   then `nodegate admit --json --land none --from` planted
  *                   runs, then `nodegate audit verify`;
- *   fabric:         the front end's (a hook, below);
+ *   fabric:         flow/testing/selftest_fabric.h;
  *   probation:      flow/testing/selftest_probation.h.
  * The landing is checked in dry-run: every run has --land none, and the row
  * compares what the landing would do (the verdict, the drain flag and the
@@ -26,11 +26,6 @@
 #include "core/error.h"
 #include "flow/testing/test_env.h"
 
-/* The fabric rows, run in the selftest's directory with its binary and
- * policy, each row said through row(row_arg, ...). */
-typedef void (*ng_selftest_fabric_fn)(void *arg, const char *dir, const char *self,
-                                      const char *policy, ng_test_row_fn row, void *row_arg);
-
 typedef struct {
 	const char *self;     /* the nodegate binary to run */
 	const char *lib;      /* the synthetic NVML library (a real path) */
@@ -39,8 +34,6 @@ typedef struct {
 	                         exist) or "store" (the admission cases' store cannot be made) */
 	ng_test_row_fn row;   /* each row, as it is decided */
 	void *row_arg;
-	ng_selftest_fabric_fn fabric; /* NULL: no fabric rows */
-	void *fabric_arg;
 } ng_selftest_request;
 
 typedef struct {
