@@ -1,6 +1,8 @@
 #include "core/policy_file.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "core/json.h"
 #include "core/read_file.h"
@@ -26,4 +28,19 @@ int ng_policy_load_file(ng_policy *p, const char *path, ng_err *err)
 	cJSON_Delete(doc);
 	free(text);
 	return rc;
+}
+
+int ng_policy_load_in_force(ng_policy *p, const char *given, bool read_none, ng_err *err)
+{
+	ng_policy_default(p);
+	const char *env = getenv("NODEGATE_POLICY");
+	const char *path = given ? given : env && *env ? env : NULL;
+	bool must_exist = path != NULL;
+	if (!path)
+		path = NG_DEFAULT_POLICY;
+	if (read_none)
+		return 0;
+	if (!must_exist && access(path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	return ng_policy_load_file(p, path, err);
 }
