@@ -49,4 +49,14 @@ typedef void (*ng_gate_judged_fn)(void *arg, const char *metric, const ng_gate_i
 int ng_gate_records_judge(ng_baseline_file *b, const ng_policy *pol, const cJSON *records,
                           ng_gate_judged_fn fn, void *arg, ng_err *err);
 
+/* A gate verdict with its arithmetic as a document (gate_trace_json.c):
+ * {"record": label, "verdict", "admissible", "decided_by", "diag_test",
+ * "record_says" and "baseline_says" when they disagree, "lands", "explain":
+ * {n, median, spread, ratio, drop, noise_bar, slow_fraction, cohort_n,
+ * cohort_valid, cohort_median, cohort_past_warn}}; NULL when out of memory. */
+cJSON *ng_gate_trace_json(const char *label, const ng_gate_trace *t);
+/* One record's verdict, as a measuring verb's --json lists it: {"metric",
+ * "verdict", "admissible", "decided_by"}. */
+cJSON *ng_gate_verdict_json(const char *metric, const ng_gate_trace *t, ng_verdict v);
+
 #endif

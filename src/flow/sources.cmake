@@ -27,6 +27,7 @@ set(NG_FLOW_SOURCES
   floors_suggest.c
   gate_batch.c
   gate_records.c
+  gate_trace_json.c
   gpu_check.c
   gpu_check_each.c
   gpu_check_inventory.c
