@@ -161,16 +161,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 			ng_scenario_run(&sc[i], self, lib_abs, show_output, &verbose, &row);
 			failed += !row.ok;
 			if (json) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "scenario", sc[i].name);
-				cJSON_AddStringToObject(o, "severity", row.severity);
-				cJSON_AddBoolToObject(o, "drain", row.drain);
-				cJSON_AddNumberToObject(o, "exit", row.exit);
-				cJSON_AddNumberToObject(o, "seconds", row.seconds);
-				cJSON_AddBoolToObject(o, "as_expected", row.ok);
-				if (!row.ok)
-					cJSON_AddStringToObject(o, "problem", row.problem);
-				cJSON_AddItemToArray(rows, o);
+				cJSON_AddItemToArray(rows, ng_scenario_row_json(sc[i].name, &row));
 			} else {
 				char ex[16];
 				snprintf(ex, sizeof ex, "%d", row.exit);

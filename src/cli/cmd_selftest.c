@@ -85,14 +85,7 @@ static void print_row(void *arg, const char *name, const char *expected, const c
 	struct out *o = arg;
 	bool ok = !problem[0];
 	if (o->json) {
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "case", name);
-		cJSON_AddStringToObject(r, "expected", expected);
-		cJSON_AddStringToObject(r, "got", got);
-		cJSON_AddBoolToObject(r, "as_expected", ok);
-		if (!ok)
-			cJSON_AddStringToObject(r, "problem", problem);
-		cJSON_AddItemToArray(o->rows, r);
+		cJSON_AddItemToArray(o->rows, ng_selftest_row_json(name, expected, got, problem));
 		return;
 	}
 	printf("%-16s %-28s %-32s %s\n", name, expected, got, ok ? "pass" : "FAIL");
@@ -176,13 +169,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	ng_selftest_run(&t);
 
 	if (out.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "rows", out.rows);
-		cJSON_AddNumberToObject(doc, "failed", (double)t.failed);
-		if (brk)
-			cJSON_AddStringToObject(doc, "broken", brk);
-		if (keep)
-			cJSON_AddStringToObject(doc, "dir", t.dir);
+		cJSON *doc = ng_selftest_json(&t, out.rows, keep);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else {

@@ -71,6 +71,7 @@ set(NG_FLOW_SOURCES
   report_svg.c
   run_lock.c
   shadow.c
+  testing/rows_json.c
   testing/scenario_read.c
   testing/scenario_run.c
   testing/selftest.c

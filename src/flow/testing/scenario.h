@@ -69,4 +69,8 @@ typedef void (*ng_scenario_output_fn)(void *arg, const char *name, double second
 void ng_scenario_run(const struct scenario *s, const char *self, const char *library,
                      ng_scenario_output_fn output, void *output_arg, struct scenario_row *row);
 
+/* A row as `nodegate scenarios --json` lists it (rows_json.c): {"scenario",
+ * "severity", "drain", "exit", "seconds", "as_expected", "problem" when not}. */
+cJSON *ng_scenario_row_json(const char *name, const struct scenario_row *row);
+
 #endif

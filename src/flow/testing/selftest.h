@@ -19,6 +19,7 @@
 #ifndef NODEGATE_FLOW_TESTING_SELFTEST_H
 #define NODEGATE_FLOW_TESTING_SELFTEST_H
 
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -53,5 +54,13 @@ int ng_selftest_begin(ng_selftest *t, const ng_selftest_request *req, ng_err *er
 void ng_selftest_run(ng_selftest *t);
 /* Removes the directory, if made. 0, or -1 with errno. */
 int ng_selftest_remove(ng_selftest *t);
+
+/* The rows as `nodegate selftest --json` lists them (rows_json.c): one row
+ * {"case", "expected", "got", "as_expected", "problem" when not}, and the
+ * whole run {"rows" (taken over), "failed", "broken" when asked, "dir" when
+ * kept}. */
+cJSON *ng_selftest_row_json(const char *name, const char *expected, const char *got,
+                            const char *problem);
+cJSON *ng_selftest_json(const ng_selftest *t, cJSON *rows, bool kept);
 
 #endif
