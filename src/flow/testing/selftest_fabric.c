@@ -4,6 +4,8 @@
  * directory, first on PATH): a slow node planted in a 16-node gang is found
  * by bisection, a socket fallback is incomparable, and a bad peer is not
  * blamed on the candidate. */
+#include "flow/testing/selftest_fabric.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,8 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "flow/testing/selftest_fabric.h"
 
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
