@@ -8,7 +8,6 @@
 
 #include "cli/config_error.h"
 #include "flow/admit_queue.h"
-#include "parse/sacct.h"
 
 static void note_to_stdout(void *arg, const char *verb, const char *fmt, va_list ap)
 {
@@ -18,45 +17,24 @@ static void note_to_stdout(void *arg, const char *verb, const char *fmt, va_list
 	printf("\n");
 }
 
-struct unscreen {
-	ng_ctx ctx;
-	int failed;
-};
-
 static void note_line(void *arg, const char *verb, const char *fmt, va_list ap)
 {
-	int *failed = arg;
+	(void)arg;
 	char buf[700];
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	printf("nodegate %s --unscreen: %s\n", verb, buf);
-	if (strstr(buf, "not landed"))
-		(*failed)++;
-}
-
-static int unscreen_one(const char *name, size_t len, void *arg)
-{
-	(void)len;
-	struct unscreen *u = arg;
-	ng_err err = {0};
-	(void)ng_flow_admit_queue(&u->ctx, name, name, "unscreened",
-	                          "left service (down or drained): the admission queue screens it "
-	                          "before it takes jobs again",
-	                          &err);
-	return 0;
 }
 
 int ng_admit_unscreen(const struct ng_cli *cli, const char *list)
 {
-	struct unscreen u = {.ctx = {.policy = cli->policy, .no_land = cli->no_land,
-	                             .note = note_line}};
-	u.ctx.note_arg = &u.failed;
-	long n = ng_hostlist_expand(list, strlen(list), 100000, unscreen_one, &u);
-	if (n < 0) {
+	ng_ctx ctx = {.policy = cli->policy, .no_land = cli->no_land, .note = note_line};
+	size_t failed;
+	if (ng_flow_admit_unscreen(&ctx, list, &failed) < 0) {
 		fprintf(stderr, "nodegate admit: --unscreen takes a Slurm host list (gpu-[001-004]), "
 		                "not \"%s\"\n", list);
 		return NG_EXIT_USAGE;
 	}
-	return u.failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
+	return failed ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 }
 
 int ng_admit_prolog_start(const struct ng_cli *cli, const char *node)

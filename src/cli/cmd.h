@@ -102,21 +102,11 @@ void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out);
 /* Parses a verb whose only options are --json and --help. Returns -1 to go
  * on, or the exit status to return (help printed, or a usage error). */
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json);
-/* The nodegate binary this process runs (/proc/self/exe) and its directory,
- * where the build and the install keep the synthetic GPU library. */
-int ng_self_path(char *self, size_t cap, char *dir, size_t dcap);
-/* A file nodegate ships, found from where the running binary is: beside it
- * (a build tree: in_build, relative to its directory), else in the install
- * tree around it (in_install, relative to the directory above bin/), so an
- * installed tree works wherever it is copied. out gets the first that
- * exists; 0 found, -1 neither (out: the install path, for messages). */
-int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap);
+/* ng_self_path, ng_shipped_path: flow/install_tree.h. */
 /* ng_read_file, ng_load_json_file: core/json_file.h. */
 /* Clearing SLURM_* for the runs a verb starts: ng_env_unset_prefix
  * (flow/testing/test_env.h). */
-/* Reads a policy file over p (ng_policy_apply_json); err names the file and
- * what is wrong with it. A key given twice anywhere is refused. */
-int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err);
+/* Reading a policy file: ng_policy_load_file (core/policy_file.h). */
 /* s as one shell word for a command suggested in a message (`nodegate
  * release 'x;touch y'`), control characters escaped (core/strbuf.h), in out
  * (NG_SHELL_WORD_MAX holds any node or class name). */

@@ -191,20 +191,6 @@ out:
 	return rc;
 }
 
-/* Whether this process runs on node: its short host name or $SLURMD_NODENAME. */
-static bool running_on(const char *node)
-{
-	const char *sl = getenv("SLURMD_NODENAME");
-	if (sl && strcmp(sl, node) == 0)
-		return true;
-	char host[256];
-	if (gethostname(host, sizeof host) != 0)
-		return false;
-	host[sizeof host - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
-	return strcmp(host, node) == 0;
-}
-
 static int pair_sub(struct ng_cli *cli, int argc, char **argv)
 {
 	const struct ng_cmd_entry *e = &ng_cmd_fabric_entry;
@@ -226,7 +212,7 @@ static int pair_sub(struct ng_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	char *cand = argv[next];
-	if (f.o.out_path && !running_on(cand)) {
+	if (f.o.out_path && !ng_fabric_runs_on(cand)) {
 		rc = ng_cmd_usage_error(e, "--out writes %s's admission record with this node's identity: "
 		                           "run it on %s (host name or SLURMD_NODENAME)", cand, cand);
 		goto out;

@@ -48,65 +48,56 @@ const struct ng_cmd_entry ng_cmd_gate_entry = {
 	.exec = exec_gate,
 };
 
-/* Judges one record and prints its verdict. Returns the exit status it
- * contributes. */
-static int judge_one(struct ng_cli *cli, ng_gate_input *in, const cJSON *record,
-                     const ng_json_source *src, const char *label, bool explain, bool json,
-                     bool many)
+/* How the verdicts of one file are shown, and the worst exit status. */
+struct shown {
+	const ng_policy *pol;
+	bool explain, json, many;
+	int rc;
+};
+
+/* Prints one record's verdict and keeps the exit status it contributes. */
+static void show(void *arg, const char *label, bool element, const ng_gate_input *in,
+                 const ng_gate_trace *t, ng_verdict v, const ng_err *bad)
 {
-	ng_err err;
-	if (ng_gate_input_record(in, record, src, &err) < 0) {
-		fprintf(stderr, "nodegate gate: %s: %s\n", label, err.msg);
-		return NG_EXIT_USAGE;
+	struct shown *sh = arg;
+	bool many = element || sh->many;
+	int rc;
+	if (bad) {
+		fprintf(stderr, "nodegate gate: %s: %s\n", label, bad->msg);
+		rc = NG_EXIT_USAGE;
+	} else {
+		if (sh->json)
+			ng_report_gate_json(stdout, label, t);
+		else if (sh->explain)
+			ng_report_gate_explain(stdout, label, in, t, sh->pol);
+		else if (many)
+			printf("%-23s %s  (%s)\n", ng_verdict_name(v), label, ng_gate_step_text(t->step));
+		else
+			printf("%s\n", ng_verdict_name(v));
+		if (sh->explain && many && !sh->json)
+			putchar('\n');
+		rc = ng_verdict_admissible(v) ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
 	}
-	ng_gate_trace t;
-	ng_verdict v = ng_gate_input_judge(in, &cli->policy, &t);
-	if (json)
-		ng_report_gate_json(stdout, label, &t);
-	else if (explain)
-		ng_report_gate_explain(stdout, label, in, &t, &cli->policy);
-	else if (many)
-		printf("%-23s %s  (%s)\n", ng_verdict_name(v), label, ng_gate_step_text(t.step));
-	else
-		printf("%s\n", ng_verdict_name(v));
-	if (explain && many && !json)
-		putchar('\n');
-	return ng_verdict_admissible(v) ? NG_EXIT_OK : NG_EXIT_NOT_ADMISSIBLE;
+	sh->rc = rc > sh->rc ? rc : sh->rc;
 }
 
-/* Judges a record file: one record, or an array of them (what --out of
- * `nodegate run` and `nodegate probe` writes), each labelled FILE[i]. */
+/* Judges a record file (flow/gate_records.h), each record of an array
+ * labelled FILE[i]. Returns the exit status. */
 static int judge_file(struct ng_cli *cli, ng_gate_input *in, const char *path, bool explain,
                       bool json, bool many)
 {
 	ng_err err;
-	char *text;
-	size_t len;
-	cJSON *doc = ng_load_json_file(path, &text, &len, &err);
-	if (!doc) {
+	struct shown sh = {&cli->policy, explain, json, many, NG_EXIT_OK};
+	int r = ng_gate_file_judge(in, &cli->policy, path, show, &sh, &err);
+	if (r == NG_GATE_FILE_UNREAD) {
 		fprintf(stderr, "nodegate gate: %s\n", err.msg);
 		return ng_exit_for(&err, NG_ERR_INPUT);
 	}
-	ng_json_source src = {text, len, doc};
-	int rc = NG_EXIT_OK;
-	if (cJSON_IsArray(doc)) {
-		if (!doc->child) {
-			fprintf(stderr, "nodegate gate: %s holds an empty array: no record to judge\n", path);
-			rc = NG_EXIT_USAGE;
-		}
-		int i = 0;
-		for (const cJSON *r = doc->child; r; r = r->next, i++) {
-			char label[4096];
-			snprintf(label, sizeof label, "%s[%d]", path, i);
-			int r1 = judge_one(cli, in, r, &src, label, explain, json, true);
-			rc = r1 > rc ? r1 : rc;
-		}
-	} else {
-		rc = judge_one(cli, in, doc, &src, path, explain, json, many);
+	if (r == NG_GATE_FILE_EMPTY) {
+		fprintf(stderr, "nodegate gate: %s holds an empty array: no record to judge\n", path);
+		sh.rc = NG_EXIT_USAGE;
 	}
-	cJSON_Delete(doc);
-	free(text);
-	return rc;
+	return sh.rc;
 }
 
 static int exec_gate(struct ng_cli *cli, int argc, char **argv)

@@ -6,6 +6,7 @@
 #include "cli/cmd.h"
 #include "cli/policy_changes.h"
 #include "core/policy_digest.h"
+#include "core/policy_file.h"
 #include "core/strbuf.h"
 #include "flow/policy_view.h"
 
@@ -104,7 +105,7 @@ static int policy_check(int argc, char **argv)
 	ng_policy pol;
 	ng_policy_default(&pol);
 	ng_err err;
-	bool valid = ng_cli_load_policy(&pol, file, &err) == 0;
+	bool valid = ng_policy_load_file(&pol, file, &err) == 0;
 	if (json) {
 		cJSON *doc = ng_policy_check_json(file, valid ? &pol : NULL, err.msg);
 		char *text = cJSON_Print(doc);

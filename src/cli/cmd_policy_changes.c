@@ -12,6 +12,7 @@
 #include "cli/policy_changes.h"
 #include "cli/store_cli.h"
 #include "core/clock.h"
+#include "core/policy_file.h"
 #include "core/policy_digest.h"
 #include "flow/policy_history.h"
 #include "flow/promote.h"
@@ -111,7 +112,7 @@ static int load_proposed(const struct ng_cmd_entry *e, const char *sub, const ch
 		return ng_cmd_usage_error(e, "%s: name the proposed policy (--policy FILE)", sub);
 	ng_policy_default(pol);
 	ng_err err;
-	if (ng_cli_load_policy(pol, file, &err) < 0) {
+	if (ng_policy_load_file(pol, file, &err) < 0) {
 		fprintf(stderr, "nodegate policy %s: %s\n", sub, err.msg);
 		return NG_EXIT_USAGE;
 	}

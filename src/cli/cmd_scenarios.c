@@ -8,6 +8,7 @@
 
 #include "cli/cmd.h"
 #include "cli/store_cli.h"
+#include "flow/install_tree.h"
 #include "flow/testing/scenario.h"
 
 #ifndef NODEGATE_SCENARIO_DIR
@@ -75,6 +76,27 @@ static void say_problem(void *arg, const char *msg)
 	fprintf(stderr, "nodegate scenarios: %s\n", msg);
 }
 
+/* The rows: the table's, or --json's array, each as its scenario ends. */
+struct rows {
+	bool json;
+	size_t width;
+	cJSON *rows;
+};
+
+static void print_row(void *arg, const struct scenario *s, const struct scenario_row *row)
+{
+	struct rows *o = arg;
+	if (o->json) {
+		cJSON_AddItemToArray(o->rows, ng_scenario_row_json(s->name, row));
+		return;
+	}
+	char ex[16];
+	snprintf(ex, sizeof ex, "%d", row->exit);
+	printf("%-*s %-9s %-6s %s%s%s\n", (int)o->width, s->name, row->severity,
+	       row->drain ? "yes" : "no", row->exit < 0 ? "-" : ex, row->ok ? "" : "    <- ",
+	       row->ok ? "" : row->problem);
+	fflush(stdout);
+}
 
 static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 {
@@ -131,9 +153,7 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 	struct scenario *sc;
 	size_t n;
 	int rc = ng_scenarios_load(dir, &sc, &n, say_problem, NULL) < 0 ? NG_EXIT_USAGE : NG_EXIT_OK;
-	size_t selected = 0;
-	for (size_t i = 0; rc == NG_EXIT_OK && i < n; i++)
-		selected += !only || strcmp(sc[i].name, only) == 0;
+	size_t selected = rc == NG_EXIT_OK ? ng_scenarios_selected(sc, n, only) : 0;
 	if (rc == NG_EXIT_OK && selected == 0) {
 		if (only)
 			fprintf(stderr, "nodegate scenarios: no scenario named \"%s\" in %s\n", only, dir);
@@ -152,33 +172,9 @@ static int scenarios_main(struct ng_cli *cli, int argc, char **argv)
 			printf("%-*s %-9s %-6s %s\n", (int)width, "SCENARIO", "SEVERITY", "DRAIN", "EXIT");
 			fflush(stdout);
 		}
-		size_t failed = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (only && strcmp(sc[i].name, only) != 0)
-				continue;
-			struct scenario_row row;
-			ng_scenario_run(&sc[i], self, lib_abs, show_output, &verbose, &row);
-			failed += !row.ok;
-			if (json) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "scenario", sc[i].name);
-				cJSON_AddStringToObject(o, "severity", row.severity);
-				cJSON_AddBoolToObject(o, "drain", row.drain);
-				cJSON_AddNumberToObject(o, "exit", row.exit);
-				cJSON_AddNumberToObject(o, "seconds", row.seconds);
-				cJSON_AddBoolToObject(o, "as_expected", row.ok);
-				if (!row.ok)
-					cJSON_AddStringToObject(o, "problem", row.problem);
-				cJSON_AddItemToArray(rows, o);
-			} else {
-				char ex[16];
-				snprintf(ex, sizeof ex, "%d", row.exit);
-				printf("%-*s %-9s %-6s %s%s%s\n", (int)width, sc[i].name, row.severity,
-				       row.drain ? "yes" : "no", row.exit < 0 ? "-" : ex,
-				       row.ok ? "" : "    <- ", row.ok ? "" : row.problem);
-				fflush(stdout);
-			}
-		}
+		struct rows out = {json, width, rows};
+		size_t failed = ng_scenarios_run(sc, n, only, self, lib_abs, show_output, &verbose,
+		                                 print_row, &out);
 		if (json) {
 			ng_print_json(rows);
 			cJSON_Delete(rows);

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/fabric.h"
 #include "cli/store_cli.h"
+#include "flow/install_tree.h"
 #include "flow/testing/selftest.h"
 
 #define SYNTH_LIBRARY "libnodegate-nvml-synth.so"
@@ -85,28 +85,13 @@ static void print_row(void *arg, const char *name, const char *expected, const c
 	struct out *o = arg;
 	bool ok = !problem[0];
 	if (o->json) {
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "case", name);
-		cJSON_AddStringToObject(r, "expected", expected);
-		cJSON_AddStringToObject(r, "got", got);
-		cJSON_AddBoolToObject(r, "as_expected", ok);
-		if (!ok)
-			cJSON_AddStringToObject(r, "problem", problem);
-		cJSON_AddItemToArray(o->rows, r);
+		cJSON_AddItemToArray(o->rows, ng_selftest_row_json(name, expected, got, problem));
 		return;
 	}
 	printf("%-16s %-28s %-32s %s\n", name, expected, got, ok ? "pass" : "FAIL");
 	if (!ok)
 		printf("  %s: %s\n", name, problem);
 	fflush(stdout);
-}
-
-/* The fabric rows are the fabric command's (selftest_fabric.c). */
-static void fabric_rows(void *arg, const char *dir, const char *self, const char *policy,
-                        ng_test_row_fn row, void *row_arg)
-{
-	(void)arg;
-	ng_selftest_fabric(dir, self, policy, row, row_arg);
 }
 
 static void remove_dir(ng_selftest *t)
@@ -127,7 +112,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	static char self[PATH_MAX], real_lib[PATH_MAX], scontrol[PATH_MAX];
 	struct out out = {0};
 	ng_selftest_request req = {.self = self, .lib = real_lib, .scontrol = scontrol, .row = print_row,
-	                           .row_arg = &out, .fabric = fabric_rows};
+	                           .row_arg = &out};
 	int opt;
 	struct ng_opt_parser op;
 	ng_opt_begin(&op, &ng_cmd_selftest_entry, argc, argv);
@@ -184,13 +169,7 @@ static int selftest_main(struct ng_cli *cli, int argc, char **argv)
 	ng_selftest_run(&t);
 
 	if (out.json) {
-		cJSON *doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "rows", out.rows);
-		cJSON_AddNumberToObject(doc, "failed", (double)t.failed);
-		if (brk)
-			cJSON_AddStringToObject(doc, "broken", brk);
-		if (keep)
-			cJSON_AddStringToObject(doc, "dir", t.dir);
+		cJSON *doc = ng_selftest_json(&t, out.rows, keep);
 		ng_print_json(doc);
 		cJSON_Delete(doc);
 	} else {

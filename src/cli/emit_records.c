@@ -21,12 +21,7 @@ static void show(void *arg, const char *metric, const ng_gate_input *in, const n
 {
 	struct shown *sh = arg;
 	if (sh->o->json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "metric", metric);
-		cJSON_AddStringToObject(o, "verdict", ng_verdict_name(v));
-		cJSON_AddBoolToObject(o, "admissible", ng_verdict_admissible(v));
-		cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t->step));
-		cJSON_AddItemToArray(sh->verdicts, o);
+		cJSON_AddItemToArray(sh->verdicts, ng_gate_verdict_json(metric, t, v));
 	} else if (sh->o->explain) {
 		putchar('\n');
 		ng_report_gate_explain(stdout, metric, in, t, &sh->cli->policy);

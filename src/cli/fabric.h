@@ -34,10 +34,4 @@ void fabric_cli_free(struct fabric_cli *f);
 void fabric_print_gang(const cJSON *doc);
 void fabric_print_pair(const cJSON *doc);
 
-/* selftest_fabric.c: the fabric rows of `nodegate selftest`. */
-typedef void (*ng_selftest_row_fn)(void *ctx, const char *name, const char *expected,
-                                   const char *got, const char *problem);
-void ng_selftest_fabric(const char *dir, const char *self, const char *policy,
-                        ng_selftest_row_fn row, void *ctx);
-
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/fabric.h"
+#include "flow/install_tree.h"
 
 static bool positive(const char *s, double *out)
 {

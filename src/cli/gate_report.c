@@ -64,35 +64,10 @@ void ng_report_gate_explain(FILE *out, const char *path, const ng_gate_input *in
 
 void ng_report_gate_json(FILE *out, const char *path, const ng_gate_trace *t)
 {
-	const struct ng_verdict_info *vi = ng_verdict_info(t->verdict);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "record", path);
-	cJSON_AddStringToObject(o, "verdict", vi->name);
-	cJSON_AddBoolToObject(o, "admissible", vi->admissible);
-	cJSON_AddStringToObject(o, "decided_by", ng_gate_step_text(t->step));
-	if (t->diag_test)
-		cJSON_AddStringToObject(o, "diag_test", t->diag_test);
-	if (t->record_says && t->baseline_says) {
-		cJSON_AddStringToObject(o, "record_says", t->record_says);
-		cJSON_AddStringToObject(o, "baseline_says", t->baseline_says);
-	}
-	cJSON_AddStringToObject(o, "lands", vi->lands);
-	cJSON *e = cJSON_AddObjectToObject(o, "explain");
-	cJSON_AddNumberToObject(e, "n", (double)t->n);
-	ng_json_add_number(e, "median", t->median);
-	ng_json_add_number(e, "spread", t->spread);
-	ng_json_add_number(e, "ratio", t->ratio);
-	ng_json_add_number(e, "drop", t->drop);
-	ng_json_add_number(e, "noise_bar", t->noise_bar);
-	ng_json_add_number(e, "slow_fraction", t->slow_fraction);
-	cJSON_AddNumberToObject(e, "cohort_n", (double)t->cohort_n);
-	cJSON_AddNumberToObject(e, "cohort_valid", (double)t->cohort_valid);
-	ng_json_add_number(e, "cohort_median", t->cohort_median);
-	ng_json_add_number(e, "cohort_past_warn", t->cohort_past_warn);
-	char *s = cJSON_PrintUnformatted(o);
+	cJSON *o = ng_gate_trace_json(path, t);
+	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
 	if (s)
 		fprintf(out, "%s\n", s);
 	free(s);
 	cJSON_Delete(o);
 }
-

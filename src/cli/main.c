@@ -12,13 +12,12 @@
 #include "cli/cmd.h"
 #include "cli/config_error.h"
 #include "core/json.h"
+#include "core/policy_file.h"
 #include "core/strbuf.h"
 
 #ifndef NODEGATE_VERSION
 #define NODEGATE_VERSION "dev"
 #endif
-
-#define NG_DEFAULT_POLICY "/etc/nodegate/policy.json"
 
 static const struct ng_cmd_entry *const commands[] = {
 	&ng_cmd_gate_entry,
@@ -80,18 +79,6 @@ static void usage(FILE *out)
 	        "\n"
 	        "Exit status: 0 admissible, 1 not admissible, 2 usage or input error,\n"
 	        "3 the store could not be opened, read or written.\n");
-}
-
-/* An explicitly named policy file must exist; the default one may not.
- * On failure err says what is wrong, naming the file. */
-static int load_policy(struct ng_cli *cli, const char *path, bool must_exist, ng_err *err)
-{
-	ng_policy_default(&cli->policy);
-	if (!path)
-		return 0;
-	if (!must_exist && access(path, F_OK) != 0 && errno == ENOENT)
-		return 0;
-	return ng_cli_load_policy(&cli->policy, path, err);
 }
 
 static const char *command_names[N_COMMANDS];
@@ -209,19 +196,12 @@ int main(int argc, char **argv)
 		argc = w;
 	}
 
-	bool explicit_policy = policy_path != NULL;
-	const char *env = getenv("NODEGATE_POLICY");
-	if (!policy_path && env && *env)
-		policy_path = env;
-	explicit_policy = explicit_policy || policy_path != NULL;
-	if (!policy_path)
-		policy_path = NG_DEFAULT_POLICY;
 	/* `policy check FILE` reads FILE alone: the policy in force may be the
 	 * broken one that is being replaced. */
-	if (cmd == &ng_cmd_policy_entry && i + 1 < argc && strcmp(argv[i + 1], "check") == 0)
-		policy_path = NULL;
+	bool read_none = cmd == &ng_cmd_policy_entry && i + 1 < argc &&
+	                 strcmp(argv[i + 1], "check") == 0;
 	ng_err err;
-	if (load_policy(&cli, policy_path, explicit_policy, &err) < 0)
+	if (ng_policy_load_in_force(&cli.policy, policy_path, read_none, &err) < 0)
 		return early_error(argc, argv, i, NG_CONFIG_POLICY, false,
 		                   "policy (nodegate " NODEGATE_VERSION "): %s; `nodegate policy "
 		                   "check FILE` checks a policy before it is rolled out",

@@ -20,41 +20,10 @@ static int read_nvidia_smi(const char *text, size_t len, cJSON **out, ng_err *er
 	return rc < 0 ? NG_EXIT_USAGE : rc ? NG_EXIT_NOT_ADMISSIBLE : NG_EXIT_OK;
 }
 
-static void add_xid(const ng_xid_event *e, void *arg)
-{
-	cJSON *arr = arg, *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddItemToArray(arr, o)) {
-		cJSON_Delete(o);
-		return;
-	}
-	cJSON_AddStringToObject(o, "bus", e->bus);
-	cJSON_AddNumberToObject(o, "code", e->code);
-	if (e->gpu_instance >= 0)
-		cJSON_AddNumberToObject(o, "gpu_instance", e->gpu_instance);
-	if (e->compute_instance >= 0)
-		cJSON_AddNumberToObject(o, "compute_instance", e->compute_instance);
-	if (e->pid >= 0)
-		cJSON_AddNumberToObject(o, "pid", (double)e->pid);
-	if (e->name[0])
-		cJSON_AddStringToObject(o, "name", e->name);
-	if (e->at_usec >= 0)
-		cJSON_AddNumberToObject(o, "at_usec", (double)e->at_usec);
-	cJSON_AddStringToObject(o, "message", e->message);
-}
-
 /* Kernel log text: every Xid line, in order. No Xid is an answer too. */
 static int read_xid(const char *text, size_t len, cJSON **out, ng_err *err)
 {
-	cJSON *arr = cJSON_CreateArray();
-	if (!arr)
-		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
-	size_t n = ng_xid_scan(text, len, -1, add_xid, arr);
-	if ((size_t)cJSON_GetArraySize(arr) != n) {
-		cJSON_Delete(arr);
-		return ng_fail(err, "out of memory"), NG_EXIT_USAGE;
-	}
-	*out = arr;
-	return NG_EXIT_OK;
+	return ng_xid_json(text, len, out, err) < 0 ? NG_EXIT_USAGE : NG_EXIT_OK;
 }
 
 /* sacct --parsable2 lines: the jobs, and the lines it refused (exit 1). */

@@ -6,37 +6,17 @@
 
 #include "cli/cmd.h"
 #include "core/json.h"
-#include "core/stats.h"
 
 static void print_samples(FILE *out, const cJSON *samples)
 {
-	size_t n = 0;
-	for (const cJSON *v = cJSON_IsArray(samples) ? samples->child : NULL; v; v = v->next)
-		n++;
-	if (n == 0) {
+	ng_sample_summary s;
+	ng_samples_summarize(samples, &s);
+	if (s.n == 0)
 		fprintf(out, "no samples");
-		return;
-	}
-	double *v = malloc(n * sizeof *v), *work = malloc(n * sizeof *work);
-	size_t k = 0;
-	bool numeric = v && work;
-	for (const cJSON *c = samples->child; c && numeric; c = c->next) {
-		numeric = cJSON_IsNumber(c);
-		if (numeric)
-			v[k++] = c->valuedouble;
-	}
-	if (numeric) {
-		double lo = v[0], hi = v[0];
-		for (size_t i = 1; i < n; i++) {
-			lo = v[i] < lo ? v[i] : lo;
-			hi = v[i] > hi ? v[i] : hi;
-		}
-		fprintf(out, "n=%zu median %.6g (min %.6g, max %.6g)", n, ng_np_median(v, n, work), lo, hi);
-	} else {
-		fprintf(out, "n=%zu, not all numbers", n);
-	}
-	free(v);
-	free(work);
+	else if (s.numeric)
+		fprintf(out, "n=%zu median %.6g (min %.6g, max %.6g)", s.n, s.median, s.min, s.max);
+	else
+		fprintf(out, "n=%zu, not all numbers", s.n);
 }
 
 void ng_print_record_table(FILE *out, const cJSON *records)

@@ -54,7 +54,6 @@ set(NG_CLI_SOURCES
   probe_hostmem.c
   probe_storage.c
   record_table.c
-  selftest_fabric.c
   store_cli.c
   util.c
 )

@@ -2,12 +2,9 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int ng_cmd_usage_error(const struct ng_cmd_entry *e, const char *fmt, ...)
 {
@@ -77,59 +74,6 @@ void ng_cmd_print_help(const struct ng_cmd_entry *e, FILE *out)
 	free(all);
 	if (e->help_tail)
 		fprintf(out, "\n%s", e->help_tail);
-}
-
-int ng_self_path(char *self, size_t cap, char *dir, size_t dcap)
-{
-	ssize_t n = readlink("/proc/self/exe", self, cap - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	const char *slash = strrchr(self, '/');
-	if (!slash || (size_t)(slash - self) >= dcap)
-		return -1;
-	memcpy(dir, self, (size_t)(slash - self));
-	dir[slash - self] = '\0';
-	return 0;
-}
-
-int ng_shipped_path(const char *in_build, const char *in_install, char *out, size_t cap)
-{
-	char self[4096], dir[4000];
-	if (ng_self_path(self, sizeof self, dir, sizeof dir) < 0) {
-		snprintf(out, cap, "%s", in_install);
-		return -1;
-	}
-	if (in_build) {
-		snprintf(out, cap, "%s/%s", dir, in_build);
-		if (access(out, F_OK) == 0)
-			return 0;
-	}
-	snprintf(out, cap, "%s/../%s", dir, in_install);
-	return access(out, F_OK) == 0 ? 0 : -1;
-}
-
-int ng_cli_load_policy(ng_policy *p, const char *path, ng_err *err)
-{
-	size_t len;
-	ng_err lerr;
-	char *text = ng_read_file(path, &len, err);
-	if (!text)
-		return -1;
-	/* Parsed here rather than by ng_load_json_file so that a repeat is
-	 * named as the policy sees it ("policy section \"gate\" is given
-	 * twice"): ng_policy_apply_json refuses every repeated key. */
-	cJSON *doc = ng_json_parse(text, len, &lerr);
-	if (!doc) {
-		free(text);
-		return ng_fail(err, "%s: %s", path, lerr.msg);
-	}
-	int rc = ng_policy_apply_json(p, doc, path, &lerr);
-	if (rc < 0)
-		ng_fail(err, "%s: %s", path, lerr.msg);
-	cJSON_Delete(doc);
-	free(text);
-	return rc;
 }
 
 int ng_cmd_json_option(const struct ng_cmd_entry *e, int argc, char **argv, bool *json)

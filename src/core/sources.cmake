@@ -14,6 +14,7 @@ set(NG_CORE_SOURCES
   metric.c
   policy.c
   policy_digest.c
+  policy_file.c
   policy_json.c
   read_file.c
   record_build.c

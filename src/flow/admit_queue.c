@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "judge/prolog_ask.h"
+#include "parse/sacct.h"
 #include "land/slurm_features.h"
 
 int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slurm_node,
@@ -28,7 +29,7 @@ int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slur
 	else
 		ng_ctx_note(ctx, "admit", "queue: features not landed: %s", lerr.msg);
 	if (!ctx->store)
-		return 0;
+		return rc < 0 ? 1 : 0;
 	char *detail = ng_slurm_queue_json(&res);
 	cJSON *d = detail ? cJSON_Parse(detail) : NULL;
 	free(detail);
@@ -46,7 +47,32 @@ int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slur
 	                                subject, text, err)
 	               : ng_fail(err, "out of memory");
 	cJSON_free(text);
-	return arc < 0 ? -1 : 0;
+	return arc < 0 ? -1 : rc < 0 ? 1 : 0;
+}
+
+struct unscreen {
+	const ng_ctx *ctx;
+	size_t failed;
+};
+
+static int unscreen_one(const char *name, size_t len, void *arg)
+{
+	(void)len;
+	struct unscreen *u = arg;
+	ng_err err = {0};
+	u->failed += ng_flow_admit_queue(u->ctx, name, name, "unscreened",
+	                                 "left service (down or drained): the admission queue "
+	                                 "screens it before it takes jobs again",
+	                                 &err) != 0;
+	return 0;
+}
+
+int ng_flow_admit_unscreen(const ng_ctx *ctx, const char *list, size_t *failed)
+{
+	struct unscreen u = {.ctx = ctx};
+	long n = ng_hostlist_expand(list, strlen(list), 100000, unscreen_one, &u);
+	*failed = u.failed;
+	return n < 0 ? -1 : 0;
 }
 
 int ng_flow_prolog_asks(const ng_ctx *ctx, const char *job_id, const char *slurm_node,

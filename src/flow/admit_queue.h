@@ -12,11 +12,18 @@
 /* Lands an admission outcome on the node's Slurm features
  * (land/slurm_features.h): admitted and admitted-warn gain ng_admitted,
  * anything else loses it with why in the node's comment. What happened is
- * a note and a "land.features" audit entry of node_id; a failed landing is
- * a note, never an error. -1 only when the store failed. slurm_node NULL:
+ * a note and a "land.features" audit entry of node_id (when ctx has a
+ * store); a failed landing is a note, never an error. 0 landed (or no
+ * landing asked), 1 not landed, -1 when the store failed. slurm_node NULL:
  * $SLURMD_NODENAME, else the short host name. */
 int ng_flow_admit_queue(const ng_ctx *ctx, const char *node_id, const char *slurm_node,
                         const char *outcome, const char *why, ng_err *err);
+
+/* admit --unscreen LIST: every node of the Slurm host list (gpu-[001-004])
+ * loses ng_admitted and gains unscreened, the admission queue's way back
+ * in, each said as a note. *failed: the nodes not landed. -1 for a list
+ * that does not read. */
+int ng_flow_admit_unscreen(const ng_ctx *ctx, const char *list, size_t *failed);
 
 /* Whether job job_id asks its nodes to be screened in the Prolog
  * (judge/prolog_ask.h), read through `scontrol show job`. 1 yes, 0 no, -1

@@ -178,6 +178,11 @@ typedef struct {
 	char out_problem[1024];
 } ng_fabric_pair_status;
 
+/* Whether this process runs on node: its short host name or
+ * $SLURMD_NODENAME. A pair's --out record carries this node's identity, so
+ * it is written only on the candidate. */
+bool ng_fabric_runs_on(const char *node);
+
 /* The candidate with np (1 or 2) peers: the document of docs/fabric.md
  * (tests, blame, verdict, rails), the records stored in ctx->store when
  * there is one, and o->out_path written when set. NULL with err when memory

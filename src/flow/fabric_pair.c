@@ -179,6 +179,19 @@ int ng_fabric_pick_peers(const ng_ctx *ctx, const ng_fabric_opts *o, const char 
 	return (int)k;
 }
 
+bool ng_fabric_runs_on(const char *node)
+{
+	const char *sl = getenv("SLURMD_NODENAME");
+	if (sl && strcmp(sl, node) == 0)
+		return true;
+	char host[256];
+	if (gethostname(host, sizeof host) != 0)
+		return false;
+	host[sizeof host - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+	return strcmp(host, node) == 0;
+}
+
 cJSON *ng_fabric_pair(const ng_ctx *ctx, const ng_fabric_opts *o, const char *cand_in,
                       char *const *peers, size_t np, ng_fabric_pair_status *status, ng_err *err)
 {

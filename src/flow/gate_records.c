@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +98,45 @@ int ng_gate_records_judge(ng_baseline_file *b, const ng_policy *pol, const cJSON
 			all = 0;
 	}
 	return all;
+}
+
+static void judge_one(ng_gate_input *in, const ng_policy *pol, const cJSON *record,
+                      const ng_json_source *src, const char *label, bool element,
+                      ng_gate_file_fn fn, void *arg)
+{
+	ng_err err;
+	if (ng_gate_input_record(in, record, src, &err) < 0) {
+		fn(arg, label, element, NULL, NULL, NG_V_INVALID_INPUT, &err);
+		return;
+	}
+	ng_gate_trace t;
+	ng_verdict v = ng_gate_input_judge(in, pol, &t);
+	fn(arg, label, element, in, &t, v, NULL);
+}
+
+int ng_gate_file_judge(ng_gate_input *in, const ng_policy *pol, const char *path,
+                       ng_gate_file_fn fn, void *arg, ng_err *err)
+{
+	char *text;
+	size_t len;
+	cJSON *doc = ng_load_json_file(path, &text, &len, err);
+	if (!doc)
+		return NG_GATE_FILE_UNREAD;
+	ng_json_source src = {text, len, doc};
+	int rc = 0;
+	if (cJSON_IsArray(doc)) {
+		if (!doc->child)
+			rc = NG_GATE_FILE_EMPTY;
+		int i = 0;
+		for (const cJSON *r = doc->child; r; r = r->next, i++) {
+			char label[4096];
+			snprintf(label, sizeof label, "%s[%d]", path, i);
+			judge_one(in, pol, r, &src, label, true, fn, arg);
+		}
+	} else {
+		judge_one(in, pol, doc, &src, path, false, fn, arg);
+	}
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
 }

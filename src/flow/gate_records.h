@@ -49,4 +49,33 @@ typedef void (*ng_gate_judged_fn)(void *arg, const char *metric, const ng_gate_i
 int ng_gate_records_judge(ng_baseline_file *b, const ng_policy *pol, const cJSON *records,
                           ng_gate_judged_fn fn, void *arg, ng_err *err);
 
+/* One record of a file `nodegate gate` judges (ng_gate_file_judge): its
+ * label (FILE, or FILE[i] in an array), whether it came from an array, and
+ * either its verdict (bad NULL) or why it could not be read (in and t then
+ * NULL). */
+typedef void (*ng_gate_file_fn)(void *arg, const char *label, bool element,
+                                const ng_gate_input *in, const ng_gate_trace *t, ng_verdict v,
+                                const ng_err *bad);
+
+enum {
+	NG_GATE_FILE_UNREAD = -1, /* the file could not be read or parsed (err) */
+	NG_GATE_FILE_EMPTY = -2,  /* it holds an empty array: no record to judge */
+};
+
+/* Judges a record file against the baseline in in: one record, or an
+ * array of them (what --out of `nodegate run` and `nodegate probe`
+ * writes), telling fn of each in order. 0, or NG_GATE_FILE_*. */
+int ng_gate_file_judge(ng_gate_input *in, const ng_policy *pol, const char *path,
+                       ng_gate_file_fn fn, void *arg, ng_err *err);
+
+/* A gate verdict with its arithmetic as a document (gate_trace_json.c):
+ * {"record": label, "verdict", "admissible", "decided_by", "diag_test",
+ * "record_says" and "baseline_says" when they disagree, "lands", "explain":
+ * {n, median, spread, ratio, drop, noise_bar, slow_fraction, cohort_n,
+ * cohort_valid, cohort_median, cohort_past_warn}}; NULL when out of memory. */
+cJSON *ng_gate_trace_json(const char *label, const ng_gate_trace *t);
+/* One record's verdict, as a measuring verb's --json lists it: {"metric",
+ * "verdict", "admissible", "decided_by"}. */
+cJSON *ng_gate_verdict_json(const char *metric, const ng_gate_trace *t, ng_verdict v);
+
 #endif

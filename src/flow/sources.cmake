@@ -27,6 +27,7 @@ set(NG_FLOW_SOURCES
   floors_suggest.c
   gate_batch.c
   gate_records.c
+  gate_trace_json.c
   gpu_check.c
   gpu_check_each.c
   gpu_check_inventory.c
@@ -37,6 +38,7 @@ set(NG_FLOW_SOURCES
   gpu_readings.c
   identity_report.c
   ingest.c
+  install_tree.c
   lemon.c
   metrics.c
   npd.c
@@ -69,9 +71,11 @@ set(NG_FLOW_SOURCES
   report_svg.c
   run_lock.c
   shadow.c
+  testing/rows_json.c
   testing/scenario_read.c
   testing/scenario_run.c
   testing/selftest.c
+  testing/selftest_fabric.c
   testing/selftest_probation.c
   testing/selftest_queue.c
   testing/test_env.c

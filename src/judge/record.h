@@ -74,4 +74,14 @@ void ng_gate_input_free(ng_gate_input *in);
  * history being kept for baselines (ingest) has no use for it. */
 int ng_record_check_strict(const cJSON *record, bool zero_ok, ng_err *err);
 
+/* A record's samples summed up (samples_summary.c): how many; when every
+ * one is a number (numeric; false too when out of memory), their median,
+ * smallest and largest. */
+typedef struct {
+	size_t n;
+	bool numeric;
+	double median, min, max;
+} ng_sample_summary;
+void ng_samples_summarize(const cJSON *samples, ng_sample_summary *out);
+
 #endif

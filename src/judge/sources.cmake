@@ -19,5 +19,6 @@ set(NG_JUDGE_SOURCES
   probation.c
   prolog_ask.c
   record.c
+  samples_summary.c
 )
 list(TRANSFORM NG_JUDGE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

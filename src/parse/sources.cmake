@@ -32,6 +32,7 @@ set(NG_PARSE_SOURCES
   text.c
   topology.c
   xid.c
+  xid_json.c
   xid_stream.c
 )
 list(TRANSFORM NG_PARSE_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)

@@ -6,9 +6,11 @@
 #ifndef NODEGATE_PARSE_XID_H
 #define NODEGATE_PARSE_XID_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
 #include "core/gpu.h"
 
 typedef struct {
@@ -43,5 +45,11 @@ size_t ng_xid_scan_part(const char *text, size_t len, size_t stop, int64_t since
 /* Attaches each event to the snapshot's GPU with the same bus address
  * (the newest NG_GPU_XID_MAX per GPU). Returns events that matched no GPU. */
 size_t ng_xid_attach(ng_gpu_snapshot *s, const ng_xid_event *events, size_t n);
+
+/* Every Xid line of kernel log text, in order, as a JSON array of
+ * {"bus", "code", "gpu_instance", "compute_instance", "pid", "name",
+ * "at_usec", "message"} (the optional ones when the line has them); no Xid
+ * is an empty array. 0, or -1 with err when out of memory. */
+int ng_xid_json(const char *text, size_t len, cJSON **out, ng_err *err);
 
 #endif

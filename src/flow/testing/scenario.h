@@ -69,4 +69,19 @@ typedef void (*ng_scenario_output_fn)(void *arg, const char *name, double second
 void ng_scenario_run(const struct scenario *s, const char *self, const char *library,
                      ng_scenario_output_fn output, void *output_arg, struct scenario_row *row);
 
+/* How many of the n scenarios only names (NULL: all of them). */
+size_t ng_scenarios_selected(const struct scenario *sc, size_t n, const char *only);
+/* Each row as its scenario ends. */
+typedef void (*ng_scenario_row_fn)(void *arg, const struct scenario *s,
+                                   const struct scenario_row *row);
+/* Runs the scenarios only names (NULL: every one), in order, as
+ * ng_scenario_run, telling row of each. Returns those not as expected. */
+size_t ng_scenarios_run(const struct scenario *sc, size_t n, const char *only, const char *self,
+                        const char *library, ng_scenario_output_fn output, void *output_arg,
+                        ng_scenario_row_fn row, void *row_arg);
+
+/* A row as `nodegate scenarios --json` lists it (rows_json.c): {"scenario",
+ * "severity", "drain", "exit", "seconds", "as_expected", "problem" when not}. */
+cJSON *ng_scenario_row_json(const char *name, const struct scenario_row *row);
+
 #endif

@@ -319,3 +319,27 @@ void ng_scenario_run(const struct scenario *s, const char *self, const char *lib
 		rmdir(dir);
 	}
 }
+
+size_t ng_scenarios_selected(const struct scenario *sc, size_t n, const char *only)
+{
+	size_t selected = 0;
+	for (size_t i = 0; i < n; i++)
+		selected += !only || strcmp(sc[i].name, only) == 0;
+	return selected;
+}
+
+size_t ng_scenarios_run(const struct scenario *sc, size_t n, const char *only, const char *self,
+                        const char *library, ng_scenario_output_fn output, void *output_arg,
+                        ng_scenario_row_fn row, void *row_arg)
+{
+	size_t failed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (only && strcmp(sc[i].name, only) != 0)
+			continue;
+		struct scenario_row r;
+		ng_scenario_run(&sc[i], self, library, output, output_arg, &r);
+		failed += !r.ok;
+		row(row_arg, &sc[i], &r);
+	}
+	return failed;
+}

@@ -12,6 +12,7 @@
 #include "collect/spawn.h"
 #include "core/atomic_file.h"
 #include "core/json.h"
+#include "flow/testing/selftest_fabric.h"
 #include "flow/testing/selftest_probation.h"
 #include "flow/testing/selftest_queue.h"
 
@@ -425,8 +426,7 @@ void ng_selftest_run(ng_selftest *c)
 	for (size_t i = 0; i < sizeof gpu_cases / sizeof gpu_cases[0]; i++)
 		run_gpu_case(c, &gpu_cases[i], break_nvml ? c->broken_lib : NULL);
 	run_admission(c);
-	if (c->req->fabric)
-		c->req->fabric(c->req->fabric_arg, c->dir, c->self, c->policy, counted_row, c);
+	ng_selftest_fabric(c->dir, c->self, c->policy, counted_row, c);
 	ng_selftest_probation(c->dir, c->self, c->policy, break_nvml ? c->broken_lib : c->lib,
 	                      counted_row, c);
 	ng_selftest_queue(c->dir, c->self, c->policy, c->req->scontrol, counted_row, c);

@@ -9,7 +9,7 @@
  *   admission path: `nodegate ingest --accepted` of generated healthy peers,
  *                   then `nodegate admit --json --land none --from` planted
  *                   runs, then `nodegate audit verify`;
- *   fabric:         the front end's (a hook, below);
+ *   fabric:         flow/testing/selftest_fabric.h;
  *   probation:      flow/testing/selftest_probation.h.
  * The landing is checked in dry-run: every run has --land none, and the row
  * compares what the landing would do (the verdict, the drain flag and the
@@ -19,17 +19,13 @@
 #ifndef NODEGATE_FLOW_TESTING_SELFTEST_H
 #define NODEGATE_FLOW_TESTING_SELFTEST_H
 
+#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
 #include "flow/testing/test_env.h"
-
-/* The fabric rows, run in the selftest's directory with its binary and
- * policy, each row said through row(row_arg, ...). */
-typedef void (*ng_selftest_fabric_fn)(void *arg, const char *dir, const char *self,
-                                      const char *policy, ng_test_row_fn row, void *row_arg);
 
 typedef struct {
 	const char *self;     /* the nodegate binary to run */
@@ -39,8 +35,6 @@ typedef struct {
 	                         exist) or "store" (the admission cases' store cannot be made) */
 	ng_test_row_fn row;   /* each row, as it is decided */
 	void *row_arg;
-	ng_selftest_fabric_fn fabric; /* NULL: no fabric rows */
-	void *fabric_arg;
 } ng_selftest_request;
 
 typedef struct {
@@ -60,5 +54,13 @@ int ng_selftest_begin(ng_selftest *t, const ng_selftest_request *req, ng_err *er
 void ng_selftest_run(ng_selftest *t);
 /* Removes the directory, if made. 0, or -1 with errno. */
 int ng_selftest_remove(ng_selftest *t);
+
+/* The rows as `nodegate selftest --json` lists them (rows_json.c): one row
+ * {"case", "expected", "got", "as_expected", "problem" when not}, and the
+ * whole run {"rows" (taken over), "failed", "broken" when asked, "dir" when
+ * kept}. */
+cJSON *ng_selftest_row_json(const char *name, const char *expected, const char *got,
+                            const char *problem);
+cJSON *ng_selftest_json(const ng_selftest *t, cJSON *rows, bool kept);
 
 #endif

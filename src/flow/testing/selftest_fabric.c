@@ -4,6 +4,8 @@
  * directory, first on PATH): a slow node planted in a 16-node gang is found
  * by bisection, a socket fallback is incomparable, and a bad peer is not
  * blamed on the candidate. */
+#include "flow/testing/selftest_fabric.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,27 +14,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cmd.h"
-#include "cli/fabric.h"
 #include "collect/spawn.h"
+#include "core/atomic_file.h"
 #include "core/json.h"
+#include "flow/install_tree.h"
 
 #define SYNTH "nodegate-fabric-synth"
 
 struct fctx {
 	char bin[PATH_MAX], fleet[PATH_MAX], self[PATH_MAX], raw[PATH_MAX];
 	const char *policy;
-	ng_selftest_row_fn row;
+	ng_test_row_fn row;
 	void *ctx;
 };
 
 static int write_fleet(const struct fctx *c, const char *json)
 {
-	FILE *f = fopen(c->fleet, "wb");
-	if (!f)
-		return -1;
-	bool ok = fputs(json, f) >= 0;
-	return fclose(f) == 0 && ok ? 0 : -1;
+	ng_err err;
+	return ng_write_file_atomic(c->fleet, json, strlen(json), &err);
 }
 
 /* Runs `nodegate fabric ARGS --json`; its document, or NULL with problem. */
@@ -153,7 +152,7 @@ static void bad_peer(const struct fctx *c)
 }
 
 void ng_selftest_fabric(const char *dir, const char *self, const char *policy,
-                        ng_selftest_row_fn row, void *ctx)
+                        ng_test_row_fn row, void *ctx)
 {
 	static struct fctx c;
 	memset(&c, 0, sizeof c);
