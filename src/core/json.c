@@ -643,6 +643,15 @@ static void match_member(const cJSON *m, void *vctx)
 	ctx->equal = o != NULL && ng_json_equal(m, o);
 }
 
+bool ng_json_has_string(const cJSON *a, const char *s)
+{
+	const cJSON *x;
+	cJSON_ArrayForEach(x, a)
+		if (cJSON_IsString(x) && strcmp(x->valuestring, s) == 0)
+			return true;
+	return false;
+}
+
 bool ng_json_equal(const cJSON *a, const cJSON *b)
 {
 	bool a_null = !a || cJSON_IsNull(a), b_null = !b || cJSON_IsNull(b);

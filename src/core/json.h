@@ -42,6 +42,8 @@ const cJSON *ng_json_get(const cJSON *obj, const char *key);
 
 bool ng_json_truthy(const cJSON *v); /* NULL (absent) is false */
 bool ng_json_equal(const cJSON *a, const cJSON *b); /* NULL (absent) equals null */
+/* Whether the array a (NULL: none) holds the string s. */
+bool ng_json_has_string(const cJSON *a, const char *s);
 
 /* A canonical text for v such that two values have the same text exactly
  * when ng_json_equal says they are equal. */

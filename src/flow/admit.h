@@ -35,7 +35,7 @@ struct ng_admit_judged {
 	size_t n_cohort;
 	double drop;    /* the gate's 1 - value/baseline median (NaN: none) */
 	/* Of the class's nodes screened in the last cohort_local_minutes, how
-	 * many share this drop (ng_drops_sharing): computed for a block or warn
+	 * many share this drop (flow/admit_shared.h): computed for a block or warn
 	 * only, and a reason to recheck rather than confirm. */
 	size_t local_sharing, local_peers;
 	ng_admit_result res;
@@ -65,6 +65,10 @@ struct ng_admit_run {
 /* The judged record a decision's named result came from. */
 const struct ng_admit_judged *ng_admit_judged_of(const struct ng_admit_run *r,
                                                  const ng_admit_result *res);
+
+/* The latest judged line of a metric in this run (its confirmation's when
+ * it was re-run), or NULL. */
+const struct ng_admit_judged *ng_admit_latest_of(const struct ng_admit_run *r, const char *metric);
 
 /* obj[key] when it is a string, else NULL. */
 const char *ng_admit_str(const cJSON *obj, const char *key);

@@ -302,8 +302,8 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			return -1;
 		}
 		ng_admit_sharing sh;
-		if (ng_admit_sharing_peers(st, pol, r, j, r->now - pol->cohort_local_minutes * 60, NULL,
-		                           &sh, err) < 0) {
+		ng_admit_share_query q = {.since = r->now - pol->cohort_local_minutes * 60};
+		if (ng_admit_sharing_peers(st, pol, r, j, &q, &sh, err) < 0) {
 			free(local.cohort);
 			return -1;
 		}
@@ -419,6 +419,15 @@ const struct ng_admit_judged *ng_admit_judged_of(const struct ng_admit_run *r,
 	if (res >= r->confirm && res < r->confirm + r->n_confirm)
 		return &r->j[r->confirm_idx[res - r->confirm]];
 	return NULL;
+}
+
+const struct ng_admit_judged *ng_admit_latest_of(const struct ng_admit_run *r, const char *metric)
+{
+	const struct ng_admit_judged *found = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->j[i].metric, metric) == 0)
+			found = &r->j[i];
+	return found;
 }
 
 int ng_admit_decide_run(struct ng_admit_run *r, const ng_policy *pol)

@@ -19,16 +19,6 @@
 
 static bool passed(ng_admit_metric_status s) { return s == NG_MS_OK || s == NG_MS_MARGINAL; }
 
-/* The latest judged line of a metric in this run, or NULL. */
-static const struct ng_admit_judged *latest_of(const struct ng_admit_run *r, const char *metric)
-{
-	const struct ng_admit_judged *found = NULL;
-	for (size_t i = 0; i < r->n; i++)
-		if (strcmp(r->j[i].metric, metric) == 0)
-			found = &r->j[i];
-	return found;
-}
-
 /* The node's profile, as its run's first record carries it (NULL: none). */
 static const cJSON *run_profile(const struct ng_admit_run *r)
 {
@@ -41,16 +31,6 @@ static const cJSON *run_profile(const struct ng_admit_run *r)
 }
 
 static bool names_node(const char *nodes, const char *node);
-
-/* Whether a JSON array of strings holds node. */
-static bool array_names(const cJSON *a, const char *node)
-{
-	const cJSON *x;
-	cJSON_ArrayForEach(x, a)
-		if (cJSON_IsString(x) && strcmp(x->valuestring, node) == 0)
-			return true;
-	return false;
-}
 
 /* Of the nodes with a case of the metric in the breaker's window, how many
  * an open event of that metric names: those quarantines were the event's
@@ -164,67 +144,6 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
 	return n;
 }
 
-/* Whether every metric the quarantine is for failed (wrong results never
- * wait) with peers screened in the last minutes sharing its drop: then the
- * node's fault is not yet told apart from the hour's (the start of an hour
- * of slow shared storage, a rollout to part of a class), and the quarantine
- * is rechecked instead of confirmed. */
-static bool shared_with_peers(const struct ng_admit_run *r)
-{
-	bool any = false;
-	for (size_t i = 0; i < r->d.n_named; i++) {
-		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
-		if (!j)
-			continue;
-		if (j->line.status == NG_MS_INTEGRITY)
-			return false;
-		if (j->line.status != NG_MS_FAILED)
-			continue;
-		const struct ng_admit_judged *mj = latest_of(r, j->metric);
-		if (!mj || mj->local_sharing == 0)
-			return false;
-		any = true;
-	}
-	return any;
-}
-
-/* Whether an open event still explains this node's drop in its metric: a
- * node the event names (one that moved when it opened, or was declined into
- * it since), other than this one, screened within the breaker's window,
- * still shares the drop against the class baseline (ng_drop_shared). An
- * event explains what moved while it stays moved: a node that drops alone
- * after an incident is over, or much deeper than what moved (a sick node
- * among a rollout's), is the node's own fault. Against the class baseline,
- * not the nodes' own levels: a rollout's nodes screened under a new
- * software identity were accepted already low while its baseline
- * established, and still they are what moved. An event that names no node
- * explains every drop of its metric. */
-static int still_shared(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                        const ng_store_fleet_event *e, bool *shared, ng_err *err)
-{
-	const struct ng_admit_judged *mj = latest_of(r, e->metric);
-	cJSON *named = e->nodes ? cJSON_Parse(e->nodes) : NULL;
-	*shared = true;
-	if (!mj || !mj->have_base || !(mj->base.median > 0) || cJSON_GetArraySize(named) == 0) {
-		cJSON_Delete(named);
-		return 0;
-	}
-	ng_store_node_run *runs = NULL;
-	size_t n = 0;
-	int64_t since = r->now - (int64_t)pol->breaker_window_hours * 3600;
-	if (ng_store_node_runs(st, r->class_key, r->software, e->metric, since, &runs, &n, err) < 0) {
-		cJSON_Delete(named);
-		return -1;
-	}
-	*shared = false;
-	for (size_t i = 0; i < n && !*shared; i++)
-		*shared = strcmp(runs[i].node, r->node) != 0 && array_names(named, runs[i].node) &&
-		          ng_drop_shared(1 - runs[i].median / mj->base.median, mj->drop, pol->warn);
-	ng_store_node_runs_free(runs, n);
-	cJSON_Delete(named);
-	return 0;
-}
-
 /* Opens the node's case, unless the class's circuit breaker trips first.
  * The breaker counts quarantines of the same class, software and metric
  * only: faults in different metrics of one class are different nodes'
@@ -233,7 +152,7 @@ static int still_shared(ng_store *st, const ng_policy *pol, const struct ng_admi
  * it trips the breaker, the event opens all the same, saying the class is
  * below its floor, for the change owner.
  * A quarantine whose drop peers screened in the last minutes share
- * (shared_with_peers) is rechecked instead, unless the breaker trips: it
+ * (ng_admit_shared_with_peers) is rechecked instead, unless the breaker trips: it
  * then counts the class's nodes that share the drop within its window, not
  * only its cases, since an incident's nodes are rechecked rather than
  * quarantined, and its event names them (they are the nodes whose return
@@ -265,13 +184,14 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 			return -1;
 		f.recent = f.recent > theirs ? f.recent - theirs : 0;
 	}
-	bool shared = !below_floor && !open_ev && shared_with_peers(r);
+	bool shared = !below_floor && !open_ev && ng_admit_shared_with_peers(r);
 	cJSON *peers = NULL;
 	if (shared) {
 		ng_admit_sharing sh;
 		if (!(peers = cJSON_CreateArray()))
 			return ng_fail(err, "out of memory");
-		if (ng_admit_sharing_peers(st, pol, r, latest_of(r, metric), since, peers, &sh, err) < 0) {
+		ng_admit_share_query q = {.since = since, .names = peers};
+		if (ng_admit_sharing_peers(st, pol, r, ng_admit_latest_of(r, metric), &q, &sh, err) < 0) {
 			cJSON_Delete(peers);
 			return -1;
 		}
@@ -280,7 +200,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	}
 	ng_breaker br = ng_breaker_check(&f, pol);
 	if (shared && !br.trips) {
-		const struct ng_admit_judged *mj = latest_of(r, metric);
+		const struct ng_admit_judged *mj = ng_admit_latest_of(r, metric);
 		ng_admit_note(r,
 		              "recheck: %zu of the class's %zu nodes screened in the last %ld minutes "
 		              "share this drop in %s (%.0f%% under the baseline): not confirmed as this "
@@ -295,7 +215,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	cJSON *att_nodes = NULL, *attribution = NULL;
 	char summary[1024] = "";
 	if (br.trips && !open_ev) {
-		const struct ng_admit_judged *mj = latest_of(r, metric);
+		const struct ng_admit_judged *mj = ng_admit_latest_of(r, metric);
 		att_nodes = cJSON_CreateArray();
 		cJSON *scratch = cJSON_CreateObject();
 		int64_t size = br.size;
@@ -343,9 +263,9 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		} else {
 			const cJSON *p;
 			cJSON_ArrayForEach(p, peers)
-				if (!array_names(nodes, p->valuestring))
+				if (!ng_json_has_string(nodes, p->valuestring))
 					cJSON_AddItemToArray(nodes, cJSON_CreateString(p->valuestring));
-			if (!array_names(nodes, r->node))
+			if (!ng_json_has_string(nodes, r->node))
 				cJSON_AddItemToArray(nodes, cJSON_CreateString(r->node));
 		}
 		cJSON_Delete(att_nodes);
@@ -448,7 +368,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 static bool names_node(const char *nodes, const char *node)
 {
 	cJSON *a = nodes ? cJSON_Parse(nodes) : NULL;
-	bool found = array_names(a, node);
+	bool found = ng_json_has_string(a, node);
 	cJSON_Delete(a);
 	return found;
 }
@@ -491,7 +411,7 @@ static int events_of_run(ng_store *st, const ng_policy *pol, struct ng_admit_run
 		ng_store_fleet_event *e = &ev[i];
 		bool mine = strcmp(e->software, r->software) == 0 || strcmp(e->software, "mixed") == 0;
 		const struct ng_admit_judged *j =
-			mine && e->metric[0] && names_node(e->nodes, r->node) ? latest_of(r, e->metric) : NULL;
+			mine && e->metric[0] && names_node(e->nodes, r->node) ? ng_admit_latest_of(r, e->metric) : NULL;
 		bool clears = false;
 		if (rc == 0 && j && j->judged) {
 			int64_t clean = ng_event_clean_step(e->clean_runs, j->line.status, pol, &clears);
@@ -549,7 +469,7 @@ static int count_toward_case(ng_store *st, const ng_ctx *ctx, struct ng_admit_ru
                              const ng_store_case *c, ng_err *err)
 {
 	r->case_id = c->id;
-	const struct ng_admit_judged *j = latest_of(r, c->metric);
+	const struct ng_admit_judged *j = ng_admit_latest_of(r, c->metric);
 	if (!j) {
 		ng_admit_note(r, "still quarantined (case %lld): this run did not measure %s",
 		              (long long)c->id, c->metric);
@@ -627,7 +547,7 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		              (long long)e->id);
 		if (!declining && ng_event_declines(e->metric, causes, n_causes)) {
 			bool shared = true;
-			rc = e->metric[0] ? still_shared(st, pol, r, e, &shared, err) : 0;
+			rc = e->metric[0] ? ng_admit_event_explains(st, pol, r, e, &shared, err) : 0;
 			if (rc == 0 && !shared)
 				ng_admit_note(r,
 				              "none of the nodes event %lld names, screened within %ld h, shares "
@@ -660,7 +580,7 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		declined_by_event = true;
 		rc = add_node(st, declining, r->node, err);
 		if (rc == 0 && strcmp(declining->kind, "partial") == 0) {
-			const struct ng_admit_judged *mj = latest_of(r, declining->metric);
+			const struct ng_admit_judged *mj = ng_admit_latest_of(r, declining->metric);
 			int64_t size = ng_store_count_class_nodes(
 				st, r->class_key, r->now - (int64_t)pol->baseline_window_days * 86400, err);
 			rc = size < 0 ? -1
@@ -791,7 +711,7 @@ int ng_admit_land_slurm(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	 * (bar 80) [nodegate]": what failed first (sinfo -R shows 20
 	 * characters), how badly, and the case to read. */
 	char how[160] = "";
-	const struct ng_admit_judged *j = latest_of(r, c.metric);
+	const struct ng_admit_judged *j = ng_admit_latest_of(r, c.metric);
 	if (j && isfinite(j->res.value)) {
 		int n = snprintf(how, sizeof how, " %.4g %s", j->res.value, j->unit ? j->unit : "");
 		if (n > 0 && isfinite(j->line.flag.percent))

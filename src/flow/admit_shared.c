@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "flow/admit_shared.h"
+#include "core/json.h"
 #include "core/stats.h"
 #include "judge/breaker.h"
 
@@ -35,41 +36,87 @@ static double usual_level(const ng_store_runs *hist, const char *node, double *w
 }
 
 int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                           const struct ng_admit_judged *j, int64_t since, cJSON *names,
+                           const struct ng_admit_judged *j, const ng_admit_share_query *q,
                            ng_admit_sharing *out, ng_err *err)
 {
 	*out = (ng_admit_sharing){0};
 	ng_store_runs hist = {0};
 	int64_t lookback = r->now - (int64_t)pol->baseline_window_days * 86400;
-	if (ng_store_baseline_runs(st, r->class_key, r->software, j->metric, lookback, &hist, err) < 0)
+	if (!q->class_level &&
+	    ng_store_baseline_runs(st, r->class_key, r->software, j->metric, lookback, &hist, err) < 0)
 		return -1;
 	ng_store_node_run *recent = NULL;
 	size_t n = 0;
-	if (ng_store_node_runs(st, r->class_key, r->software, j->metric, since, &recent, &n, err) < 0) {
+	if (ng_store_node_runs(st, r->class_key, r->software, j->metric, q->since, &recent, &n, err) < 0) {
 		ng_store_runs_free(&hist);
 		return -1;
 	}
 	double *work = malloc((hist.n ? hist.n : 1) * sizeof *work);
 	double *scratch = malloc((hist.n_samples ? hist.n_samples : 1) * sizeof *scratch);
 	int rc = work && scratch ? 0 : ng_fail(err, "out of memory");
+	double class_level = j->have_base ? j->base.median : NAN;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (strcmp(recent[i].node, r->node) == 0)
+		const char *node = recent[i].node;
+		if (strcmp(node, r->node) == 0 || (q->among && !ng_json_has_string(q->among, node)))
 			continue;
-		double usual = usual_level(&hist, recent[i].node, work, scratch);
-		if (!isfinite(usual))
-			usual = j->have_base ? j->base.median : NAN;
-		if (!(usual > 0))
+		double level = q->class_level ? class_level : usual_level(&hist, node, work, scratch);
+		if (!isfinite(level))
+			level = class_level;
+		if (!(level > 0))
 			continue;
 		out->peers++;
-		if (!ng_drop_shared(1 - recent[i].median / usual, j->drop, pol->warn))
+		if (!ng_drop_shared(1 - recent[i].median / level, j->drop, pol->warn))
 			continue;
 		out->sharing++;
-		if (names && !cJSON_AddItemToArray(names, cJSON_CreateString(recent[i].node)))
+		if (q->names && !cJSON_AddItemToArray(q->names, cJSON_CreateString(node)))
 			rc = ng_fail(err, "out of memory");
 	}
 	free(work);
 	free(scratch);
 	ng_store_node_runs_free(recent, n);
 	ng_store_runs_free(&hist);
+	return rc;
+}
+
+bool ng_admit_shared_with_peers(const struct ng_admit_run *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->d.n_named; i++) {
+		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
+		if (!j)
+			continue;
+		if (j->line.status == NG_MS_INTEGRITY)
+			return false;
+		if (j->line.status != NG_MS_FAILED)
+			continue;
+		const struct ng_admit_judged *mj = ng_admit_latest_of(r, j->metric);
+		if (!mj || mj->local_sharing == 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Against the class baseline, not the nodes' own levels: a rollout's nodes
+ * screened under a new software identity were accepted already low while
+ * its baseline established, and still they are what moved. An event
+ * explains what moved while it stays moved: a node that drops alone after
+ * an incident is over, or much deeper than what moved (a sick node among a
+ * rollout's), is the node's own fault. */
+int ng_admit_event_explains(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
+                            const ng_store_fleet_event *e, bool *explains, ng_err *err)
+{
+	const struct ng_admit_judged *mj = ng_admit_latest_of(r, e->metric);
+	cJSON *named = e->nodes ? cJSON_Parse(e->nodes) : NULL;
+	*explains = true;
+	int rc = 0;
+	if (mj && mj->have_base && mj->base.median > 0 && cJSON_GetArraySize(named) > 0) {
+		ng_admit_share_query q = {.since = r->now - (int64_t)pol->breaker_window_hours * 3600,
+		                          .among = named, .class_level = true};
+		ng_admit_sharing sh;
+		rc = ng_admit_sharing_peers(st, pol, r, mj, &q, &sh, err);
+		*explains = rc == 0 && sh.sharing > 0;
+	}
+	cJSON_Delete(named);
 	return rc;
 }

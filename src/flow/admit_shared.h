@@ -1,4 +1,6 @@
-/* Which of the class's nodes share a judged node's drop (admit_shared.c). */
+/* Which of the class's nodes share a judged node's drop (admit_shared.c),
+ * and what landing makes of it: a quarantine rechecked rather than
+ * confirmed, an open event that still explains a drop. */
 #ifndef NODEGATE_FLOW_ADMIT_SHARED_H
 #define NODEGATE_FLOW_ADMIT_SHARED_H
 
@@ -7,17 +9,39 @@
 #include "flow/admit.h"
 
 typedef struct {
-	size_t peers;   /* the class's other nodes screened since */
+	size_t peers;   /* the nodes looked at: screened since, other than this one */
 	size_t sharing; /* of those, the ones whose newest run shares the drop */
 } ng_admit_sharing;
 
+typedef struct {
+	int64_t since;      /* runs taken at or after this */
+	const cJSON *among; /* only the nodes this JSON array of ids names; NULL: any */
+	bool class_level;   /* against the class baseline, not each node's own level */
+	cJSON *names;       /* when not NULL, the sharing nodes' ids are appended */
+} ng_admit_share_query;
+
 /* Counts the class's other nodes (same software identity) whose newest run
- * of j's metric taken at or after `since` is under their own usual level by
- * (the class baseline for a node with none) by as much as ng_drop_shared
- * asks of j's drop, and appends their ids to
- * `names` when it is not NULL. */
+ * of j's metric taken at or after q->since is under their level by as much
+ * as ng_drop_shared asks of j's drop. Their level is their own usual one
+ * (the class baseline for a node with none), or with q->class_level the
+ * class baseline. */
 int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                           const struct ng_admit_judged *j, int64_t since, cJSON *names,
+                           const struct ng_admit_judged *j, const ng_admit_share_query *q,
                            ng_admit_sharing *out, ng_err *err);
+
+/* Whether every metric the decision's quarantine is for failed (wrong
+ * results never wait) with peers screened in the last minutes sharing its
+ * drop (j->local_sharing): then the node's fault is not yet told apart from
+ * the hour's (the start of an hour of slow shared storage, a rollout to
+ * part of a class), and the quarantine is rechecked instead of confirmed. */
+bool ng_admit_shared_with_peers(const struct ng_admit_run *r);
+
+/* Whether an open event still explains this node's drop in its metric: a
+ * node the event names, other than this one, screened within the breaker's
+ * window, still shares the drop against the class baseline. *explains is
+ * true for an event that names no node, or a metric this run has no
+ * baseline for. */
+int ng_admit_event_explains(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
+                            const ng_store_fleet_event *e, bool *explains, ng_err *err);
 
 #endif

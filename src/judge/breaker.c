@@ -43,14 +43,6 @@ bool ng_drop_shared(double peer, double drop, double warn)
 	return peer > warn && peer >= drop / 2;
 }
 
-size_t ng_drops_sharing(const double *drops, size_t n, double drop, double warn)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += ng_drop_shared(drops[i], drop, warn);
-	return k;
-}
-
 double ng_poisson_tail(int64_t k, double mean)
 {
 	if (k <= 0)

@@ -92,15 +92,13 @@ typedef struct {
  * likelier cause than that many sick nodes. */
 ng_breaker ng_breaker_check(const ng_breaker_facts *f, const ng_policy *pol);
 
-/* How many of a cohort's drops (1 - value/median, the other nodes' newest
- * runs) share this node's `drop`: past the warn bar and at least half as
- * deep (both runs carry noise, so "as deep within noise" would miss half of
- * an incident's peers). One such peer screened in the last minutes is
- * enough to doubt that a drop is the node's own (the start of an hour of
- * slow shared storage, a rollout to part of a class), though not enough for
- * the gate's fleet verdict, which wants most of a cohort. */
-size_t ng_drops_sharing(const double *drops, size_t n, double drop, double warn);
-/* Whether one peer's drop shares this node's `drop`, as counted above. */
+/* Whether a peer's drop (1 - value/level) shares this node's `drop`: past
+ * the warn bar and at least half as deep (both runs carry noise, so "as
+ * deep within noise" would miss half of an incident's peers). One such peer
+ * screened in the last minutes is enough to doubt that a drop is the
+ * node's own (the start of an hour of slow shared storage, a rollout to
+ * part of a class), though not enough for the gate's fleet verdict, which
+ * wants most of a cohort. */
 bool ng_drop_shared(double peer, double drop, double warn);
 
 /* P(X >= k) for X Poisson with mean `mean`: 1 when k <= 0. */

