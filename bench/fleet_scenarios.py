@@ -48,7 +48,7 @@ SENSITIVE = (
     "admission.breaker_share", "admission.breaker_count", "admission.breaker_window_hours",
     "admission.breaker_tail", "admission.breaker_clear_runs", "admission.bimodal_low_mode",
     "admission.unstable_repeat", "admission.unstable_window", "admission.small_class_min_nodes",
-    "admission.small_class_tail", "admission.spread_sigmas",
+    "admission.small_class_tail", "admission.family_parts", "admission.spread_sigmas",
 )
 
 

@@ -96,6 +96,10 @@ static const struct param params[NG_P_COUNT] = {
 		"A class with at least this many nodes but fewer than min_baseline_nodes is judged against a small-class baseline, whose bar carries the uncertainty few nodes give (0: such a class establishes until min_baseline_nodes)."},
 	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
 		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
+	[NG_P_FAMILY_PARTS] = {"admission", "family_parts", K_COUNT, OFF(family_parts), 0, 0, 64, false, false,
+		"A class key's first this many /-separated parts name its family (the default template's GPUs, CPUs, memory and InfiniBand ports): a small class's bar takes its spread from every class of its family with a longer key, pooled, instead of from its own few nodes alone (0: never pooled)."},
+	[NG_P_SHARED_PATHS] = {"admission", "shared_paths", K_NAMES, OFF(shared_paths), OFF(n_shared_paths), 0, 0, false, false,
+		"Record domains whose path other nodes share (a network filesystem): a drop there that no peer screened in the last cohort_local_minutes shares, and that the node has not had confirmed in the baseline window, is held for a recheck instead of quarantined, since a shared path's incident reaches one node first."},
 	[NG_P_DRIFT_FRACTION] = {"admission", "drift_fraction", K_DOUBLE, OFF(drift_fraction), 0, 0, 0.5, true, false,
 		"A class baseline rebuilt more than this share below the newest pinned baseline of its class, software identity and metric opens a drift event: peers alone follow a class that degrades together, and someone is told (a fleet event, its audit entry and nodegate_fleet_regression_open)."},
 	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
@@ -212,6 +216,9 @@ void ng_policy_default(ng_policy *p)
 		 * the bar widens by Student's t for however few there are. */
 		.small_class_min_nodes = 3,
 		.small_class_tail = 0.005,
+		.family_parts = 4,
+		.n_shared_paths = 1,
+		.shared_paths = {"storage"},
 		.drift_fraction = 0.05,
 		/* Healthy nodes' medians spread around the class's: a bar within
 		 * that spread accuses the class's lower half (the fleet simulator:
@@ -302,6 +309,14 @@ bool ng_policy_diag_exempt(const ng_policy *p, const char *domain)
 {
 	for (size_t k = 0; k < p->n_diag_exempt_domains; k++)
 		if (strcmp(p->diag_exempt_domains[k], domain) == 0)
+			return true;
+	return false;
+}
+
+bool ng_policy_shared_path(const ng_policy *p, const char *domain)
+{
+	for (size_t k = 0; domain && k < p->n_shared_paths; k++)
+		if (strcmp(p->shared_paths[k], domain) == 0)
 			return true;
 	return false;
 }

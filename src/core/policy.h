@@ -60,6 +60,8 @@ enum ng_policy_param {
 	NG_P_UNSTABLE_WINDOW,
 	NG_P_SMALL_CLASS_MIN_NODES,
 	NG_P_SMALL_CLASS_TAIL,
+	NG_P_FAMILY_PARTS,
+	NG_P_SHARED_PATHS,
 	NG_P_DRIFT_FRACTION,
 	NG_P_SPREAD_SIGMAS,
 	NG_P_HEALTH_DEADLINE_SECONDS,
@@ -138,6 +140,10 @@ typedef struct {
 	long small_class_min_nodes;   /* a class of this many nodes, under min_baseline_nodes, gets a
 	                                 small-class baseline (judge/admit.h); 0: none */
 	double small_class_tail;      /* ... whose bar a healthy node falls under this rarely */
+	long family_parts;            /* a class key's first this many parts name its family, whose
+	                                 classes pool their spread for a small class's bar; 0: none */
+	size_t n_shared_paths;        /* domains whose path nodes share (a filesystem): a node's */
+	char shared_paths[NG_DIAG_MAX][NG_DIAG_NAME_MAX]; /* first drop alone is held, not confirmed */
 	double drift_fraction;        /* a rebuilt baseline this far under the pinned one of its class,
 	                                 software and metric opens a drift event (judge/attribution.h) */
 	double spread_sigmas;         /* the peer bar sits at least this many of the class's node
@@ -215,6 +221,8 @@ bool ng_policy_requires_diag(const ng_policy *p, const char *test);
 double ng_policy_floor(const ng_policy *p, const char *metric);
 /* Whether records of this domain are exempt from the required diagnostics. */
 bool ng_policy_diag_exempt(const ng_policy *p, const char *domain);
+/* domain is in admission.shared_paths. */
+bool ng_policy_shared_path(const ng_policy *p, const char *domain);
 /* metric is in gate.diag_exempt_metrics, exactly or by a "family.*" entry. */
 bool ng_policy_diag_exempt_metric(const ng_policy *p, const char *metric);
 

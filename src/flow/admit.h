@@ -38,6 +38,10 @@ struct ng_admit_judged {
 	 * many share this drop (flow/admit_shared.h): computed for a block or warn
 	 * only, and a reason to recheck rather than confirm. */
 	size_t local_sharing, local_peers;
+	/* A small class's family and its pooled spread (flow/class_baseline.h):
+	 * df 0 when the bar is the class's own. */
+	ng_admit_pool pool;
+	char family[256];
 	ng_admit_result res;
 	ng_admit_line line;
 };

@@ -66,6 +66,13 @@ cJSON *ng_admit_json(const struct ng_admit_run *r)
 			cJSON_AddNumberToObject(b, "id", (double)j->base.id);
 		add_num(b, "cv", j->base.cv);
 		cJSON_AddNumberToObject(b, "nodes", (double)j->base.n_nodes);
+		if (j->pool.df > (double)j->base.n_nodes - 1) {
+			/* The small class's bar took its spread from its family. */
+			cJSON *f = cJSON_AddObjectToObject(b, "family");
+			cJSON_AddStringToObject(f, "key", j->family);
+			cJSON_AddNumberToObject(f, "classes", (double)j->pool.classes);
+			cJSON_AddNumberToObject(f, "degrees_of_freedom", j->pool.df);
+		}
 		cJSON_AddNumberToObject(x, "cohort_nodes", (double)j->n_cohort);
 		cJSON_AddNumberToObject(x, "record", (double)j->record_id);
 		cJSON_AddItemToArray(results, x);

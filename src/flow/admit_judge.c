@@ -321,6 +321,12 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	}
 	if (track_hysteresis(st, ctx, r, j, err) < 0)
 		return -1;
+	/* A small class's few nodes know their spread poorly; its family's
+	 * classes, pooled, know it well (judge/admit.h, ng_admit_small_bar). */
+	if (j->have_base && j->base.n_nodes < pol->min_baseline_nodes &&
+	    ng_class_family_pool(st, pol, r->class_key, j->metric, r->now, &j->pool, j->family,
+	                         err) < 0)
+		return -1;
 
 	j->res = (ng_admit_result){
 		.domain = j->domain ? j->domain : "",
@@ -334,7 +340,8 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		.sibling_outlier = sibling_outlier(j),
 		.unstable_recent = j->unstable_recent,
 		.small_bar = j->have_base ? ng_admit_small_bar(j->base.median, j->base.node_mad, j->base.cv,
-		                                               baseline_run_samples(j), (size_t)j->base.n_nodes, pol)
+		                                               baseline_run_samples(j), (size_t)j->base.n_nodes,
+		                                               &j->pool, pol)
 		                          : 0,
 		.baseline_cv = j->have_base ? j->base.cv : NAN,
 		.node_spread = j->have_base ? j->base.node_mad : NAN,

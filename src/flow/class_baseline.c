@@ -69,6 +69,8 @@ int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *clas
 	ng_store_runs_free(&runs);
 	if (status < 0)
 		return -1;
+	if (!ng_class_family(class_key, pol->family_parts, out->family, sizeof out->family))
+		out->family[0] = '\0';
 	if (status != NG_BASELINE_OK && !keep_refusal)
 		return 0;
 	if (ng_store_put_baseline(st, out, actor, err) < 0)
@@ -119,4 +121,37 @@ int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_
 			return -1;
 	}
 	return strcmp(out->status, "ok") == 0;
+}
+
+int ng_class_family_pool(ng_store *st, const ng_policy *pol, const char *class_key,
+                         const char *metric, int64_t now, ng_admit_pool *pool,
+                         char family[256], ng_err *err)
+{
+	*pool = (ng_admit_pool){0};
+	family[0] = '\0';
+	if (!ng_class_family(class_key, pol->family_parts, family, 256))
+		return 0;
+	/* Two of the baselines' ages: every class of the family judged lately
+	 * has one that young (admission rebuilds one older than an age). */
+	ng_store_baseline *rows;
+	size_t n;
+	if (ng_store_family_baselines(st, family, metric,
+	                              now - 2 * (int64_t)pol->baseline_max_age_hours * 3600, &rows, &n,
+	                              err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		/* The newest of each class and software only, and only a class
+		 * large enough for an ordinary baseline: a MAD of a few nodes'
+		 * medians counts the median node's own zero deviation and reads
+		 * low (about 0.7 of the spread at five nodes), where the t bound
+		 * with its few degrees of freedom is what covers it. */
+		if (i > 0 && strcmp(rows[i].class_key, rows[i - 1].class_key) == 0 &&
+		    strcmp(rows[i].software, rows[i - 1].software) == 0)
+			continue;
+		if (rows[i].n_nodes < pol->min_baseline_nodes)
+			continue;
+		ng_admit_pool_add(pool, rows[i].median, rows[i].node_mad, rows[i].cv, rows[i].n_nodes);
+	}
+	free(rows);
+	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "core/policy.h"
+#include "judge/admit.h"
 #include "judge/baseline.h"
 #include "store/store.h"
 
@@ -38,5 +39,15 @@ int ng_class_baseline_build(ng_store *st, const ng_policy *pol, const char *clas
 int ng_class_baseline_for(ng_store *st, const ng_policy *pol, const char *class_key,
                           const char *software, const char *metric, const char *unit,
                           int64_t now, const char *actor, ng_store_baseline *out, ng_err *err);
+
+/* The pooled spread of a small class's family (admission.family_parts): the
+ * newest "ok" baseline of the metric of every class of the family large
+ * enough for an ordinary baseline (its parent classes: the same hardware
+ * under other software), built within two baseline ages before now or
+ * pinned. The pool is empty (df 0) when the class has no family or its
+ * family no baseline; family gets the family key ("" when none). */
+int ng_class_family_pool(ng_store *st, const ng_policy *pol, const char *class_key,
+                         const char *metric, int64_t now, ng_admit_pool *pool,
+                         char family[256], ng_err *err);
 
 #endif

@@ -107,13 +107,53 @@ static double run_noise(double median, double cv, double run_samples)
 	           : 0;
 }
 
+bool ng_class_family(const char *class_key, long family_parts, char *out, size_t cap)
+{
+	if (family_parts <= 0 || !class_key)
+		return false;
+	const char *p = class_key;
+	for (long k = 0; k < family_parts; k++) {
+		p = strchr(p, '/');
+		if (!p || !p[1])
+			return false; /* no more parts than the family's: the class is its own */
+		if (k + 1 < family_parts)
+			p++;
+	}
+	size_t len = (size_t)(p - class_key);
+	if (len == 0 || len >= cap)
+		return false;
+	memcpy(out, class_key, len);
+	out[len] = '\0';
+	return true;
+}
+
+void ng_admit_pool_add(ng_admit_pool *pool, double median, double node_mad, double cv,
+                       int64_t n_nodes)
+{
+	if (n_nodes < 2 || !isfinite(median) || !(median > 0))
+		return;
+	double w = (double)(n_nodes - 1);
+	double level = isfinite(node_mad) && node_mad > 0 ? node_mad / median : 0;
+	double noise = isfinite(cv) && cv > 0 ? cv : 0;
+	pool->level_sq += w * level * level;
+	pool->noise_sq += w * noise * noise;
+	pool->df += w;
+	pool->classes++;
+}
+
 double ng_admit_small_bar(double median, double node_mad, double cv, double run_samples,
-                          size_t n_nodes, const ng_policy *pol)
+                          size_t n_nodes, const ng_admit_pool *pool, const ng_policy *pol)
 {
 	if (pol->small_class_min_nodes <= 0 || n_nodes < (size_t)pol->small_class_min_nodes ||
 	    n_nodes < 2 || (long)n_nodes >= pol->min_baseline_nodes || !isfinite(median) ||
 	    !(median > 0))
 		return 0;
+	double n = (double)n_nodes, df = n - 1;
+	if (pool && pool->df > df) {
+		df = pool->df;
+		node_mad = sqrt(pool->level_sq / pool->df) * median;
+		cv = sqrt(pool->noise_sq / pool->df);
+	}
 	/* One more healthy node's run median strays by its level's spread among
 	 * nodes and its run's own noise together. Without a sample count the
 	 * samples' spread itself stands in for the noise (the wider bar). */
@@ -121,8 +161,7 @@ double ng_admit_small_bar(double median, double node_mad, double cv, double run_
 	                                     : isfinite(cv) && cv > 0 ? cv * median : 0;
 	double level = isfinite(node_mad) && node_mad > 0 ? node_mad : 0;
 	double spread = sqrt(level * level + noise * noise);
-	double n = (double)n_nodes;
-	double t = ng_student_t_quantile(1 - pol->small_class_tail, n - 1);
+	double t = ng_student_t_quantile(1 - pol->small_class_tail, df);
 	double bar = median - t * spread * sqrt(1 + 1 / n);
 	return isfinite(bar) && bar > 0 ? bar : 0;
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/policy.h"
 #include "core/verdict.h"
@@ -88,6 +89,17 @@ typedef struct {
 double ng_admit_spread_bar(double median, double node_mad, double cv, double run_samples,
                            const ng_policy *pol);
 
+/* What a small class's family says about its spread (ng_admit_pool_add):
+ * the classes of one family (same GPUs, CPUs, memory and interconnect,
+ * other software) scatter alike relative to their medians, so their
+ * spreads pooled are known far better than five nodes know their own. */
+typedef struct {
+	double level_sq; /* sum over the family's baselines of (n - 1) x (node_mad / median)^2 */
+	double noise_sq; /* ... of (n - 1) x cv^2 */
+	double df;       /* ... of n - 1: the pooled spread's degrees of freedom */
+	size_t classes;  /* baselines pooled */
+} ng_admit_pool;
+
 /* A small class's bar: the one-sided Student t prediction bound at
  * small_class_tail for one more healthy node's run median, median - t(n - 1)
  * x spread x sqrt(1 + 1/n), where spread is sqrt(node_mad^2 + noise^2): the
@@ -95,10 +107,25 @@ double ng_admit_spread_bar(double median, double node_mad, double cv, double run
  * samples strays from its node's level by noise = 1.2533 x cv x median /
  * sqrt(run_samples) (cv x median itself when run_samples is NaN). 0 when
  * the baseline is not a small class's: n_nodes at or over
- * min_baseline_nodes or under small_class_min_nodes, or no number. */
+ * min_baseline_nodes or under small_class_min_nodes, or no number.
+ * With a pool whose degrees of freedom exceed the class's own n - 1 (its
+ * family's parent classes in it), node_mad and cv are the pool's relative
+ * spreads times median and t has the pool's degrees of freedom: the class's
+ * own median still counts for n nodes (the 1/n). */
 double ng_admit_small_bar(double median, double node_mad, double cv, double run_samples,
-                          size_t n_nodes,
-                          const ng_policy *pol);
+                          size_t n_nodes, const ng_admit_pool *pool, const ng_policy *pol);
+
+/* The family of a class key: its first admission.family_parts "/"-separated
+ * parts, in out. False when there is none: family_parts is 0, or the key
+ * has no more parts than that (its family would be the class itself). */
+bool ng_class_family(const char *class_key, long family_parts, char *out, size_t cap);
+
+/* Adds a class baseline of the family to the pool: its node spread and
+ * sample noise, relative to its median, weighted by its n_nodes - 1.
+ * Baselines without a positive median or of fewer than two nodes add
+ * nothing. */
+void ng_admit_pool_add(ng_admit_pool *pool, double median, double node_mad, double cv,
+                       int64_t n_nodes);
 
 /* The median of the samples under (1 - block) x baseline_median, as a share
  * of baseline_median: where a bimodal run's slow mode sits. NaN when no

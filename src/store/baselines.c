@@ -10,7 +10,7 @@
 #define BASELINE_COLUMNS                                                                  \
 	"id, class, software, metric, unit, status, median, cv, node_mad, n_nodes, n_runs, " \
 	"n_samples, min_nodes, built_at, window_start, window_end, pinned_name, pinned_at, " \
-	"expired_at, expired_reason"
+	"expired_at, expired_reason, family"
 
 static void read_baseline(ng_sql_stmt *q, ng_store_baseline *b)
 {
@@ -35,6 +35,7 @@ static void read_baseline(ng_sql_stmt *q, ng_store_baseline *b)
 	b->pinned_at = ng_sql_column_int64(q, 17);
 	b->expired_at = ng_sql_column_int64(q, 18);
 	ng_q_text(q, 19, b->expired_reason, sizeof b->expired_reason);
+	ng_q_text(q, 20, b->family, sizeof b->family);
 }
 
 /* Runs q and reads its first row: 1, 0 when none, -1 on error. */
@@ -80,10 +81,11 @@ static int put(ng_store *st, void *arg, ng_err *err)
 	if (ng_q_int64(st, err, &b->id,
 	               "INSERT INTO baselines (class, software, metric, unit, status, median, cv,"
 	               " node_mad, n_nodes, n_runs, n_samples, min_nodes, built_at, window_start,"
-	               " window_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-	               "tttttdddiiiiiii", b->class_key, b->software, b->metric, b->unit, b->status,
+	               " window_end, family) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	               " RETURNING id",
+	               "tttttdddiiiiiiit", b->class_key, b->software, b->metric, b->unit, b->status,
 	               b->median, b->cv, b->node_mad, b->n_nodes, b->n_runs, b->n_samples,
-	               b->min_nodes, b->built_at, b->window_start, b->window_end) != 1)
+	               b->min_nodes, b->built_at, b->window_start, b->window_end, b->family) != 1)
 		return -1;
 	ng_state_touch_id(st, "baselines", b->id);
 	ng_strbuf d = {0};
@@ -160,6 +162,18 @@ int ng_store_list_baselines(ng_store *st, const char *class_key, bool current_on
 	                      " WHERE (CAST(? AS TEXT) IS NULL OR class = ?) AND (? = 0 OR expired_at = 0)"
 	                      " ORDER BY class, metric, built_at DESC, id DESC",
 	                      "tti", class_key, class_key, (int64_t)current_only);
+	return ng_q_rows(q, sizeof **out, read_baseline_row, NULL, (void **)out, n, err);
+}
+
+int ng_store_family_baselines(ng_store *st, const char *family, const char *metric,
+                              int64_t since, ng_store_baseline **out, size_t *n, ng_err *err)
+{
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT " BASELINE_COLUMNS " FROM baselines"
+	                      " WHERE family = ? AND metric = ? AND status = 'ok' AND expired_at = 0"
+	                      " AND (built_at >= ? OR pinned_at > 0)"
+	                      " ORDER BY class, software, built_at DESC, id DESC",
+	                      "tti", family, metric, since);
 	return ng_q_rows(q, sizeof **out, read_baseline_row, NULL, (void **)out, n, err);
 }
 

@@ -361,3 +361,16 @@ int ng_store_gpu_counters_past(ng_store *st, const char *node, const char *uuid,
 	                         "tti", node, uuid, now),
 	                    out, err);
 }
+
+int64_t ng_store_count_node_verdicts(ng_store *st, const char *node, const char *metric,
+                                     const char *stage, const char *status, int64_t from,
+                                     int64_t until, ng_err *err)
+{
+	int64_t n = 0;
+	return ng_q_int64(st, err, &n,
+	                  "SELECT count(*) FROM verdicts WHERE node = ? AND at >= ? AND at < ?"
+	                  " AND metric = ? AND stage = ? AND status = ?",
+	                  "tiittt", node, from, until, metric, stage, status) < 0
+	               ? -1
+	               : n;
+}

@@ -212,6 +212,12 @@ static const char *const migrations[] = {
 	 * have none: a replay says so. */
 	("CREATE TABLE IF NOT EXISTS gpu_check_readings (check_id {INT} PRIMARY KEY,"
 	 " policy TEXT NOT NULL, body TEXT NOT NULL);"),
+	/* 15: each class baseline's family (admission.family_parts: the same
+	 * hardware, other software), so a small class pools its family's
+	 * spread by an index walk. Baselines from before have none until
+	 * rebuilt. */
+	("ALTER TABLE baselines ADD COLUMN family TEXT NOT NULL DEFAULT '';"
+	 "CREATE INDEX IF NOT EXISTS baselines_by_family ON baselines (family, metric, built_at);"),
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 14
+#define NG_STORE_SCHEMA_VERSION 15
 
 typedef struct ng_store ng_store;
 
@@ -172,6 +172,7 @@ typedef struct {
 	int64_t pinned_at;
 	int64_t expired_at; /* 0 while current */
 	char expired_reason[160];
+	char family[256]; /* the class's family (admission.family_parts); "" none */
 } ng_store_baseline;
 
 /* Stores a baseline (b->id is set) with its audit entry. */
@@ -189,6 +190,11 @@ int ng_store_pinned_baseline(ng_store *st, const char *class_key, const char *so
 /* Every baseline, newest first, optionally of one class and only current ones. */
 int ng_store_list_baselines(ng_store *st, const char *class_key, bool current_only,
                             ng_store_baseline **out, size_t *n, ng_err *err);
+/* The "ok" baselines of a family for one metric, not expired, built at or
+ * after since or pinned: what a small class's family pools (judge/admit.h,
+ * ng_admit_pool_add). Ordered by class, software, newest first. */
+int ng_store_family_baselines(ng_store *st, const char *family, const char *metric,
+                              int64_t since, ng_store_baseline **out, size_t *n, ng_err *err);
 int ng_store_pin_baseline(ng_store *st, int64_t id, const char *name, int64_t at,
                           const char *actor, ng_err *err);
 /* Expires the class's current baselines (of one metric, or all when NULL)
@@ -275,6 +281,11 @@ int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, co
                         ng_err *err);
 /* Open cases of a class opened at or after since (distinct nodes). */
 /* Distinct nodes with a case of (class, software, metric) opened in [from, until). */
+/* How many of a node's verdicts of one metric, at one stage ("first",
+ * "confirm") with one status ("flagged"), were made in [from, until). */
+int64_t ng_store_count_node_verdicts(ng_store *st, const char *node, const char *metric,
+                                     const char *stage, const char *status, int64_t from,
+                                     int64_t until, ng_err *err);
 int64_t ng_store_count_metric_cases(ng_store *st, const char *class_key, const char *software,
                                     const char *metric, int64_t from, int64_t until, ng_err *err);
 int64_t ng_store_count_recent_cases(ng_store *st, const char *class_key, int64_t since,

@@ -242,10 +242,11 @@ def test_runs_without_readings_say_so(t):
     # A store from before schema 14: its runs kept their findings only.
     old = copy_store(t.tmp, t.store, "old")
     sql(old, ["DROP TABLE gpu_check_readings",
+              "DROP INDEX baselines_by_family", "ALTER TABLE baselines DROP COLUMN family",
               "UPDATE meta SET value = '13' WHERE key = 'schema_version'"])
     r = t.replay(TIGHT_ECC, store=old)
     g = r["gpu_checks"]
-    check(query(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("14",)],
+    check(query(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("15",)],
           "the store is migrated")
     check(g["runs"] == 4 and g["rejudged"] == 0 and g["no_readings"]["runs"] == 4
           and not g["replayed"], f"no run judged again: {g['no_readings']}")

@@ -232,6 +232,53 @@ def small_class_is_judged(env, rng):
     check(any("peers only" in n for n in d["notes"]), f"no floors, not said: {d['notes']}")
 
 
+def noisy_storage_history(rng, cls, nodes, prefix):
+    """Accepted idle runs of a class whose storage is noisy: samples 8%
+    apart, node medians 3% apart (the other metrics as class_history)."""
+    out = []
+    for i in range(nodes):
+        off = (0.03 if i % 2 else -0.03) * (i // 2 % 3 + 1) / 2 if i else 0.0
+        for metric, domain, unit, median, _ in METRICS:
+            if domain == "storage":
+                vals = samples(rng, median * (1 + off), n=16, cv=0.08)
+            else:
+                vals = samples(rng, median)
+            out.append(record(f"{prefix}{i:02d}", metric, domain, unit, vals, cls))
+    return out
+
+
+def small_class_pools_its_family(env, rng):
+    """A small class beside its parent (the same first four parts of the
+    key: the same hardware, another kernel) takes its spread from the
+    parent: a bar near the parent's, not the one three nodes allow."""
+    family = "8xH100-SXM/Xeonx2/2048GiB/8ib"
+    parent, small = family + "/6.1.0-26", family + "/6.1.0-27"
+    env.ingest_history(noisy_storage_history(rng, parent, 24, "parent"))
+    env.ingest_history(noisy_storage_history(rng, small, 3, "small"))
+    env.run("baseline", "build", expect=0)  # the parent's, as its own nodes' screens build it
+    low = [980, 1500, 6.0 * 0.78, 300.0]  # storage 22% under the median
+    # Its own three nodes: t with two degrees of freedom puts the bar far
+    # under 78%.
+    alone = {"admission": {"family_parts": 0}}
+    d = env.admit(node_run(rng, "small-a", low, cls=small), policy=alone)
+    r = result(d, "first", "storage.seqread.gbps")
+    check(r["baseline"]["nodes"] == 3 and "family" not in r["baseline"], f"{r}")
+    check(r["status"] != "flagged" and r["bar"] < 0.75 * r["baseline_median"], f"own bar: {r}")
+    # With its family: the parent's 24 nodes give the spread, the bar rises
+    # near the parent class's own, and 78% is flagged.
+    d = env.admit(node_run(rng, "small-b", low, cls=small), expect=1)
+    r = result(d, "first", "storage.seqread.gbps")
+    fam = r["baseline"].get("family")
+    check(fam and fam["key"] == family and fam["classes"] == 1 and fam["degrees_of_freedom"] == 23,
+          f"pooled from the parent: {r}")
+    check(r["status"] == "flagged" and 0.8 * r["baseline_median"] < r["bar"] <= 0.9 * r["baseline_median"],
+          f"pooled bar: {r}")
+    # A healthy node of the small class still passes under the pooled bar.
+    d = env.admit(node_run(rng, "small-c", [980, 1500, 6.0 * 0.97, 300.0], cls=small), expect=0)
+    r = result(d, "first", "storage.seqread.gbps")
+    check(r["status"] in ("ok", "marginal") and "family" in r["baseline"], f"healthy: {r}")
+
+
 def software_change_starts_a_new_baseline(env, rng):
     env.ingest_history(class_history(rng))
     d = env.admit(node_run(rng, "node50", [m[3] for m in METRICS], software="sw-ffffffffffffffff"),
@@ -387,6 +434,36 @@ def incident_is_rechecked_not_confirmed(env, rng):
     d = admit("node83", NOW + 4100, [980, 1500, 6.0, 150.0], [0, 0, 0, 150.0], expect=1,
               policy={"floors": {"nccl.all_reduce.busbw": 200.0}})
     check(d["outcome"] == "quarantined" and d["case"], f"a floor failure rechecked: {d}")
+
+
+def first_storage_drop_is_rechecked(env, rng):
+    """Storage is a shared path (admission.shared_paths): a node's first
+    confirmed drop there, shared by no peer yet, is held for a recheck (an
+    hour of slow shared storage reaches one node first); its second within
+    the baseline window is quarantined. Other domains are quarantined at
+    once, and so is storage when the policy names no shared path."""
+    env.ingest_history(class_history(rng))
+    slow = [980, 1500, 4.5, 300.0]  # storage 25% down
+    again = [0, 0, 4.5, 0]
+
+    def admit(node, at, values=slow, confirm=again, only={"storage"}, expect=None, policy=None):
+        return env.admit(node_run(rng, node, values), node_run(rng, node, confirm, only=only),
+                         expect=expect, at=at, policy=policy)
+
+    d = admit("node90", NOW, expect=1)
+    check(d["outcome"] == "held" and not d.get("case"), f"first storage drop: {d['outcome']} {d['notes']}")
+    note = [n for n in d["notes"] if n.startswith("recheck: the first drop")]
+    check(note and "storage.seqread.gbps" in note[0] and "shared path" in note[0]
+          and "30 days" in note[0], f"first drop not said: {d['notes']}")
+    # compute is the node's own: quarantined at once
+    d = admit("node91", NOW + 100, [700, 1500, 6.0, 300.0], [700, 0, 0, 0], only={"compute"},
+              expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"compute drop: {d['outcome']}")
+    # a policy that names no shared path: storage too
+    d = admit("node92", NOW + 2 * HOUR, expect=1, policy={"admission": {"shared_paths": []}})
+    check(d["outcome"] == "quarantined" and d["case"], f"no shared paths: {d['outcome']}")
+    d = admit("node90", NOW + 24 * HOUR, expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"second drop: {d['outcome']} {d['notes']}")
 
 
 def open_event_explains_only_a_shared_drop(env, rng):
@@ -930,12 +1007,14 @@ SCENARIOS = [
     healthy_node_is_admitted_and_feeds_baseline,
     new_class_establishes,
     small_class_is_judged,
+    small_class_pools_its_family,
     software_change_starts_a_new_baseline,
     release_needs_two_passes,
     override_admits_by_name_until_expiry,
     circuit_breaker_stops_fleet_wide_quarantine,
     breaker_event_is_about_one_metric,
     incident_is_rechecked_not_confirmed,
+    first_storage_drop_is_rechecked,
     open_event_explains_only_a_shared_drop,
     partial_regression_is_attributed,
     partial_regression_without_shared_field,

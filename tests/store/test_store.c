@@ -277,6 +277,8 @@ static void older_schema_is_migrated(void **state)
 	                             "ALTER TABLE decisions DROP COLUMN node_name;"
 	                             "ALTER TABLE node_states DROP COLUMN node_name;"
 	                             "ALTER TABLE audit_log DROP COLUMN state;"
+	                             "DROP INDEX baselines_by_family;"
+	                             "ALTER TABLE baselines DROP COLUMN family;"
 	                             "INSERT INTO overrides (node, reason, by_whom, created_at,"
 	                             " expires_at) VALUES ('n1', 'old', 'bob', 10, 20);"
 	                             "INSERT INTO node_states (node, class, software, outcome,"
@@ -797,6 +799,8 @@ static void cohort_is_filled_for_an_older_store(void **state)
 	assert_int_equal(ng_sql_exec(ng_store_sql(st),
 	                             "DELETE FROM cohort_runs; DELETE FROM class_nodes;"
 	                             "ALTER TABLE fleet_events DROP COLUMN kind;"
+	                             "DROP INDEX baselines_by_family;"
+	                             "ALTER TABLE baselines DROP COLUMN family;"
 	                             "UPDATE meta SET value = '9' WHERE key = 'schema_version'",
 	                             &err),
 	                 0);

@@ -625,31 +625,31 @@ static void test_small_class_bar(void **state)
 	/* five nodes 1% apart, samples scattering 1%, no sample count: the
 	 * samples' spread stands in for a run's noise:
 	 * 100 - 4.604 x sqrt(1 + 1) x sqrt(1.2) */
-	double bar = ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &pol);
+	double bar = ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, NULL, &pol);
 	assert_true(fabs(bar - (100 - 4.604 * sqrt(2.0) * sqrt(1.2))) < 1e-2);
 	/* 16 samples a run: the run median's noise is 1.2533 x 1 / 4 */
 	double noise = 1.2533 * 1.0 / 4;
-	assert_true(fabs(ng_admit_small_bar(100, 1.0, 0.01, 16, 5, &pol) -
+	assert_true(fabs(ng_admit_small_bar(100, 1.0, 0.01, 16, 5, NULL, &pol) -
 	                 (100 - 4.604 * sqrt(1 + noise * noise) * sqrt(1.2))) < 1e-2);
 	/* nodes closer together than their runs stray: the noise still counts
 	 * (samples 8%, 16 a run: 2.51%, not the samples' 8%) */
 	noise = 1.2533 * 8 / 4;
-	assert_true(fabs(ng_admit_small_bar(100, 0.1, 0.08, 16, 5, &pol) -
+	assert_true(fabs(ng_admit_small_bar(100, 0.1, 0.08, 16, 5, NULL, &pol) -
 	                 (100 - 4.604 * sqrt(0.01 + noise * noise) * sqrt(1.2))) < 1e-2);
 	/* fewer nodes, a wider bar; an ordinary class or too few nodes: none */
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 3, &pol) < bar);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 9, &pol) > bar);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 10, &pol) == 0);
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 2, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 3, NULL, &pol) < bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 9, NULL, &pol) > bar);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 10, NULL, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 2, NULL, &pol) == 0);
 	pol.small_class_min_nodes = 0;
-	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &pol) == 0);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, NULL, &pol) == 0);
 	ng_policy_default(&pol);
 
 	/* judged: the peer bar is the lower of 90% and the small bar; the
 	 * gate's block against five nodes only warns above it */
 	ng_admit_result r = {.domain = "storage", .metric = "storage.seqread.gbps", .value = 80,
 	                     .baseline_median = 100, .floor = NAN, .gate = NG_V_BLOCK,
-	                     .low_mode = NAN, .small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, &pol)};
+	                     .low_mode = NAN, .small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, NULL, &pol)};
 	ng_admit_line l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_MARGINAL);
 	assert_true(fabs(l.flag.bar - r.small_bar) < 1e-9);
@@ -661,7 +661,7 @@ static void test_small_class_bar(void **state)
 	assert_int_equal(l.status, NG_MS_FAILED);
 	assert_true(l.flag.floor_decides);
 	/* a tight small class keeps the 90% line; an ordinary one the gate's block */
-	r.floor = NAN, r.small_bar = ng_admit_small_bar(100, 0.5, 0.005, NAN, 9, &pol);
+	r.floor = NAN, r.small_bar = ng_admit_small_bar(100, 0.5, 0.005, NAN, 9, NULL, &pol);
 	assert_true(r.small_bar > 90);
 	l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_FAILED);
@@ -671,9 +671,55 @@ static void test_small_class_bar(void **state)
 	r.value = 95;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_MARGINAL);
 	/* the node's own siblings still accuse it in a small class */
-	r.small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, &pol), r.gate = NG_V_PASS, r.value = 99;
+	r.small_bar = ng_admit_small_bar(100, 3, 0.08, NAN, 5, NULL, &pol), r.gate = NG_V_PASS, r.value = 99;
 	r.sibling_outlier = true;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+}
+
+/* A small class's family: the first family_parts parts of its key; its
+ * classes' spreads pooled, the class's own median kept. */
+static void test_small_class_family_pool(void **state)
+{
+	(void)state;
+	char fam[64];
+	assert_true(ng_class_family("8xH100/Xeonx2/2015GiB/8ib/6.1.0/nvidia-550", 4, fam, sizeof fam));
+	assert_string_equal(fam, "8xH100/Xeonx2/2015GiB/8ib");
+	/* no more parts than the family's: the class is its own family */
+	assert_false(ng_class_family("8xH100/Xeonx2/2015GiB/8ib", 4, fam, sizeof fam));
+	assert_false(ng_class_family("8xH100/Xeonx2/2015GiB/8ib/", 4, fam, sizeof fam));
+	assert_false(ng_class_family("a/b/c/d/e", 0, fam, sizeof fam));
+	assert_false(ng_class_family("abcdefgh/ijk", 1, fam, 4)); /* too long for out */
+	assert_true(ng_class_family("a/b", 1, fam, sizeof fam));
+	assert_string_equal(fam, "a");
+
+	ng_policy pol;
+	ng_policy_default(&pol);
+	ng_admit_pool pool = {0};
+	/* this 5-node class (median 100, nodes 1% apart, samples 1%) and two
+	 * siblings at other medians with the same relative spreads: 4 + 29 + 19
+	 * degrees of freedom, spreads unchanged relative to the median */
+	ng_admit_pool_add(&pool, 100, 1.0, 0.01, 5);
+	ng_admit_pool_add(&pool, 400, 4.0, 0.01, 30);
+	ng_admit_pool_add(&pool, 50, 0.5, 0.01, 20);
+	ng_admit_pool_add(&pool, 0, 1.0, 0.01, 20);   /* no median: nothing */
+	ng_admit_pool_add(&pool, 100, 1.0, 0.01, 1);  /* one node: no spread */
+	assert_int_equal(pool.classes, 3);
+	assert_true(fabs(pool.df - 52) < 1e-9);
+	double t52 = ng_student_t_quantile(0.995, 52);
+	double pooled = ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &pool, &pol);
+	assert_true(fabs(pooled - (100 - t52 * sqrt(2.0) * sqrt(1.2))) < 1e-2);
+	/* far tighter than the class's own t(4) bar, which it replaces */
+	double own = ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, NULL, &pol);
+	assert_true(pooled > own + 2.5); /* 95.9 against 92.9 */
+	/* the siblings' spread, not the class's own: a class whose five nodes
+	 * happen to sit close together gets its family's spread */
+	assert_true(fabs(ng_admit_small_bar(100, 0.2, 0.002, NAN, 5, &pool, &pol) - pooled) < 1e-9);
+	/* a pool of the class alone says no more than the class */
+	ng_admit_pool alone = {0};
+	ng_admit_pool_add(&alone, 100, 1.0, 0.01, 5);
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, &alone, &pol) == own);
+	/* an ordinary class is not a small one, pooled or not */
+	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 12, &pool, &pol) == 0);
 }
 
 static void test_spread_bar(void **state)
@@ -749,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_unexpected_confirmation_holds),
 		cmocka_unit_test(test_too_many_domains_holds),
 		cmocka_unit_test(test_small_class_bar),
+		cmocka_unit_test(test_small_class_family_pool),
 		cmocka_unit_test(test_spread_bar),
 	};
 	return cmocka_run_group_tests(tests, build_seed_baselines, NULL);

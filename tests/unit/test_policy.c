@@ -165,7 +165,8 @@ static void test_param_names_and_values(void **state)
 		"admission.bimodal_low_mode",
 		"admission.unstable_repeat",
 		"admission.unstable_window",
-		"admission.small_class_min_nodes", "admission.small_class_tail",
+		"admission.small_class_min_nodes", "admission.small_class_tail", "admission.family_parts",
+		"admission.shared_paths",
 		"admission.drift_fraction", "admission.spread_sigmas",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
@@ -261,6 +262,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"exclusive_max_runnable\":0,"
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4,"
 	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01,\"drift_fraction\":0.08,"
+	                       "\"family_parts\":3,\"shared_paths\":[\"storage\",\"fabric\"],"
 	                       "\"spread_sigmas\":2.5,"
 	                       "\"prolog_min_nodes\":64,\"prolog_feature\":\"screen_me\","
 	                       "\"prolog_comment\":\"ng:check\"},"
@@ -331,6 +333,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.cohort_local_minutes, 15);
 	assert_int_equal(p.small_class_min_nodes, 4);
 	assert_true(p.small_class_tail == 0.01);
+	assert_int_equal(p.family_parts, 3);
+	assert_int_equal(p.n_shared_paths, 2);
+	assert_true(ng_policy_shared_path(&p, "fabric") && !ng_policy_shared_path(&p, "compute"));
 	assert_true(p.drift_fraction == 0.08);
 	assert_true(p.spread_sigmas == 2.5);
 	assert_int_equal(p.breaker_clear_runs, 4);

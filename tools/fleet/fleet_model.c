@@ -98,10 +98,10 @@ void ng_fleet_spec_default(ng_fleet_spec *s, size_t n_nodes, size_t n_runs, uint
 		unsigned percent;
 		double median[6];
 	} cls[4] = {
-		{"8xH100-SXM/8rail", 40, {700, 2600, 12.0, 480, 3000, 250}},
-		{"8xH200-SXM/8rail", 30, {720, 3900, 12.0, 480, 3500, 300}},
-		{"8xA100-SXM/4rail", 20, {280, 1500, 6.0, 230, 2000, 150}},
-		{"8xL40S-PCIe/2rail", 10, {300, 700, 6.0, 40, 2500, 200}},
+		{"8xH100-SXM/Xeon-8480x2/2048GiB/8ib/6.1.0-26-amd64", 40, {700, 2600, 12.0, 480, 3000, 250}},
+		{"8xH200-SXM/Xeon-8480x2/2048GiB/8ib/6.1.0-26-amd64", 30, {720, 3900, 12.0, 480, 3500, 300}},
+		{"8xA100-SXM/EPYC-7763x2/1024GiB/4ib/6.1.0-26-amd64", 20, {280, 1500, 6.0, 230, 2000, 150}},
+		{"8xL40S-PCIe/EPYC-9354x2/768GiB/2ib/6.1.0-26-amd64", 10, {300, 700, 6.0, 40, 2500, 200}},
 	};
 	s->n_classes = 4;
 	size_t given = 0;

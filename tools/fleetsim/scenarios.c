@@ -39,7 +39,8 @@ static void rollout(ng_fleet_spec *s, bool identity)
 static void rollout_same(ng_fleet_spec *s, double *fl) { (void)fl, rollout(s, false); }
 static void rollout_new(ng_fleet_spec *s, double *fl) { (void)fl, rollout(s, true); }
 
-/* Classes of five nodes, the four hardware types in turn. */
+/* Classes of five nodes, the four hardware types in turn: families of
+ * classes that differ only in software. */
 static void small_classes(ng_fleet_spec *s, double *fl)
 {
 	(void)fl;
@@ -52,13 +53,47 @@ static void small_classes(ng_fleet_spec *s, double *fl)
 	memcpy(types, s->classes, sizeof types);
 	for (size_t c = 0; c < n; c++) {
 		s->classes[c] = types[c % 4];
-		snprintf(s->classes[c].name, sizeof s->classes[c].name, "%.40s#%zu", types[c % 4].name,
-		         c / 4);
+		/* The same hardware (the key's first four parts, as the default
+		 * class template writes them), another kernel per class. */
+		const char *hw = types[c % 4].name, *kernel = strrchr(hw, '/');
+		snprintf(s->classes[c].name, sizeof s->classes[c].name, "%.*s/6.1.0-%zu-amd64",
+		         kernel ? (int)(kernel - hw) : 40, hw, c / 4);
 		s->classes[c].n_nodes = 5;
 	}
 	s->classes[n - 1].n_nodes += s->n_nodes - 5 * n;
 	s->n_classes = n;
 	s->degraded_class = 3;
+}
+
+/* A quarter of the fleet in classes of five nodes beside their parents:
+ * each small class the same hardware as one of the four classes, under
+ * another kernel (a partition moved early, a canary image), the parents
+ * keeping the rest. */
+static void small_beside_parent(ng_fleet_spec *s, double *fl)
+{
+	(void)fl;
+	size_t n_small = s->n_nodes / 4 / 5;
+	if (n_small < 4)
+		n_small = 4;
+	if (n_small > NG_FLEET_CLASSES_MAX - 4)
+		n_small = NG_FLEET_CLASSES_MAX - 4;
+	size_t taken[4] = {0};
+	for (size_t k = 0; k < n_small; k++) {
+		size_t parent = k % 4;
+		if (s->classes[parent].n_nodes < 2 * 5 + taken[parent])
+			continue; /* a parent keeps at least ten nodes */
+		ng_fleet_class *c = &s->classes[s->n_classes++];
+		*c = s->classes[parent];
+		const char *hw = c->name, *kernel = strrchr(hw, '/');
+		char name[NG_FLEET_NAME_MAX];
+		snprintf(name, sizeof name, "%.*s/6.1.0-%zu-amd64", kernel ? (int)(kernel - hw) : 40, hw,
+		         27 + k / 4);
+		memcpy(c->name, name, sizeof name);
+		c->n_nodes = 5;
+		taken[parent] += 5;
+	}
+	for (size_t p = 0; p < 4; p++)
+		s->classes[p].n_nodes -= taken[p];
 }
 
 /* A slow fault that reaches its severity over ten runs. */
@@ -77,6 +112,7 @@ static const struct scenario all[] = {
 	{"rollout-same-identity", "40% of the largest class 12% down in all-reduce from run 10, software identity unchanged", rollout_same},
 	{"rollout-new-identity", "the same rollout, reporting a new software identity", rollout_new},
 	{"small-classes", "classes of five nodes", small_classes},
+	{"small-beside-parent", "a quarter of the nodes in classes of five beside their parents (the same hardware, another kernel)", small_beside_parent},
 	{"ramp", "slow faults reach their severity over ten runs", ramp},
 	{"degraded-below-floor", "the class 30% down in storage, floors at 0.75 x reference for everyone", degraded_below_floor},
 	{"degraded-above-floor", "the class 15% down in storage, floors at 0.75 x reference for everyone", degraded_above_floor},
