@@ -105,7 +105,7 @@ COUNTS = {"gate.cohort_min", "admission.min_baseline_nodes", "admission.baseline
           "admission.cohort_window_hours", "admission.cohort_local_minutes",
           "admission.breaker_count", "admission.breaker_window_hours",
           "admission.breaker_clear_runs", "admission.unstable_repeat", "admission.unstable_window",
-          "admission.small_class_min_nodes"}
+          "admission.small_class_min_nodes", "admission.family_parts"}
 
 
 def moved(name, value, up):
