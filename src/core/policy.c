@@ -99,7 +99,7 @@ static const struct param params[NG_P_COUNT] = {
 	[NG_P_FAMILY_PARTS] = {"admission", "family_parts", K_COUNT, OFF(family_parts), 0, 0, 64, false, false,
 		"A class key's first this many /-separated parts name its family (the default template's GPUs, CPUs, memory and InfiniBand ports): a small class's bar takes its spread from every class of its family with a longer key, pooled, instead of from its own few nodes alone (0: never pooled)."},
 	[NG_P_SHARED_PATHS] = {"admission", "shared_paths", K_NAMES, OFF(shared_paths), OFF(n_shared_paths), 0, 0, false, false,
-		"Record domains whose path other nodes share (a network filesystem): a drop there that no peer screened in the last cohort_local_minutes shares, and that the node has not had confirmed in the baseline window, is held for a recheck instead of quarantined, since a shared path's incident reaches one node first."},
+		"Record domains whose path other nodes share (a network filesystem; none by default): a drop there that no peer screened in the last cohort_local_minutes shares, and that the node has not had confirmed in the baseline window, is held for a recheck instead of quarantined, since a shared path's incident reaches one node first."},
 	[NG_P_DRIFT_FRACTION] = {"admission", "drift_fraction", K_DOUBLE, OFF(drift_fraction), 0, 0, 0.5, true, false,
 		"A class baseline rebuilt more than this share below the newest pinned baseline of its class, software identity and metric opens a drift event: peers alone follow a class that degrades together, and someone is told (a fleet event, its audit entry and nodegate_fleet_regression_open)."},
 	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
@@ -217,8 +217,6 @@ void ng_policy_default(ng_policy *p)
 		.small_class_min_nodes = 3,
 		.small_class_tail = 0.005,
 		.family_parts = 4,
-		.n_shared_paths = 1,
-		.shared_paths = {"storage"},
 		.drift_fraction = 0.05,
 		/* Healthy nodes' medians spread around the class's: a bar within
 		 * that spread accuses the class's lower half (the fleet simulator:

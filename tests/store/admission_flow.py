@@ -437,16 +437,17 @@ def incident_is_rechecked_not_confirmed(env, rng):
 
 
 def first_storage_drop_is_rechecked(env, rng):
-    """Storage is a shared path (admission.shared_paths): a node's first
+    """With storage a shared path (admission.shared_paths): a node's first
     confirmed drop there, shared by no peer yet, is held for a recheck (an
     hour of slow shared storage reaches one node first); its second within
     the baseline window is quarantined. Other domains are quarantined at
-    once, and so is storage when the policy names no shared path."""
+    once, and so is storage under the shipped policy, which names none."""
+    shared = {"admission": {"shared_paths": ["storage"]}}
     env.ingest_history(class_history(rng))
     slow = [980, 1500, 4.5, 300.0]  # storage 25% down
     again = [0, 0, 4.5, 0]
 
-    def admit(node, at, values=slow, confirm=again, only={"storage"}, expect=None, policy=None):
+    def admit(node, at, values=slow, confirm=again, only={"storage"}, expect=None, policy=shared):
         return env.admit(node_run(rng, node, values), node_run(rng, node, confirm, only=only),
                          expect=expect, at=at, policy=policy)
 
@@ -459,8 +460,8 @@ def first_storage_drop_is_rechecked(env, rng):
     d = admit("node91", NOW + 100, [700, 1500, 6.0, 300.0], [700, 0, 0, 0], only={"compute"},
               expect=1)
     check(d["outcome"] == "quarantined" and d["case"], f"compute drop: {d['outcome']}")
-    # a policy that names no shared path: storage too
-    d = admit("node92", NOW + 2 * HOUR, expect=1, policy={"admission": {"shared_paths": []}})
+    # the shipped policy names no shared path: storage too
+    d = admit("node92", NOW + 2 * HOUR, expect=1, policy=None)
     check(d["outcome"] == "quarantined" and d["case"], f"no shared paths: {d['outcome']}")
     d = admit("node90", NOW + 24 * HOUR, expect=1)
     check(d["outcome"] == "quarantined" and d["case"], f"second drop: {d['outcome']} {d['notes']}")
