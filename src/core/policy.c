@@ -97,7 +97,7 @@ static const struct param params[NG_P_COUNT] = {
 	[NG_P_SMALL_CLASS_TAIL] = {"admission", "small_class_tail", K_DOUBLE, OFF(small_class_tail), 0, 0, 0.5, true, false,
 		"How rarely a healthy node of a small class falls under its bar: the bar is a one-sided Student t prediction bound at this tail over the class's node medians."},
 	[NG_P_FAMILY_PARTS] = {"admission", "family_parts", K_COUNT, OFF(family_parts), 0, 0, 64, false, false,
-		"A class key's first this many /-separated parts name its family (the default template's GPUs, CPUs, memory and InfiniBand ports): a small class's bar takes its spread from every class of its family with a longer key, pooled, instead of from its own few nodes alone (0: never pooled)."},
+		"A class key's first this many /-separated parts name its family (the default template's GPUs, CPUs, memory and InfiniBand ports): a small class's bar takes its spread from the family's classes large enough for an ordinary baseline, pooled, instead of from its own few nodes alone (0: never pooled)."},
 	[NG_P_SHARED_PATHS] = {"admission", "shared_paths", K_NAMES, OFF(shared_paths), OFF(n_shared_paths), 0, 0, false, false,
 		"Record domains whose path other nodes share (a network filesystem; none by default): a drop there that no peer screened in the last cohort_local_minutes shares, and that the node has not had confirmed in the baseline window, is held for a recheck instead of quarantined, since a shared path's incident reaches one node first."},
 	[NG_P_DRIFT_FRACTION] = {"admission", "drift_fraction", K_DOUBLE, OFF(drift_fraction), 0, 0, 0.5, true, false,

@@ -144,39 +144,6 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
 	return n;
 }
 
-/* Whether every failed metric of the quarantine is a first drop on a shared
- * path (admission.shared_paths): a domain whose path other nodes share, and
- * a metric this node has not had confirmed low in the baseline window. An
- * hour of slow shared storage reaches one node before any peer screened
- * in the last minutes can share it; the recheck of that first node is
- * judged again at its next screen, and a second confirmed drop of the same
- * metric is quarantined as the node's own. 1 yes, 0 no, -1 error. */
-static int first_drop_on_shared_path(ng_store *st, const ng_policy *pol,
-                                     const struct ng_admit_run *r, int64_t lookback, ng_err *err)
-{
-	bool any = false;
-	for (size_t i = 0; i < r->d.n_named; i++) {
-		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
-		if (!j)
-			continue;
-		if (j->line.status == NG_MS_INTEGRITY)
-			return 0;
-		if (j->line.status != NG_MS_FAILED)
-			continue;
-		if (!ng_policy_shared_path(pol, j->res.domain))
-			return 0;
-		int64_t before = ng_store_count_node_verdicts(st, r->node, j->metric, "confirm",
-		                                              ng_admit_metric_status_name(NG_MS_FAILED),
-		                                              r->now - lookback, r->now, err);
-		if (before < 0)
-			return -1;
-		if (before > 0)
-			return 0;
-		any = true;
-	}
-	return any;
-}
-
 /* Opens the node's case, unless the class's circuit breaker trips first.
  * The breaker counts quarantines of the same class, software and metric
  * only: faults in different metrics of one class are different nodes'
@@ -244,7 +211,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		return 2;
 	}
 	if (!shared && !below_floor && !open_ev && !br.trips) {
-		int first = first_drop_on_shared_path(st, pol, r, lookback, err);
+		int first = ng_admit_first_drop_on_shared_path(st, pol, r, lookback, err);
 		if (first < 0) {
 			cJSON_Delete(peers);
 			return -1;

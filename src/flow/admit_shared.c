@@ -78,7 +78,11 @@ int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_a
 	return rc;
 }
 
-bool ng_admit_shared_with_peers(const struct ng_admit_run *r)
+/* Asks holds of every failed metric the decision's quarantine names: 1
+ * when there is one and each holds, 0 when one does not or a result was
+ * wrong (a wrong answer is never rechecked), -1 when holds failed. */
+static int every_failure(const struct ng_admit_run *r,
+                         int (*holds)(const struct ng_admit_judged *j, void *arg), void *arg)
 {
 	bool any = false;
 	for (size_t i = 0; i < r->d.n_named; i++) {
@@ -86,15 +90,53 @@ bool ng_admit_shared_with_peers(const struct ng_admit_run *r)
 		if (!j)
 			continue;
 		if (j->line.status == NG_MS_INTEGRITY)
-			return false;
+			return 0;
 		if (j->line.status != NG_MS_FAILED)
 			continue;
-		const struct ng_admit_judged *mj = ng_admit_latest_of(r, j->metric);
-		if (!mj || mj->local_sharing == 0)
-			return false;
+		int h = holds(j, arg);
+		if (h <= 0)
+			return h;
 		any = true;
 	}
 	return any;
+}
+
+static int shared_lately(const struct ng_admit_judged *j, void *arg)
+{
+	const struct ng_admit_judged *mj = ng_admit_latest_of(arg, j->metric);
+	return mj && mj->local_sharing > 0;
+}
+
+bool ng_admit_shared_with_peers(const struct ng_admit_run *r)
+{
+	return every_failure(r, shared_lately, (void *)r) == 1;
+}
+
+struct first_drop {
+	ng_store *st;
+	const ng_policy *pol;
+	const struct ng_admit_run *r;
+	int64_t lookback;
+	ng_err *err;
+};
+
+static int first_drop(const struct ng_admit_judged *j, void *arg)
+{
+	const struct first_drop *f = arg;
+	if (!ng_policy_shared_path(f->pol, j->res.domain))
+		return 0;
+	int64_t before = ng_store_count_node_verdicts(
+		f->st, f->r->node, j->metric, "confirm", ng_admit_metric_status_name(NG_MS_FAILED),
+		f->r->now - f->lookback, f->r->now, f->err);
+	return before < 0 ? -1 : before == 0;
+}
+
+int ng_admit_first_drop_on_shared_path(ng_store *st, const ng_policy *pol,
+                                       const struct ng_admit_run *r, int64_t lookback,
+                                       ng_err *err)
+{
+	struct first_drop f = {st, pol, r, lookback, err};
+	return every_failure(r, first_drop, &f);
 }
 
 /* Against the class baseline, not the nodes' own levels: a rollout's nodes

@@ -36,6 +36,17 @@ int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_a
  * part of a class), and the quarantine is rechecked instead of confirmed. */
 bool ng_admit_shared_with_peers(const struct ng_admit_run *r);
 
+/* Whether every failed metric of the quarantine is a first drop on a shared
+ * path (admission.shared_paths): a domain whose path other nodes share, and
+ * a metric this node has not had confirmed low in the lookback before now.
+ * An hour of slow shared storage reaches one node before any peer screened
+ * in the last minutes can share it; the recheck of that first node is
+ * judged again at its next screen, and a second confirmed drop of the same
+ * metric is quarantined as the node's own. 1 yes, 0 no, -1 error. */
+int ng_admit_first_drop_on_shared_path(ng_store *st, const ng_policy *pol,
+                                       const struct ng_admit_run *r, int64_t lookback,
+                                       ng_err *err);
+
 /* Whether an open event still explains this node's drop in its metric: a
  * node the event names, other than this one, screened within the breaker's
  * window, still shares the drop against the class baseline. *explains is

@@ -143,8 +143,8 @@ int ng_class_family_pool(ng_store *st, const ng_policy *pol, const char *class_k
 		/* The newest of each class and software only, and only a class
 		 * large enough for an ordinary baseline: a MAD of a few nodes'
 		 * medians counts the median node's own zero deviation and reads
-		 * low (0.82 of the spread on average at five normal nodes), where the t bound
-		 * with its few degrees of freedom is what covers it. */
+		 * low (0.82 of the spread on average at five normal nodes),
+		 * which only the t bound of their few degrees of freedom covers. */
 		if (i > 0 && strcmp(rows[i].class_key, rows[i - 1].class_key) == 0 &&
 		    strcmp(rows[i].software, rows[i - 1].software) == 0)
 			continue;

@@ -279,13 +279,13 @@ int ng_store_case_retry(ng_store *st, int64_t id, bool passed, const char *run_i
                         ng_err *err);
 int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, const char *reason,
                         ng_err *err);
-/* Open cases of a class opened at or after since (distinct nodes). */
-/* Distinct nodes with a case of (class, software, metric) opened in [from, until). */
 /* How many of a node's verdicts of one metric, at one stage ("first",
  * "confirm") with one status ("flagged"), were made in [from, until). */
 int64_t ng_store_count_node_verdicts(ng_store *st, const char *node, const char *metric,
                                      const char *stage, const char *status, int64_t from,
                                      int64_t until, ng_err *err);
+/* Open cases of a class opened at or after since (distinct nodes). */
+/* Distinct nodes with a case of (class, software, metric) opened in [from, until). */
 int64_t ng_store_count_metric_cases(ng_store *st, const char *class_key, const char *software,
                                     const char *metric, int64_t from, int64_t until, ng_err *err);
 int64_t ng_store_count_recent_cases(ng_store *st, const char *class_key, int64_t since,

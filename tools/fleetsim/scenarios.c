@@ -39,6 +39,18 @@ static void rollout(ng_fleet_spec *s, bool identity)
 static void rollout_same(ng_fleet_spec *s, double *fl) { (void)fl, rollout(s, false); }
 static void rollout_new(ng_fleet_spec *s, double *fl) { (void)fl, rollout(s, true); }
 
+/* A class of the same hardware as one of the four (the key's first four
+ * parts, as the default class template writes them) under another
+ * kernel, k. */
+static void software_sibling(const char *hw_name, size_t k, char out[NG_FLEET_NAME_MAX])
+{
+	char name[NG_FLEET_NAME_MAX];
+	const char *kernel = strrchr(hw_name, '/');
+	snprintf(name, sizeof name, "%.*s/6.1.0-%zu-amd64", kernel ? (int)(kernel - hw_name) : 40,
+	         hw_name, k);
+	memcpy(out, name, sizeof name);
+}
+
 /* Classes of five nodes, the four hardware types in turn: families of
  * classes that differ only in software. */
 static void small_classes(ng_fleet_spec *s, double *fl)
@@ -53,11 +65,7 @@ static void small_classes(ng_fleet_spec *s, double *fl)
 	memcpy(types, s->classes, sizeof types);
 	for (size_t c = 0; c < n; c++) {
 		s->classes[c] = types[c % 4];
-		/* The same hardware (the key's first four parts, as the default
-		 * class template writes them), another kernel per class. */
-		const char *hw = types[c % 4].name, *kernel = strrchr(hw, '/');
-		snprintf(s->classes[c].name, sizeof s->classes[c].name, "%.*s/6.1.0-%zu-amd64",
-		         kernel ? (int)(kernel - hw) : 40, hw, c / 4);
+		software_sibling(types[c % 4].name, c / 4, s->classes[c].name);
 		s->classes[c].n_nodes = 5;
 	}
 	s->classes[n - 1].n_nodes += s->n_nodes - 5 * n;
@@ -84,11 +92,7 @@ static void small_beside_parent(ng_fleet_spec *s, double *fl)
 			continue; /* a parent keeps at least ten nodes */
 		ng_fleet_class *c = &s->classes[s->n_classes++];
 		*c = s->classes[parent];
-		const char *hw = c->name, *kernel = strrchr(hw, '/');
-		char name[NG_FLEET_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s/6.1.0-%zu-amd64", kernel ? (int)(kernel - hw) : 40, hw,
-		         27 + k / 4);
-		memcpy(c->name, name, sizeof name);
+		software_sibling(c->name, 27 + k / 4, c->name);
 		c->n_nodes = 5;
 		taken[parent] += 5;
 	}
