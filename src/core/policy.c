@@ -104,6 +104,12 @@ static const struct param params[NG_P_COUNT] = {
 		"A class baseline rebuilt more than this share below the newest pinned baseline of its class, software identity and metric opens a drift event: peers alone follow a class that degrades together, and someone is told (a fleet event, its audit entry and nodegate_fleet_regression_open)."},
 	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
 		"The peer bar (flag_fraction x the class median) is never less than this many node spreads (the baseline's node_mad) under the median: a bar inside the class's own spread flags healthy nodes (0: no such bound)."},
+	[NG_P_OWN_LEVEL_RUNS] = {"admission", "own_level_runs", K_COUNT, OFF(own_level_runs), 0, 0, 1000, false, false,
+		"A node with at least this many accepted runs of a metric under its class and software identity in the baseline window is also judged against its own level (the median of those runs): a drop from where this node has always been is evidence even while it stays inside its class's spread (0: peers and floor only)."},
+	[NG_P_OWN_LEVEL_SIGMAS] = {"admission", "own_level_sigmas", K_DOUBLE, OFF(own_level_sigmas), 0, 0, 100, true, false,
+		"The own-level bar sits this many of the node's run-to-run spreads (its runs' scaled MAD, never less than a run median's sampling noise) under its own level, widened for how few runs set the level."},
+	[NG_P_OWN_LEVEL_DROP] = {"admission", "own_level_drop", K_DOUBLE, OFF(own_level_drop), 0, 0, 0.5, false, false,
+		"... and at least this share under it: a node that reads the same run after run is not flagged for a drop too small to slow a job."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -224,6 +230,16 @@ void ng_policy_default(ng_policy *p)
 		 * spreads under the median, a healthy node falls below about one
 		 * run in a thousand. */
 		.spread_sigmas = 3.0,
+		/* A node's own history knows its level far better than its class's
+		 * spread does: on a metric whose nodes scatter by 3%, a node 6% under
+		 * where it has read for weeks is still inside the class's bar. Six
+		 * runs set a level to within half a run's noise; four spreads, widened
+		 * for those six, flag a healthy run about once in 30,000, and the
+		 * confirmation must fall as far. Under 3% a node's drop is within
+		 * what a warm room or a busy neighbour moves it by. */
+		.own_level_runs = 6,
+		.own_level_sigmas = 4.0,
+		.own_level_drop = 0.03,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

@@ -64,6 +64,9 @@ enum ng_policy_param {
 	NG_P_SHARED_PATHS,
 	NG_P_DRIFT_FRACTION,
 	NG_P_SPREAD_SIGMAS,
+	NG_P_OWN_LEVEL_RUNS,
+	NG_P_OWN_LEVEL_SIGMAS,
+	NG_P_OWN_LEVEL_DROP,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -148,6 +151,11 @@ typedef struct {
 	                                 software and metric opens a drift event (judge/attribution.h) */
 	double spread_sigmas;         /* the peer bar sits at least this many of the class's node
 	                                 spreads (node_mad) under its median (judge/admit.h); 0: off */
+	long own_level_runs;          /* a node with this many accepted runs of a metric under its
+	                                 class and software is also judged against its own level
+	                                 (judge/admit.h, ng_admit_own_bar); 0: never */
+	double own_level_sigmas;      /* ... the bar: this many of its run-to-run spreads under it */
+	double own_level_drop;        /* ... and at least this share under it */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */

@@ -264,6 +264,84 @@ static double baseline_run_samples(const struct ng_admit_judged *j)
 	                                          : NAN;
 }
 
+/* The class baseline median of one software identity, looked up once:
+ * what the node's runs under it are measured against. NaN: none; -1: the
+ * store failed. */
+struct identity_median {
+	const char *software;
+	double median;
+};
+
+static double identity_median(ng_store *st, const struct ng_admit_run *r,
+                              const struct ng_admit_judged *j, const char *software,
+                              struct identity_median *seen, size_t *n_seen, size_t cap, ng_err *err)
+{
+	if (strcmp(software, r->software) == 0)
+		return j->base.median;
+	for (size_t i = 0; i < *n_seen; i++)
+		if (strcmp(seen[i].software, software) == 0)
+			return seen[i].median;
+	ng_store_baseline b;
+	int got = ng_store_current_baseline(st, r->class_key, software, j->metric, &b, err);
+	if (got < 0)
+		return -1;
+	double m = got == 1 && isfinite(b.median) && b.median > 0 ? b.median : NAN;
+	if (*n_seen < cap)
+		seen[(*n_seen)++] = (struct identity_median){software, m};
+	return m;
+}
+
+/* The node's own level of j's metric: where its accepted runs in the
+ * baseline window sat against their class baseline, under whichever
+ * software identity each ran (the median of run median / that identity's
+ * baseline median), times today's baseline; their spread (1.4826 x MAD,
+ * alike) and count, and this run's drop from it. Relative to the class, a
+ * software change that moved every node does not move the node's level,
+ * and its history before the change still counts. A record of one GPU or
+ * link among several has none: the node's runs of the metric are all its
+ * GPUs', and siblings judge one against the others. */
+static int own_level(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
+                     struct ng_admit_judged *j, ng_err *err)
+{
+	char subject[200];
+	subject_of(j->rec, subject, sizeof subject);
+	if (pol->own_level_runs <= 0 || subject[0] || !(j->base.median > 0))
+		return 0;
+	ng_store_runs hist;
+	int64_t since = r->now - (int64_t)pol->baseline_window_days * 86400;
+	if (ng_store_node_baseline_runs(st, r->node, r->class_key, j->metric, since, &hist, err) < 0)
+		return -1;
+	double *ratios = malloc((hist.n ? hist.n : 1) * sizeof *ratios);
+	double *scratch = malloc((hist.n_samples > hist.n ? hist.n_samples : hist.n + 1) *
+	                         sizeof *scratch);
+	struct identity_median seen[8];
+	size_t n_seen = 0, k = 0;
+	int rc = ratios && scratch ? 0 : ng_fail(err, "out of memory");
+	for (size_t i = 0; rc == 0 && i < hist.n; i++) {
+		const ng_baseline_run *run = &hist.runs[i];
+		double m = run->n_samples ? ng_np_median(run->samples, run->n_samples, scratch) : NAN;
+		double base = identity_median(st, r, j, run->node, seen, &n_seen, 8, err);
+		if (base < 0)
+			rc = -1;
+		else if (isfinite(m) && m > 0 && isfinite(base))
+			ratios[k++] = m / base;
+	}
+	if (rc == 0 && k > 0) {
+		double level = ng_np_median(ratios, k, scratch);
+		for (size_t i = 0; i < k; i++)
+			ratios[i] = fabs(ratios[i] - level);
+		j->own_level = level * j->base.median;
+		j->own_spread = 1.4826 * ng_np_median_inplace(ratios, k) * j->base.median;
+		j->own_runs = k;
+		double v = run_median(j->rec);
+		if (isfinite(v))
+			j->own_drop = 1 - v / j->own_level;
+	}
+	free(ratios), free(scratch);
+	ng_store_runs_free(&hist);
+	return rc;
+}
+
 static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                      struct ng_admit_judged *j, ng_err *err)
 {
@@ -290,11 +368,15 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	j->cohort = NULL;
 	if (gate_against(st, r, j, pol, r->now - (int64_t)pol->cohort_window_hours * 3600, err) < 0)
 		return -1;
+	j->own_level = j->own_spread = j->own_drop = NAN;
+	j->own_runs = 0;
+	if (j->have_base && j->judged && own_level(st, pol, r, j, err) < 0)
+		return -1;
 	/* What the day's cohort does not explain, the class's runs of the last
 	 * minutes may: an hour of slow shared storage is the fleet's, not the
 	 * node's, though most of the day's runs were before it. */
 	if (j->have_base && pol->cohort_local_minutes > 0 &&
-	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN)) {
+	    (j->raw == NG_V_BLOCK || j->raw == NG_V_WARN || j->own_drop > pol->own_level_drop)) {
 		struct ng_admit_judged local = *j;
 		local.cohort = NULL;
 		if (gate_against(st, r, &local, pol, r->now - pol->cohort_local_minutes * 60, err) < 0) {
@@ -346,6 +428,9 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		.baseline_cv = j->have_base ? j->base.cv : NAN,
 		.node_spread = j->have_base ? j->base.node_mad : NAN,
 		.run_samples = baseline_run_samples(j),
+		.own_level = j->own_level,
+		.own_spread = j->own_spread,
+		.own_runs = j->own_runs,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {
@@ -357,6 +442,11 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	j->line = ng_admit_judge_metric(&j->res, pol);
 	if (j->line.status == NG_MS_UNMEASURED)
 		note_unmeasured(r, j);
+	if (j->line.own_decides)
+		ng_admit_note(r, "%s run: %s is %.1f%% under this node's own level (%g %s, the median "
+		              "of its %zu accepted runs; bar %g): flagged, though its class's bar "
+		              "passes it", j->stage, j->metric, 100 * j->own_drop, j->own_level,
+		              j->unit ? j->unit : "", j->own_runs, j->line.own_bar);
 	return 0;
 }
 

@@ -55,6 +55,11 @@ int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_a
 	double *scratch = malloc((hist.n_samples ? hist.n_samples : 1) * sizeof *scratch);
 	int rc = work && scratch ? 0 : ng_fail(err, "out of memory");
 	double class_level = j->have_base ? j->base.median : NAN;
+	/* A node flagged against its own level dropped by that much, whatever
+	 * its distance from the class median. */
+	double drop = j->drop;
+	if (isfinite(j->own_drop) && !(drop >= j->own_drop))
+		drop = j->own_drop;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *node = recent[i].node;
 		if (strcmp(node, r->node) == 0 || (q->among && !ng_json_has_string(q->among, node)))
@@ -65,7 +70,7 @@ int ng_admit_sharing_peers(ng_store *st, const ng_policy *pol, const struct ng_a
 		if (!(level > 0))
 			continue;
 		out->peers++;
-		if (!ng_drop_shared(1 - recent[i].median / level, j->drop, pol->warn))
+		if (!ng_drop_shared(1 - recent[i].median / level, drop, pol->warn))
 			continue;
 		out->sharing++;
 		if (q->names && !cJSON_AddItemToArray(q->names, cJSON_CreateString(node)))

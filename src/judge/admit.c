@@ -177,6 +177,26 @@ double ng_admit_spread_bar(double median, double node_mad, double cv, double run
 	return bar > 0 ? bar : 0;
 }
 
+double ng_admit_own_bar(double level, double spread, size_t runs, double cv, double run_samples,
+                        const ng_policy *pol)
+{
+	if (pol->own_level_runs <= 0 || runs < (size_t)pol->own_level_runs || !isfinite(level) ||
+	    !(level > 0) || !(pol->own_level_sigmas > 0))
+		return 0;
+	/* A node whose runs happened to agree closely says less than its MAD:
+	 * a run's median can never be steadier than its samples allow. */
+	double s = isfinite(spread) && spread > 0 ? spread : 0;
+	double noise = run_noise(level, cv, run_samples);
+	s = s > noise ? s : noise;
+	double below = pol->own_level_sigmas * s * sqrt(1 + M_PI / (2.0 * (double)runs));
+	double least = pol->own_level_drop * level;
+	below = below > least ? below : least;
+	if (!(below > 0))
+		return 0;
+	double bar = level - below;
+	return isfinite(bar) && bar > 0 ? bar : 0;
+}
+
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol)
 {
 	/* Only when the run itself was sound: the gate checks the record (wrong
@@ -244,6 +264,8 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 	if (r->gate == NG_V_UNSTABLE && pol->unstable_repeat > 0 &&
 	    r->unstable_recent >= (unsigned long)pol->unstable_repeat)
 		l.status = NG_MS_FAILED;
+	l.own_bar = ng_admit_own_bar(r->own_level, r->own_spread, r->own_runs, r->baseline_cv,
+	                             r->run_samples, pol);
 	if (l.status >= NG_MS_FAILED)
 		return l;
 	if (!l.flag.evaluable)
@@ -259,6 +281,14 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 	 * alongside them, still do. */
 	else if (r->small_bar > 0 && r->sibling_outlier)
 		l.status = NG_MS_FAILED;
+	/* Inside its class's spread, a node can still have left where it has
+	 * always been: its own runs know its level to a fraction of the class's
+	 * spread. Not when the cohort moved with it (attributed, above). */
+	if ((l.status == NG_MS_OK || l.status == NG_MS_MARGINAL) && l.own_bar > 0 &&
+	    r->value < l.own_bar) {
+		l.status = NG_MS_FAILED;
+		l.own_decides = true;
+	}
 	return l;
 }
 

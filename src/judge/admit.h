@@ -78,7 +78,22 @@ typedef struct {
 	 * how far a healthy run's median strays (ng_admit_spread_bar). */
 	double node_spread;
 	double run_samples;
+	/* The node's own level of this metric: the median of its accepted runs
+	 * under the same class and software identity in the baseline window,
+	 * their run-to-run spread (1.4826 x their MAD, the metric's unit) and
+	 * how many runs there were; NaN and 0 when not known. */
+	double own_level, own_spread;
+	size_t own_runs;
 } ng_admit_result;
+
+/* The bar a node's own history sets (admission.own_level_*): under its own
+ * level by own_level_sigmas spreads, the spread never less than a run
+ * median's sampling noise (1.2533 x cv x level / sqrt(run_samples)) and
+ * widened by sqrt(1 + pi / (2 runs)) for the level's own uncertainty, and
+ * by at least own_level_drop of the level. 0 when there is none: the policy
+ * turns it off, fewer than own_level_runs runs, or no number. */
+double ng_admit_own_bar(double level, double spread, size_t runs, double cv, double run_samples,
+                        const ng_policy *pol);
 
 /* The lowest a peer bar may sit given how far a healthy node's run median
  * strays from the class's: median - spread_sigmas x sqrt(node_mad^2 +
@@ -151,6 +166,10 @@ const char *ng_admit_metric_status_name(ng_admit_metric_status s);
 typedef struct {
 	ng_admit_flag flag;
 	ng_admit_metric_status status;
+	/* Failed against the node's own level (ng_admit_own_bar) while its class's
+	 * bar passed it; own_bar is that bar, whatever decided (0: none). */
+	bool own_decides;
+	double own_bar;
 } ng_admit_line;
 
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol);

@@ -361,19 +361,9 @@ static void fix_views(ng_store_runs *r)
 	}
 }
 
-int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *software,
-                           const char *metric, int64_t since, ng_store_runs *out, ng_err *err)
+/* Reads the rows of q (a name, samples, taken_at) into out and finalizes q. */
+static int read_runs(ng_sql_stmt *q, const char *metric, ng_store_runs *out, ng_err *err)
 {
-	memset(out, 0, sizeof *out);
-	ng_sql_stmt *q = ng_q(
-		st, err,
-		"SELECT node, samples, taken_at FROM records"
-		" WHERE class = ? AND software = ? AND metric = ? AND accepted = 1 AND idle = 1"
-		" AND n_samples > 0 AND taken_at >= ?"
-		" AND taken_at >= (SELECT COALESCE(MAX(before), 0) FROM retirements WHERE class = ?)",
-		"tttit", class_key, software ? software : "", metric, since, class_key);
-	if (!q)
-		return -1;
 	int r;
 	while ((r = ng_sql_step(q, err)) == 1) {
 		size_t len;
@@ -390,6 +380,41 @@ int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *soft
 		return -1;
 	}
 	return 0;
+}
+
+int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *software,
+                           const char *metric, int64_t since, ng_store_runs *out, ng_err *err)
+{
+	memset(out, 0, sizeof *out);
+	ng_sql_stmt *q = ng_q(
+		st, err,
+		"SELECT node, samples, taken_at FROM records"
+		" WHERE class = ? AND software = ? AND metric = ? AND accepted = 1 AND idle = 1"
+		" AND n_samples > 0 AND taken_at >= ?"
+		" AND taken_at >= (SELECT COALESCE(MAX(before), 0) FROM retirements WHERE class = ?)",
+		"tttit", class_key, software ? software : "", metric, since, class_key);
+	return q ? read_runs(q, metric, out, err) : -1;
+}
+
+int ng_store_node_baseline_runs(ng_store *st, const char *node, const char *class_key,
+                                const char *metric, int64_t since, ng_store_runs *out,
+                                ng_err *err)
+{
+	memset(out, 0, sizeof *out);
+	ng_sql_stmt *q = ng_q(
+		st, err,
+		"SELECT software, samples, taken_at FROM records"
+		" WHERE node = ? AND metric = ? AND taken_at >= ?"
+		/* Not by records_by_baseline, which every node of the class shares
+		 * (the planner takes it, having no statistics): the || keeps it off. */
+		" AND class || '' = ? AND accepted = 1 AND idle = 1 AND n_samples > 0"
+		" AND taken_at >= (SELECT COALESCE(MAX(before), 0) FROM retirements WHERE class = ?)"
+		/* A case ends in a repair, a replacement or someone's word: what the
+		 * node read before it is not its level now, nor what its release
+		 * passes are judged against. */
+		" AND taken_at >= (SELECT COALESCE(MAX(opened_at), 0) FROM cases WHERE node = ?)",
+		"ttittt", node, metric, since, class_key, class_key, node);
+	return q ? read_runs(q, metric, out, err) : -1;
 }
 
 int ng_store_baseline_keys(ng_store *st, const char *class_key, int64_t since, char **keys,

@@ -218,6 +218,10 @@ static const char *const migrations[] = {
 	 * rebuilt. */
 	("ALTER TABLE baselines ADD COLUMN family TEXT NOT NULL DEFAULT '';"
 	 "CREATE INDEX IF NOT EXISTS baselines_by_family ON baselines (family, metric, built_at);"),
+	/* 16: one node's accepted runs of a metric, its own level
+	 * (ng_store_node_baseline_runs), by an index walk over that node's rows
+	 * alone: records_by_baseline would read every node of the class. */
+	"CREATE INDEX IF NOT EXISTS records_by_node_metric ON records (node, metric, taken_at);",
 };
 /* The migration from which class_nodes and cohort_runs are kept. */
 #define COHORT_KEPT_FROM 12

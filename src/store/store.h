@@ -23,7 +23,7 @@
 #include "judge/baseline.h"
 #include "store/sql.h"
 
-#define NG_STORE_SCHEMA_VERSION 15
+#define NG_STORE_SCHEMA_VERSION 16
 
 typedef struct ng_store ng_store;
 
@@ -125,6 +125,14 @@ typedef struct {
 
 int ng_store_baseline_runs(ng_store *st, const char *class_key, const char *software,
                            const char *metric, int64_t since, ng_store_runs *out, ng_err *err);
+/* The same of one node alone, under every software identity of its class
+ * and since its last quarantine case opened: its own history, what its own
+ * level is judged from (judge/admit.h, ng_admit_own_bar). Here each run's
+ * `node` names the software identity it ran under (the node is the one
+ * asked for). */
+int ng_store_node_baseline_runs(ng_store *st, const char *node, const char *class_key,
+                                const char *metric, int64_t since, ng_store_runs *out,
+                                ng_err *err);
 void ng_store_runs_free(ng_store_runs *r);
 
 /* The distinct (class, software, metric, unit) of accepted idle runs taken

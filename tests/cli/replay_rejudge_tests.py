@@ -246,7 +246,7 @@ def test_runs_without_readings_say_so(t):
               "UPDATE meta SET value = '13' WHERE key = 'schema_version'"])
     r = t.replay(TIGHT_ECC, store=old)
     g = r["gpu_checks"]
-    check(query(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("15",)],
+    check(query(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("16",)],
           "the store is migrated")
     check(g["runs"] == 4 and g["rejudged"] == 0 and g["no_readings"]["runs"] == 4
           and not g["replayed"], f"no run judged again: {g['no_readings']}")

@@ -436,6 +436,70 @@ def incident_is_rechecked_not_confirmed(env, rng):
     check(d["outcome"] == "quarantined" and d["case"], f"a floor failure rechecked: {d}")
 
 
+def own_level_drop_is_flagged(env, rng):
+    """A node that has read 2% over its class for weeks and drops 5% is
+    still inside its class's bar (90%), but not inside its own: flagged,
+    confirmed and quarantined on its own level. A drop of 1% is not; a node
+    with too few runs of its own is judged by its class alone; and a
+    software change that moved the whole class leaves the node's place in
+    it, and so its level, where it was."""
+    env.ingest_history(class_history(rng))
+    high = [1000.0, 1530.0, 6.12, 306.0]
+    day = 24 * HOUR
+    for node in ("node90", "node91", "node93"):
+        for k in range(8):
+            env.ingest_history(node_run(rng, node, high), at=NOW - (k + 2) * day)
+    env.ingest_history(node_run(rng, "node92", high), at=NOW - 2 * day)
+
+    slow = [950.0, 1530.0, 6.12, 306.0]
+    d = env.admit(node_run(rng, "node90", slow), node_run(rng, "node90", slow, only={"compute"}),
+                  expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"own-level drop not quarantined: {d}")
+    r = result(d, "first", "cpu.fp64.gflops")
+    own = r.get("own_level") or {}
+    check(r["status"] == "flagged" and not r["flagged"] and own.get("decides")
+          and own.get("runs") == 8 and abs(own["level"] - 1000) < 1 and 950 < own["bar"] < 1000,
+          f"first: {r}")
+    note = [n for n in d["notes"] if "own level" in n and "cpu.fp64.gflops" in n]
+    check(note and "5.0% under" in note[0] and "8 accepted runs" in note[0],
+          f"own level not said: {d['notes']}")
+    check(not any("own level" in n and "gpumem" in n for n in d["notes"]),
+          f"a steady metric flagged: {d['notes']}")
+    # repaired with a part 4% slower than the old one, still inside its class:
+    # its passes and its runs after release are judged by its class, not by
+    # what it read before the case
+    repaired = [960.0, 1530.0, 6.12, 306.0]
+    for k in (1, 2):
+        d = env.admit(node_run(rng, "node90", repaired), expect=1, at=NOW + k * HOUR)
+        check(d["outcome"] == "quarantined" and d["judged"] == "admitted",
+              f"a repaired run judged against the old level: {d}")
+    env.run("release", "node90", expect=0, at=NOW + 3 * HOUR)
+    d = env.admit(node_run(rng, "node90", repaired), expect=0, at=NOW + 4 * HOUR)
+    check(d["outcome"] == "admitted", f"after release: {d['outcome']} {d['notes']}")
+    # 1% under its level: within what a node moves by
+    d = env.admit(node_run(rng, "node91", [990.0, 1530.0, 6.12, 306.0]), expect=0)
+    check(d["outcome"] == "admitted", f"a 1% drop flagged: {d['outcome']} {d['notes']}")
+    # one run of its own is no level: its class judges it, and 950 passes
+    d = env.admit(node_run(rng, "node92", slow), expect=0)
+    check(d["outcome"] == "admitted", f"judged on one run: {d['outcome']} {d['notes']}")
+    # a new software identity whose class reads 10% lower in cpu.fp64:
+    # node93 reads 2% over the new class median, as it did over the old
+    new_sw = "sw-fedcba9876543210"
+    hist = [r for r in class_history(rng, software=new_sw) if r["metric"] == "cpu.fp64.gflops"]
+    for r in hist:
+        r["samples"] = [v * 0.9 for v in r["samples"]]
+    env.ingest_history(hist)
+    d = env.admit([r for r in node_run(rng, "node93", [900.0, 1530.0, 6.12, 306.0], software=new_sw)
+                   if r["metric"] == "cpu.fp64.gflops"], expect=0, at=NOW + 60)
+    r = result(d, "first", "cpu.fp64.gflops")
+    check(d["outcome"] == "admitted" and r["status"] == "ok",
+          f"a class-wide software change taken for the node's drop: {d['outcome']} {d['notes']}")
+    # ... and the same node 5% under its place in the new class is flagged
+    d = env.admit([r for r in node_run(rng, "node93", [855.0, 1530.0, 6.12, 306.0], software=new_sw)
+                   if r["metric"] == "cpu.fp64.gflops"], expect=1, at=NOW + 120)
+    check(d["outcome"] == "suspect", f"own level lost across the software change: {d}")
+
+
 def first_storage_drop_is_rechecked(env, rng):
     """With storage a shared path (admission.shared_paths): a node's first
     confirmed drop there, shared by no peer yet, is held for a recheck (an
@@ -1015,6 +1079,7 @@ SCENARIOS = [
     circuit_breaker_stops_fleet_wide_quarantine,
     breaker_event_is_about_one_metric,
     incident_is_rechecked_not_confirmed,
+    own_level_drop_is_flagged,
     first_storage_drop_is_rechecked,
     open_event_explains_only_a_shared_drop,
     partial_regression_is_attributed,

@@ -90,7 +90,7 @@ static void test_flag_rule_not_evaluable(void **state)
 static ng_admit_result res(const char *domain, const char *metric, double v, double m,
                            ng_verdict g)
 {
-	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0, 0, NAN, NAN, NAN};
+	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
 }
 
 static void test_metric_status(void **state)
@@ -198,7 +198,7 @@ static ng_admit_result run27(size_t d, double value)
 	double work[16];
 	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
 	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v,
-	                         false, NAN, false, 0, 0, NAN, NAN, NAN};
+	                         false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
 }
 
 static void first_run27(ng_admit_result first[4])
@@ -384,7 +384,7 @@ static void test_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, false, 0, 0, NAN, NAN, NAN};
+	                     NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
 	ng_admit_line l = ng_admit_judge_metric(&r, &p);
 	assert_int_equal(l.status, NG_MS_ESTABLISHING);
 	assert_false(l.flag.flagged);
@@ -566,7 +566,7 @@ static void test_sibling_outlier_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "gpucopy.h2d.gbps", 27, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, true, 0, 0, NAN, NAN, NAN};
+	                     NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
 	r.sibling_outlier = false;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ESTABLISHING);
@@ -576,7 +576,7 @@ static void test_sibling_outlier_establishing(void **state)
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
 	/* an unmeasured run stays unmeasured, whatever the siblings say */
 	r = (ng_admit_result){"fabric", "gpucopy.h2d.gbps", NAN, NAN, NAN, NG_V_NO_MEASUREMENT, true,
-	                      NAN, true, 0, 0, NAN, NAN, NAN};
+	                      NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
 }
 
@@ -772,6 +772,59 @@ static void test_spread_bar(void **state)
 	assert_true(fabs(l.flag.bar - 95) < 1e-9);
 }
 
+static void test_own_level(void **state)
+{
+	(void)state;
+	ng_policy pol;
+	ng_policy_default(&pol); /* six runs, four spreads, at least 3% */
+	assert_int_equal(pol.own_level_runs, 6);
+	/* a node at 103 whose runs scatter by 1 (1%), six runs: 4 x 1 x sqrt(1 +
+	 * pi / 12) = 4.49 under its level, more than 3% of it */
+	double w6 = sqrt(1 + M_PI / 12);
+	double bar = ng_admit_own_bar(103, 1, 6, 0.01, 16, &pol);
+	assert_true(fabs(bar - (103 - 4 * w6)) < 1e-9);
+	/* five runs are too few to know a level; none without a level */
+	assert_true(ng_admit_own_bar(103, 1, 5, 0.01, 16, &pol) == 0);
+	assert_true(ng_admit_own_bar(NAN, 1, 6, 0.01, 16, &pol) == 0);
+	/* runs that agreed to a hair: never steadier than a run median's
+	 * sampling noise (samples 8%, 16 a run: 2.5066), and never closer than
+	 * 3% of the level */
+	double noisy = ng_admit_own_bar(100, 0.01, 30, 0.08, 16, &pol);
+	assert_true(fabs(noisy - (100 - 4 * 2.5066 * sqrt(1 + M_PI / 60))) < 1e-3);
+	assert_true(fabs(ng_admit_own_bar(100, 0.01, 30, 0.001, 16, &pol) - 97) < 1e-9);
+	pol.own_level_runs = 0;
+	assert_true(ng_admit_own_bar(103, 1, 30, 0.01, 16, &pol) == 0);
+	ng_policy_default(&pol);
+
+	/* inside its class's bar (90), 7% under where this node has always been:
+	 * failed, and the own level decided */
+	ng_admit_result r = {.domain = "compute", .metric = "gpu.gemm.tflops", .value = 96,
+	                     .baseline_median = 100, .floor = NAN, .gate = NG_V_PASS,
+	                     .low_mode = NAN, .baseline_cv = 0.01, .node_spread = 1,
+	                     .run_samples = 16, .own_level = 103, .own_spread = 0.4, .own_runs = 12};
+	ng_admit_line l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_FAILED);
+	assert_true(l.own_decides);
+	assert_true(fabs(l.own_bar - 103 * 0.97) < 1e-9);
+	assert_false(l.flag.flagged); /* the class's bar passed it */
+	/* 2% under its level: within what a node moves by */
+	r.value = 101;
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_OK);
+	assert_false(l.own_decides);
+	/* too few runs: the class alone judges */
+	r.value = 96, r.own_runs = 3;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_OK);
+	/* the cohort moved with it: the change's, not the node's */
+	r.own_runs = 12, r.gate = NG_V_FLEET_REGRESSION;
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_ATTRIBUTED);
+	assert_false(l.own_decides);
+	/* a marginal run (the gate warned) under its own bar fails too */
+	r.gate = NG_V_WARN;
+	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -797,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_small_class_bar),
 		cmocka_unit_test(test_small_class_family_pool),
 		cmocka_unit_test(test_spread_bar),
+		cmocka_unit_test(test_own_level),
 	};
 	return cmocka_run_group_tests(tests, build_seed_baselines, NULL);
 }

@@ -168,6 +168,7 @@ static void test_param_names_and_values(void **state)
 		"admission.small_class_min_nodes", "admission.small_class_tail", "admission.family_parts",
 		"admission.shared_paths",
 		"admission.drift_fraction", "admission.spread_sigmas",
+		"admission.own_level_runs", "admission.own_level_sigmas", "admission.own_level_drop",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
 		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
@@ -263,7 +264,8 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"bimodal_low_mode\":0.7,\"unstable_repeat\":2,\"unstable_window\":4,"
 	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01,\"drift_fraction\":0.08,"
 	                       "\"family_parts\":3,\"shared_paths\":[\"storage\",\"fabric\"],"
-	                       "\"spread_sigmas\":2.5,"
+	                       "\"spread_sigmas\":2.5,\"own_level_runs\":9,\"own_level_sigmas\":3.5,"
+	                       "\"own_level_drop\":0.05,"
 	                       "\"prolog_min_nodes\":64,\"prolog_feature\":\"screen_me\","
 	                       "\"prolog_comment\":\"ng:check\"},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
@@ -338,6 +340,9 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_true(ng_policy_shared_path(&p, "fabric") && !ng_policy_shared_path(&p, "compute"));
 	assert_true(p.drift_fraction == 0.08);
 	assert_true(p.spread_sigmas == 2.5);
+	assert_int_equal(p.own_level_runs, 9);
+	assert_true(p.own_level_sigmas == 3.5);
+	assert_true(p.own_level_drop == 0.05);
 	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);

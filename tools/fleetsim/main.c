@@ -16,7 +16,8 @@
  * --clear-after has an operator run `nodegate fleet clear` on a breaker's
  * event that many runs after it opened (default 0: nobody does); --trace
  * writes why nodegate quarantined each node it did (and every unmeasured run a
- * contestant admitted); --json writes it with the fleet's spec and seed;
+ * contestant admitted, and each node fault a contestant let through, with its
+ * kind, size, metric and onset); --json writes it with the fleet's spec and seed;
  * --check also prints the issue's targets for nodegate and exits 1 when one
  * is missed. Exit 2: a usage error; 3: the simulation failed. */
 #include <errno.h>

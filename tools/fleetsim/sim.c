@@ -140,8 +140,13 @@ static int run_one(const ng_sim_fleet *f, const ng_sim_contestant *c, const uint
 		sc->sick_of[k]++;
 		bool caught = drained_at[i] != SIZE_MAX && drained_at[i] >= from;
 		bool early = drained_at[i] != SIZE_MAX && drained_at[i] < from;
-		if (!caught && !early)
-			sc->escaped[k]++;
+		if (caught || early)
+			continue;
+		sc->escaped[k]++;
+		if (f->trace && k != DEGRADED)
+			fprintf(f->trace, "%s escaped node %zu (%s, %s %.0f%% in %s from run %zu)\n",
+			        c->name, i, s->classes[t->cls].name, ng_fleet_fault_name(t->fault),
+			        t->severity * 100, s->metrics[t->metric].name, from);
 	}
 	sc->ttd_mean = sc->sick_caught ? (double)ttd_sum / (double)sc->sick_caught : NAN;
 	if (c == &ng_sim_nodegate)
