@@ -105,7 +105,7 @@ static const struct param params[NG_P_COUNT] = {
 	[NG_P_SPREAD_SIGMAS] = {"admission", "spread_sigmas", K_DOUBLE, OFF(spread_sigmas), 0, 0, 100, false, false,
 		"The peer bar (flag_fraction x the class median) is never less than this many node spreads (the baseline's node_mad) under the median: a bar inside the class's own spread flags healthy nodes (0: no such bound)."},
 	[NG_P_OWN_LEVEL_RUNS] = {"admission", "own_level_runs", K_COUNT, OFF(own_level_runs), 0, 0, 1000, false, false,
-		"A node with at least this many accepted runs of a metric under its class and software identity in the baseline window is also judged against its own level (the median of those runs): a drop from where this node has always been is evidence even while it stays inside its class's spread (0: peers and floor only)."},
+		"A node with at least this many accepted runs of a metric in its class in the baseline window (since its last quarantine case) is also judged against its own level, where those runs sat against their software identity's class baseline: a drop from where this node has always been is evidence even while it stays inside its class's spread (0: peers and floor only)."},
 	[NG_P_OWN_LEVEL_SIGMAS] = {"admission", "own_level_sigmas", K_DOUBLE, OFF(own_level_sigmas), 0, 0, 100, true, false,
 		"The own-level bar sits this many of the node's run-to-run spreads (its runs' scaled MAD, never less than a run median's sampling noise) under its own level, widened for how few runs set the level."},
 	[NG_P_OWN_LEVEL_DROP] = {"admission", "own_level_drop", K_DOUBLE, OFF(own_level_drop), 0, 0, 0.5, false, false,

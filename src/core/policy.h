@@ -151,9 +151,9 @@ typedef struct {
 	                                 software and metric opens a drift event (judge/attribution.h) */
 	double spread_sigmas;         /* the peer bar sits at least this many of the class's node
 	                                 spreads (node_mad) under its median (judge/admit.h); 0: off */
-	long own_level_runs;          /* a node with this many accepted runs of a metric under its
-	                                 class and software is also judged against its own level
-	                                 (judge/admit.h, ng_admit_own_bar); 0: never */
+	long own_level_runs;          /* a node with this many accepted runs of a metric in its class
+	                                 is also judged against its own level (judge/admit.h,
+	                                 ng_admit_own_bar); 0: never */
 	double own_level_sigmas;      /* ... the bar: this many of its run-to-run spreads under it */
 	double own_level_drop;        /* ... and at least this share under it */
 

@@ -139,7 +139,7 @@ static size_t causes_of(const struct ng_admit_run *r, ng_quarantine_cause *out, 
 			continue;
 		bool under = isfinite(x->floor) && isfinite(x->value) && x->value < x->floor;
 		*below_floor = *below_floor || under;
-		out[n++] = (ng_quarantine_cause){x->metric, under};
+		out[n++] = (ng_quarantine_cause){x->metric, under, j->line.status == NG_MS_INTEGRITY};
 	}
 	return n;
 }

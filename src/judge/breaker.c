@@ -23,7 +23,7 @@ bool ng_event_declines(const char *event_metric, const ng_quarantine_cause *caus
 	if (!event_metric || n == 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		if (causes[i].below_floor)
+		if (causes[i].below_floor || causes[i].wrong)
 			return false;
 		if (event_metric[0] && (!causes[i].metric || strcmp(causes[i].metric, event_metric) != 0))
 			return false;

@@ -45,18 +45,22 @@ typedef enum {
 ng_land_path ng_land_path_of(ng_admit_outcome judged, bool override_active, bool case_open,
                              bool event_declines);
 
-/* What one metric a quarantine is for says about the event: its name, and
+/* What one metric a quarantine is for says about the event: its name,
  * whether its value was under the metric's floor (then the node cannot do
- * the work whatever the fleet did, and no event declines it). */
+ * the work whatever the fleet did, and no event declines it), and whether
+ * its answers were wrong (an event is about a drop in speed: wrong answers
+ * are the node's whatever the fleet's speed did, and no event declines
+ * them either). */
 typedef struct {
 	const char *metric;
 	bool below_floor;
+	bool wrong;
 } ng_quarantine_cause;
 
 /* Whether an open fleet-regression event of the run's class and software
  * declines a quarantine for these causes: the event's metric is every
  * cause's metric (an event opened before events had a metric, "", stands
- * for every metric), and no cause is below its floor. An event is about
+ * for every metric), and no cause is below its floor or wrong. An event is about
  * what moved: a fault in another metric of the class is a node's fault and
  * is quarantined as usual. */
 bool ng_event_declines(const char *event_metric, const ng_quarantine_cause *causes, size_t n);

@@ -180,12 +180,17 @@ static void test_breaker_and_landing(void **state)
 		sharing += ng_drop_shared(peers[i], 0.20, pol.warn);
 	assert_int_equal(sharing, 3);
 
-	/* an event is about its metric; a floor failure is never declined */
-	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false}, nccl = {"nccl.all_reduce.busbw", false};
-	ng_quarantine_cause nccl_floor = {"nccl.all_reduce.busbw", true};
+	/* an event is about its metric; a floor failure or a wrong answer is
+	 * never declined */
+	ng_quarantine_cause gemm = {"gpu.gemm.tflops", false, false},
+	                    nccl = {"nccl.all_reduce.busbw", false, false};
+	ng_quarantine_cause nccl_floor = {"nccl.all_reduce.busbw", true, false};
+	ng_quarantine_cause nccl_wrong = {"nccl.all_reduce.busbw", false, true};
 	assert_true(ng_event_declines("nccl.all_reduce.busbw", &nccl, 1));
 	assert_false(ng_event_declines("nccl.all_reduce.busbw", &gemm, 1));
 	assert_false(ng_event_declines("nccl.all_reduce.busbw", &nccl_floor, 1));
+	assert_false(ng_event_declines("nccl.all_reduce.busbw", &nccl_wrong, 1));
+	assert_false(ng_event_declines("", &nccl_wrong, 1));
 	ng_quarantine_cause both[] = {nccl, gemm};
 	assert_false(ng_event_declines("nccl.all_reduce.busbw", both, 2));
 	/* an event from before events had a metric stands for the class */

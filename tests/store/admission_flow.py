@@ -357,7 +357,8 @@ def circuit_breaker_stops_fleet_wide_quarantine(env, rng):
 
 def breaker_event_is_about_one_metric(env, rng):
     """An event declines its own metric's quarantines only, never a floor
-    failure, and clears itself once the metric is back within noise."""
+    failure or wrong answers, and clears itself once the metric is back
+    within noise."""
     env.ingest_history(class_history(rng))
     pol = env.write({"floors": {"nccl.all_reduce.busbw": 200.0}})
 
@@ -387,6 +388,14 @@ def breaker_event_is_about_one_metric(env, rng):
               node_run(rng, "node92", [0, 0, 0, 150.0], only={"fabric"}), NOW + 420, expect=1)
     check(d["outcome"] == "quarantined", f"floor failure declined: {d}")
     check(any("floor" in n for n in d["notes"]), f"floor not said: {d['notes']}")
+    # ...nor wrong answers: an event is about speed, and a node that computes
+    # wrong results is the node's, whatever the fleet's speed did
+    wrong = node_run(rng, "node93", [980, 1500, 6.0, 250.0])
+    for rec in wrong:
+        if rec["metric"] == "nccl.all_reduce.busbw":
+            rec["wrong"] = 3
+    d = admit("node93", wrong, None, NOW + 440, expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"wrong answers declined: {d}")
     # its peers passing does not clear it: the nodes that moved have not
     for i in range(12):
         node = f"node{i:02d}"
