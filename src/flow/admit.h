@@ -38,10 +38,9 @@ struct ng_admit_judged {
 	 * many share this drop (flow/admit_shared.h): computed for a block or warn
 	 * only, and a reason to recheck rather than confirm. */
 	size_t local_sharing, local_peers;
-	/* The node's own level of the metric (judge/admit.h, own_level in
-	 * ng_admit_result) and this run's drop from it (NaN: not known). */
-	double own_level, own_spread, own_drop;
-	size_t own_runs;
+	/* This run's drop from the node's own level (res.own_level, judge/admit.h;
+	 * NaN: not known), which the peers that share it are counted by. */
+	double own_drop;
 	/* A small class's family and its pooled spread (flow/class_baseline.h):
 	 * df 0 when the bar is the class's own. */
 	ng_admit_pool pool;

@@ -73,12 +73,12 @@ cJSON *ng_admit_json(const struct ng_admit_run *r)
 			cJSON_AddNumberToObject(f, "classes", (double)j->pool.classes);
 			cJSON_AddNumberToObject(f, "degrees_of_freedom", j->pool.df);
 		}
-		if (j->own_runs > 0) {
+		if (j->res.own_runs > 0) {
 			/* Where this node has read (admission.own_level_runs). */
 			cJSON *own = cJSON_AddObjectToObject(x, "own_level");
-			add_num(own, "level", j->own_level);
-			add_num(own, "spread", j->own_spread);
-			cJSON_AddNumberToObject(own, "runs", (double)j->own_runs);
+			add_num(own, "level", j->res.own_level);
+			add_num(own, "spread", j->res.own_spread);
+			cJSON_AddNumberToObject(own, "runs", (double)j->res.own_runs);
 			add_num(own, "bar", j->line.own_bar > 0 ? j->line.own_bar : NAN);
 			cJSON_AddBoolToObject(own, "decides", j->line.own_decides);
 		}

@@ -291,17 +291,23 @@ static double identity_median(ng_store *st, const struct ng_admit_run *r,
 	return m;
 }
 
+/* What the node's own history says of a metric (ng_admit_result's own_*). */
+struct own_history {
+	double level, spread;
+	size_t runs;
+};
+
 /* The node's own level of j's metric: where its accepted runs in the
  * baseline window sat against their class baseline, under whichever
  * software identity each ran (the median of run median / that identity's
  * baseline median), times today's baseline; their spread (1.4826 x MAD,
- * alike) and count, and this run's drop from it. Relative to the class, a
- * software change that moved every node does not move the node's level,
- * and its history before the change still counts. A record of one GPU or
- * link among several has none: the node's runs of the metric are all its
- * GPUs', and siblings judge one against the others. */
+ * alike) and count in *out, and this run's drop from it in j->own_drop.
+ * Relative to the class, a software change that moved every node does not
+ * move the node's level, and its history before the change still counts. A
+ * record of one GPU or link among several has none: the node's runs of the
+ * metric are all its GPUs', and siblings judge one against the others. */
 static int own_level(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                     struct ng_admit_judged *j, ng_err *err)
+                     struct ng_admit_judged *j, struct own_history *out, ng_err *err)
 {
 	char subject[200];
 	subject_of(j->rec, subject, sizeof subject);
@@ -330,12 +336,12 @@ static int own_level(ng_store *st, const ng_policy *pol, const struct ng_admit_r
 		double level = ng_np_median(ratios, k, scratch);
 		for (size_t i = 0; i < k; i++)
 			ratios[i] = fabs(ratios[i] - level);
-		j->own_level = level * j->base.median;
-		j->own_spread = 1.4826 * ng_np_median_inplace(ratios, k) * j->base.median;
-		j->own_runs = k;
+		out->level = level * j->base.median;
+		out->spread = 1.4826 * ng_np_median_inplace(ratios, k) * j->base.median;
+		out->runs = k;
 		double v = run_median(j->rec);
 		if (isfinite(v))
-			j->own_drop = 1 - v / j->own_level;
+			j->own_drop = 1 - v / out->level;
 	}
 	free(ratios), free(scratch);
 	ng_store_runs_free(&hist);
@@ -368,9 +374,9 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	j->cohort = NULL;
 	if (gate_against(st, r, j, pol, r->now - (int64_t)pol->cohort_window_hours * 3600, err) < 0)
 		return -1;
-	j->own_level = j->own_spread = j->own_drop = NAN;
-	j->own_runs = 0;
-	if (j->have_base && j->judged && own_level(st, pol, r, j, err) < 0)
+	struct own_history own = {NAN, NAN, 0};
+	j->own_drop = NAN;
+	if (j->have_base && j->judged && own_level(st, pol, r, j, &own, err) < 0)
 		return -1;
 	/* What the day's cohort does not explain, the class's runs of the last
 	 * minutes may: an hour of slow shared storage is the fleet's, not the
@@ -428,9 +434,9 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		.baseline_cv = j->have_base ? j->base.cv : NAN,
 		.node_spread = j->have_base ? j->base.node_mad : NAN,
 		.run_samples = baseline_run_samples(j),
-		.own_level = j->own_level,
-		.own_spread = j->own_spread,
-		.own_runs = j->own_runs,
+		.own_level = own.level,
+		.own_spread = own.spread,
+		.own_runs = own.runs,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {
@@ -443,10 +449,10 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	if (j->line.status == NG_MS_UNMEASURED)
 		note_unmeasured(r, j);
 	if (j->line.own_decides)
-		ng_admit_note(r, "%s run: %s is %.1f%% under this node's own level (%g %s, the median "
-		              "of its %zu accepted runs; bar %g): flagged, though its class's bar "
-		              "passes it", j->stage, j->metric, 100 * j->own_drop, j->own_level,
-		              j->unit ? j->unit : "", j->own_runs, j->line.own_bar);
+		ng_admit_note(r, "%s run: %s is %.1f%% under this node's own level (%g %s, where its "
+		              "%zu accepted runs sat against their class; bar %g): flagged, though its "
+		              "class's bar passes it", j->stage, j->metric, 100 * j->own_drop,
+		              j->res.own_level, j->unit ? j->unit : "", j->res.own_runs, j->line.own_bar);
 	return 0;
 }
 

@@ -78,10 +78,11 @@ typedef struct {
 	 * how far a healthy run's median strays (ng_admit_spread_bar). */
 	double node_spread;
 	double run_samples;
-	/* The node's own level of this metric: the median of its accepted runs
-	 * under the same class and software identity in the baseline window,
-	 * their run-to-run spread (1.4826 x their MAD, the metric's unit) and
-	 * how many runs there were; NaN and 0 when not known. */
+	/* The node's own level of this metric: where its accepted runs of the
+	 * class in the baseline window sat against their software identity's
+	 * class baseline, times this run's baseline median; their run-to-run
+	 * spread (1.4826 x their MAD, alike, the metric's unit) and how many
+	 * runs there were; NaN and 0 when not known. */
 	double own_level, own_spread;
 	size_t own_runs;
 } ng_admit_result;
