@@ -50,6 +50,7 @@ SENSITIVE = (
     "admission.unstable_repeat", "admission.unstable_window", "admission.small_class_min_nodes",
     "admission.small_class_tail", "admission.family_parts", "admission.spread_sigmas",
     "admission.own_level_runs", "admission.own_level_sigmas", "admission.own_level_drop",
+    "admission.own_level_recent",
 )
 
 
@@ -106,7 +107,8 @@ COUNTS = {"gate.cohort_min", "admission.min_baseline_nodes", "admission.baseline
           "admission.cohort_window_hours", "admission.cohort_local_minutes",
           "admission.breaker_count", "admission.breaker_window_hours",
           "admission.breaker_clear_runs", "admission.unstable_repeat", "admission.unstable_window",
-          "admission.small_class_min_nodes", "admission.family_parts", "admission.own_level_runs"}
+          "admission.small_class_min_nodes", "admission.family_parts", "admission.own_level_runs",
+          "admission.own_level_recent"}
 
 
 def moved(name, value, up):

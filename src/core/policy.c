@@ -110,6 +110,8 @@ static const struct param params[NG_P_COUNT] = {
 		"The own-level bar sits this many of the node's run-to-run spreads (its runs' scaled MAD, never less than a run median's sampling noise) under its own level, widened for how few runs set the level."},
 	[NG_P_OWN_LEVEL_DROP] = {"admission", "own_level_drop", K_DOUBLE, OFF(own_level_drop), 0, 0, 0.5, false, false,
 		"... and at least this share under it: a node that reads the same run after run is not flagged for a drop too small to slow a job."},
+	[NG_P_OWN_LEVEL_RECENT] = {"admission", "own_level_recent", K_COUNT, OFF(own_level_recent), 0, 0, 100, false, false,
+		"The mean of the node's newest this many runs of a metric (this run with the accepted runs just before it) is held against its own level too, with a bar the same number of spreads under it but narrowed for the runs averaged: a drop under one run's noise that stays, run after run, is evidence one run cannot give (0 or 1: each run alone)."},
 	[NG_P_HEALTH_DEADLINE_SECONDS] = {"health", "deadline_seconds", K_COUNT, OFF(health_deadline_seconds), 0, 1, 3600, false, false,
 		"Seconds the whole GPU health run (epilog, prolog or by hand) may take; what has not answered by then is unknown."},
 	[NG_P_HEALTH_RETIRED_PAGES_PER_DAY] = {"health", "retired_pages_per_day", K_DOUBLE, OFF(health_retired_pages_per_day), 0, 0, INF, false, true,
@@ -226,10 +228,13 @@ void ng_policy_default(ng_policy *p)
 		.drift_fraction = 0.05,
 		/* Healthy nodes' medians spread around the class's: a bar within
 		 * that spread accuses the class's lower half (the fleet simulator:
-		 * flag_fraction 0.99 drained 1,877 healthy nodes of 2,000). Three
-		 * spreads under the median, a healthy node falls below about one
-		 * run in a thousand. */
-		.spread_sigmas = 3.0,
+		 * flag_fraction 0.99 drained 1,877 healthy nodes of 2,000). A
+		 * node's level is its own for good, and a fleet is thousands of
+		 * node-metrics: three spreads under the median leave about one in
+		 * 750 of them under the bar on every screen (four healthy drains a
+		 * month at 500 nodes), four spreads one in 30,000. A node that left
+		 * its own level by less is caught against that level (below). */
+		.spread_sigmas = 4.0,
 		/* A node's own history knows its level far better than its class's
 		 * spread does: on a metric whose nodes scatter by 3%, a node 6% under
 		 * where it has read for weeks is still inside the class's bar. Six
@@ -240,6 +245,7 @@ void ng_policy_default(ng_policy *p)
 		.own_level_runs = 6,
 		.own_level_sigmas = 4.0,
 		.own_level_drop = 0.03,
+		.own_level_recent = 3,
 		/* docs/gpu.md says why each of these. */
 		.health_deadline_seconds = 10,
 		.health_retired_pages_per_day = 1,

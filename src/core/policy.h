@@ -67,6 +67,7 @@ enum ng_policy_param {
 	NG_P_OWN_LEVEL_RUNS,
 	NG_P_OWN_LEVEL_SIGMAS,
 	NG_P_OWN_LEVEL_DROP,
+	NG_P_OWN_LEVEL_RECENT,
 	NG_P_HEALTH_DEADLINE_SECONDS,
 	NG_P_HEALTH_RETIRED_PAGES_PER_DAY,
 	NG_P_HEALTH_REMAPPED_ROWS_PER_DAY,
@@ -156,6 +157,8 @@ typedef struct {
 	                                 ng_admit_own_bar); 0: never */
 	double own_level_sigmas;      /* ... the bar: this many of its run-to-run spreads under it */
 	double own_level_drop;        /* ... and at least this share under it */
+	long own_level_recent;        /* ... and the mean of its newest this many runs (this one with
+	                                 the accepted ones before it) against the same level; 0, 1: off */
 
 	/* GPU health (judge/gpu_health.h, docs/gpu.md). */
 	long health_deadline_seconds;        /* the whole epilog/prolog/health run */

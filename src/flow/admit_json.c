@@ -81,6 +81,14 @@ cJSON *ng_admit_json(const struct ng_admit_run *r)
 			cJSON_AddNumberToObject(own, "runs", (double)j->res.own_runs);
 			add_num(own, "bar", j->line.own_bar > 0 ? j->line.own_bar : NAN);
 			cJSON_AddBoolToObject(own, "decides", j->line.own_decides);
+			if (j->res.own_recent_runs > 0) {
+				/* The newest runs' mean (admission.own_level_recent). */
+				cJSON *rec = cJSON_AddObjectToObject(own, "recent");
+				add_num(rec, "mean", j->res.own_recent);
+				cJSON_AddNumberToObject(rec, "runs", (double)j->res.own_recent_runs);
+				add_num(rec, "bar", j->line.own_recent_bar > 0 ? j->line.own_recent_bar : NAN);
+				cJSON_AddBoolToObject(rec, "decides", j->line.own_recent_decides);
+			}
 		}
 		cJSON_AddNumberToObject(x, "cohort_nodes", (double)j->n_cohort);
 		cJSON_AddNumberToObject(x, "record", (double)j->record_id);

@@ -295,13 +295,17 @@ static double identity_median(ng_store *st, const struct ng_admit_run *r,
 struct own_history {
 	double level, spread;
 	size_t runs;
+	double recent;       /* the mean of the newest recent_runs runs, this one last */
+	size_t recent_runs;
 };
 
 /* The node's own level of j's metric: where its accepted runs in the
  * baseline window sat against their class baseline, under whichever
  * software identity each ran (the median of run median / that identity's
  * baseline median), times today's baseline; their spread (1.4826 x MAD,
- * alike) and count in *out, and this run's drop from it in j->own_drop.
+ * alike) and count in *out, and this run's drop from it in j->own_drop;
+ * with admission.own_level_recent, the mean of this run and the accepted
+ * runs just before it, on the same scale (not in a small class).
  * Relative to the class, a software change that moved every node does not
  * move the node's level, and its history before the change still counts. A
  * record of one GPU or link among several has none: the node's runs of the
@@ -333,13 +337,27 @@ static int own_level(ng_store *st, const ng_policy *pol, const struct ng_admit_r
 			ratios[k++] = m / base;
 	}
 	if (rc == 0 && k > 0) {
+		double v = run_median(j->rec);
+		size_t want = pol->own_level_recent > 1 ? (size_t)pol->own_level_recent : 0;
+		/* Not in a small class: its few nodes' baseline median moves by a
+		 * few percent when it is rebuilt or a software identity begins, and
+		 * the newest runs share that move, which their mean cannot average
+		 * away. */
+		bool small = j->base.n_nodes < pol->min_baseline_nodes;
+		if (isfinite(v) && want > 1 && k + 1 >= want && !small) {
+			/* the runs come oldest first: the newest are the last */
+			double sum = v / j->base.median;
+			for (size_t i = k + 1 - want; i < k; i++)
+				sum += ratios[i];
+			out->recent = sum / (double)want * j->base.median;
+			out->recent_runs = want;
+		}
 		double level = ng_np_median(ratios, k, scratch);
 		for (size_t i = 0; i < k; i++)
 			ratios[i] = fabs(ratios[i] - level);
 		out->level = level * j->base.median;
 		out->spread = 1.4826 * ng_np_median_inplace(ratios, k) * j->base.median;
 		out->runs = k;
-		double v = run_median(j->rec);
 		if (isfinite(v))
 			j->own_drop = 1 - v / out->level;
 	}
@@ -374,7 +392,7 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	j->cohort = NULL;
 	if (gate_against(st, r, j, pol, r->now - (int64_t)pol->cohort_window_hours * 3600, err) < 0)
 		return -1;
-	struct own_history own = {NAN, NAN, 0};
+	struct own_history own = {NAN, NAN, 0, NAN, 0};
 	j->own_drop = NAN;
 	if (j->have_base && j->judged && own_level(st, pol, r, j, &own, err) < 0)
 		return -1;
@@ -437,6 +455,8 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 		.own_level = own.level,
 		.own_spread = own.spread,
 		.own_runs = own.runs,
+		.own_recent = own.recent,
+		.own_recent_runs = own.recent_runs,
 	};
 	note_sibling_outlier(r, j);
 	if (!j->judged) {
@@ -448,7 +468,13 @@ static int judge_one(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	j->line = ng_admit_judge_metric(&j->res, pol);
 	if (j->line.status == NG_MS_UNMEASURED)
 		note_unmeasured(r, j);
-	if (j->line.own_decides)
+	if (j->line.own_recent_decides)
+		ng_admit_note(r, "%s run: %s: its newest %zu runs average %.1f%% under this node's own "
+		              "level (%g %s; bar for %zu runs %g): flagged, though this run alone and "
+		              "its class's bar pass it", j->stage, j->metric, j->res.own_recent_runs,
+		              100 * (1 - j->res.own_recent / j->res.own_level), j->res.own_level,
+		              j->unit ? j->unit : "", j->res.own_recent_runs, j->line.own_recent_bar);
+	else if (j->line.own_decides)
 		ng_admit_note(r, "%s run: %s is %.1f%% under this node's own level (%g %s, where its "
 		              "%zu accepted runs sat against their class; bar %g): flagged, though its "
 		              "class's bar passes it", j->stage, j->metric, 100 * j->own_drop,

@@ -180,15 +180,22 @@ double ng_admit_spread_bar(double median, double node_mad, double cv, double run
 double ng_admit_own_bar(double level, double spread, size_t runs, double cv, double run_samples,
                         const ng_policy *pol)
 {
+	return ng_admit_own_mean_bar(level, spread, runs, 1, cv, run_samples, pol);
+}
+
+double ng_admit_own_mean_bar(double level, double spread, size_t runs, size_t averaged, double cv,
+                             double run_samples, const ng_policy *pol)
+{
 	if (pol->own_level_runs <= 0 || runs < (size_t)pol->own_level_runs || !isfinite(level) ||
-	    !(level > 0) || !(pol->own_level_sigmas > 0))
+	    !(level > 0) || !(pol->own_level_sigmas > 0) || averaged < 1)
 		return 0;
 	/* A node whose runs happened to agree closely says less than its MAD:
 	 * a run's median can never be steadier than its samples allow. */
 	double s = isfinite(spread) && spread > 0 ? spread : 0;
 	double noise = run_noise(level, cv, run_samples);
 	s = s > noise ? s : noise;
-	double below = pol->own_level_sigmas * s * sqrt(1 + M_PI / (2.0 * (double)runs));
+	double below =
+		pol->own_level_sigmas * s * sqrt(1 / (double)averaged + M_PI / (2.0 * (double)runs));
 	double least = pol->own_level_drop * level;
 	below = below > least ? below : least;
 	if (!(below > 0))
@@ -266,6 +273,10 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		l.status = NG_MS_FAILED;
 	l.own_bar = ng_admit_own_bar(r->own_level, r->own_spread, r->own_runs, r->baseline_cv,
 	                             r->run_samples, pol);
+	if (r->own_recent_runs >= 2)
+		l.own_recent_bar = ng_admit_own_mean_bar(r->own_level, r->own_spread, r->own_runs,
+		                                         r->own_recent_runs, r->baseline_cv,
+		                                         r->run_samples, pol);
 	if (l.status >= NG_MS_FAILED)
 		return l;
 	if (!l.flag.evaluable)
@@ -288,6 +299,15 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 	    r->value < l.own_bar) {
 		l.status = NG_MS_FAILED;
 		l.own_decides = true;
+	}
+	/* A drop under one run's noise that stays is still the node's: the
+	 * mean of its newest runs strays less than one run does. The runs before
+	 * this one were accepted; the confirmation, a fresh run in this one's
+	 * place, must pull the mean under the bar again. */
+	if ((l.status == NG_MS_OK || l.status == NG_MS_MARGINAL) && l.own_recent_bar > 0 &&
+	    r->own_recent < l.own_recent_bar) {
+		l.status = NG_MS_FAILED;
+		l.own_decides = l.own_recent_decides = true;
 	}
 	return l;
 }

@@ -85,6 +85,12 @@ typedef struct {
 	 * runs there were; NaN and 0 when not known. */
 	double own_level, own_spread;
 	size_t own_runs;
+	/* The mean of the node's newest own_recent_runs runs of the metric: this
+	 * run's median and the accepted ones just before it, each as where it sat
+	 * against its identity's class baseline, times this run's baseline
+	 * median (admission.own_level_recent); NaN and 0 when not known. */
+	double own_recent;
+	size_t own_recent_runs;
 } ng_admit_result;
 
 /* The bar a node's own history sets (admission.own_level_*): under its own
@@ -95,6 +101,12 @@ typedef struct {
  * turns it off, fewer than own_level_runs runs, or no number. */
 double ng_admit_own_bar(double level, double spread, size_t runs, double cv, double run_samples,
                         const ng_policy *pol);
+/* The same bar for the mean of `averaged` runs (1: ng_admit_own_bar):
+ * their mean strays 1/sqrt(averaged) as far, so the spread is scaled by
+ * sqrt(1 / averaged + pi / (2 runs)) instead, own_level_drop of the level
+ * still the least. 0 when there is none or averaged is 0. */
+double ng_admit_own_mean_bar(double level, double spread, size_t runs, size_t averaged, double cv,
+                             double run_samples, const ng_policy *pol);
 
 /* The lowest a peer bar may sit given how far a healthy node's run median
  * strays from the class's: median - spread_sigmas x sqrt(node_mad^2 +
@@ -171,6 +183,10 @@ typedef struct {
 	 * bar passed it; own_bar is that bar, whatever decided (0: none). */
 	bool own_decides;
 	double own_bar;
+	/* The bar for the mean of the newest runs (ng_admit_own_mean_bar; 0:
+	 * none), and whether that mean, not this run alone, failed it. */
+	double own_recent_bar;
+	bool own_recent_decides;
 } ng_admit_line;
 
 ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *pol);

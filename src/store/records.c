@@ -412,7 +412,9 @@ int ng_store_node_baseline_runs(ng_store *st, const char *node, const char *clas
 		/* A case ends in a repair, a replacement or someone's word: what the
 		 * node read before it is not its level now, nor what its release
 		 * passes are judged against. */
-		" AND taken_at >= (SELECT COALESCE(MAX(opened_at), 0) FROM cases WHERE node = ?)",
+		" AND taken_at >= (SELECT COALESCE(MAX(opened_at), 0) FROM cases WHERE node = ?)"
+		/* oldest first: the newest runs are the last (admission.own_level_recent) */
+		" ORDER BY taken_at, id",
 		"ttittt", node, metric, since, class_key, class_key, node);
 	return q ? read_runs(q, metric, out, err) : -1;
 }

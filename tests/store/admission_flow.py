@@ -509,6 +509,70 @@ def own_level_drop_is_flagged(env, rng):
     check(d["outcome"] == "suspect", f"own level lost across the software change: {d}")
 
 
+def sustained_own_drop_is_flagged(env, rng):
+    """A drop under one run's noise that stays is the node's. Two nodes
+    have the same twelve storage runs, scattered by about 2%, two of them
+    8% under the rest; one read those two last. Its third such run passes
+    its own bar (about 10% under its level) and its class's (90%), but the
+    mean of its newest three (admission.own_level_recent) is under that
+    mean's bar (about 6% under): flagged, confirmed and quarantined. The
+    other node, whose low runs were long ago, is admitted with the same
+    run; and with each run judged alone the sustained drop is admitted."""
+    env.ingest_history(class_history(rng))
+    day = 24 * HOUR
+    level, low = 6.12, 5.6
+    scatter = [level * (1 + d) for d in (-0.02, -0.01, 0.0, 0.01, 0.02, 0.0, -0.01, 0.01, 0.0, -0.02)]
+    newest_last = {"node94": scatter + [low, low], "node95": [low, low] + scatter,
+                   "node96": scatter + [low, low]}
+    for node, values in newest_last.items():
+        for k, v in enumerate(values):
+            env.ingest_history(node_run(rng, node, [980.0, 1500.0, v, 300.0]),
+                               at=NOW - (len(values) - k) * day)
+    run = [980.0, 1500.0, low, 300.0]
+
+    d = env.admit(node_run(rng, "node94", run), node_run(rng, "node94", run, only={"storage"}),
+                  expect=1)
+    check(d["outcome"] == "quarantined" and d["case"], f"a sustained drop not quarantined: {d}")
+    r = result(d, "first", "storage.seqread.gbps")
+    own = r.get("own_level") or {}
+    recent = own.get("recent") or {}
+    check(r["status"] == "flagged" and not r["flagged"] and own.get("decides")
+          and own["bar"] < r["value"] and recent.get("decides") and recent.get("runs") == 3
+          and abs(recent["mean"] - low) < 0.01 and recent["mean"] < recent["bar"] < own["level"],
+          f"first: {r}")
+    note = [n for n in d["notes"] if "newest 3 runs" in n and "storage.seqread.gbps" in n]
+    check(note and "this run alone" in note[0], f"the newest runs not said: {d['notes']}")
+    # the same runs, the low ones long ago: one low run is within its noise
+    d = env.admit(node_run(rng, "node95", run), expect=0)
+    r = result(d, "first", "storage.seqread.gbps")
+    check(d["outcome"] != "quarantined" and r["status"] != "flagged"
+          and not r["own_level"]["recent"]["decides"] and r["own_level"]["recent"]["mean"] > 5.8,
+          f"one low run flagged: {d['outcome']} {r}")
+    # with each run judged alone, the sustained drop passes
+    d = env.admit(node_run(rng, "node96", run), expect=0,
+                  policy={"admission": {"own_level_recent": 1}})
+    r = result(d, "first", "storage.seqread.gbps")
+    check(d["outcome"] != "quarantined" and "recent" not in r["own_level"],
+          f"rule off: {d['outcome']} {r}")
+
+
+def small_class_has_no_newest_runs_mean(env, rng):
+    """A 5-node class's baseline median moves by a few percent when it is
+    rebuilt or a software identity begins, and a node's newest runs share
+    that move: its own level is judged run by run, with no mean of its
+    newest runs (admission.own_level_recent)."""
+    cls = "8xA40-PCIe/small"
+    env.ingest_history(class_history(rng, nodes=5, cls=cls, prefix="sm"))
+    for k in range(8):
+        env.ingest_history(node_run(rng, "sm00", [980.0, 1500.0, 6.0, 300.0], cls=cls),
+                           at=NOW - (k + 2) * 24 * HOUR)
+    d = env.admit(node_run(rng, "sm00", [980.0, 1500.0, 6.0, 300.0], cls=cls), expect=0)
+    r = result(d, "first", "storage.seqread.gbps")
+    own = r.get("own_level") or {}
+    check(own.get("runs", 0) >= 6 and "recent" not in own,
+          f"a small class's newest runs averaged: {r}")
+
+
 def first_storage_drop_is_rechecked(env, rng):
     """With storage a shared path (admission.shared_paths): a node's first
     confirmed drop there, shared by no peer yet, is held for a recheck (an
@@ -1089,6 +1153,8 @@ SCENARIOS = [
     breaker_event_is_about_one_metric,
     incident_is_rechecked_not_confirmed,
     own_level_drop_is_flagged,
+    sustained_own_drop_is_flagged,
+    small_class_has_no_newest_runs_mean,
     first_storage_drop_is_rechecked,
     open_event_explains_only_a_shared_drop,
     partial_regression_is_attributed,

@@ -90,7 +90,7 @@ static void test_flag_rule_not_evaluable(void **state)
 static ng_admit_result res(const char *domain, const char *metric, double v, double m,
                            ng_verdict g)
 {
-	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
+	return (ng_admit_result){domain, metric, v, m, NAN, g, false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0, NAN, 0};
 }
 
 static void test_metric_status(void **state)
@@ -198,7 +198,7 @@ static ng_admit_result run27(size_t d, double value)
 	double work[16];
 	ng_verdict v = ng_gate(&r, &b, NULL, 0, &p, (ng_work){work, 16}, NULL);
 	return (ng_admit_result){seed[d].domain, seed[d].metric, value, seed[d].b.median, NAN, v,
-	                         false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
+	                         false, NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0, NAN, 0};
 }
 
 static void first_run27(ng_admit_result first[4])
@@ -384,7 +384,7 @@ static void test_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "nccl.all_reduce.busbw", 258, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
+	                     NAN, false, 0, 0, NAN, NAN, NAN, NAN, NAN, 0, NAN, 0};
 	ng_admit_line l = ng_admit_judge_metric(&r, &p);
 	assert_int_equal(l.status, NG_MS_ESTABLISHING);
 	assert_false(l.flag.flagged);
@@ -566,7 +566,7 @@ static void test_sibling_outlier_establishing(void **state)
 	ng_policy p;
 	ng_policy_default(&p);
 	ng_admit_result r = {"fabric", "gpucopy.h2d.gbps", 27, NAN, NAN, NG_V_NO_BASELINE, true,
-	                     NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
+	                     NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0, NAN, 0};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_FAILED);
 	r.sibling_outlier = false;
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_ESTABLISHING);
@@ -576,7 +576,7 @@ static void test_sibling_outlier_establishing(void **state)
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_OK);
 	/* an unmeasured run stays unmeasured, whatever the siblings say */
 	r = (ng_admit_result){"fabric", "gpucopy.h2d.gbps", NAN, NAN, NAN, NG_V_NO_MEASUREMENT, true,
-	                      NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0};
+	                      NAN, true, 0, 0, NAN, NAN, NAN, NAN, NAN, 0, NAN, 0};
 	assert_int_equal(ng_admit_judge_metric(&r, &p).status, NG_MS_UNMEASURED);
 }
 
@@ -726,13 +726,13 @@ static void test_spread_bar(void **state)
 {
 	(void)state;
 	ng_policy pol;
-	ng_policy_default(&pol); /* three spreads */
-	assert_float_equal(pol.spread_sigmas, 3.0, 0);
-	/* nodes 3% apart, samples 8%, 16 a run: 100 - 3 x sqrt(3^2 + (1.2533 x 2)^2) */
+	ng_policy_default(&pol); /* four spreads */
+	assert_float_equal(pol.spread_sigmas, 4.0, 0);
+	/* nodes 3% apart, samples 8%, 16 a run: 100 - 4 x sqrt(3^2 + (1.2533 x 2)^2) */
 	double bar = ng_admit_spread_bar(100, 3, 0.08, 16, &pol);
-	assert_true(fabs(bar - (100 - 3 * sqrt(9 + 2.5066 * 2.5066))) < 1e-3);
+	assert_true(fabs(bar - (100 - 4 * sqrt(9 + 2.5066 * 2.5066))) < 1e-3);
 	/* no samples per run known: the nodes' spread alone; none without it */
-	assert_true(fabs(ng_admit_spread_bar(100, 3, 0.08, NAN, &pol) - 91) < 1e-9);
+	assert_true(fabs(ng_admit_spread_bar(100, 3, 0.08, NAN, &pol) - 88) < 1e-9);
 	assert_true(ng_admit_spread_bar(100, NAN, 0.08, 16, &pol) == 0);
 	assert_true(ng_admit_spread_bar(NAN, 3, 0.08, 16, &pol) == 0);
 	pol.spread_sigmas = 0;
@@ -750,14 +750,14 @@ static void test_spread_bar(void **state)
 	assert_int_equal(l.status, NG_MS_OK);
 	assert_true(fabs(l.flag.bar - bar) < 1e-9);
 	/* ... and one under the spread's bar fails */
-	r.value = 87;
+	r.value = 83;
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
 	/* without the node spread the fraction alone decides, as it always did */
 	r.value = 98, r.node_spread = NAN;
 	l = ng_admit_judge_metric(&r, &pol);
 	assert_int_equal(l.status, NG_MS_FAILED);
 	assert_true(fabs(l.flag.bar - 99) < 1e-9);
-	/* a tight metric keeps the fraction's bar: 90 is under 100 - 3 x 1.03 */
+	/* a tight metric keeps the fraction's bar: 90 is under 100 - 4 x 1.03 */
 	pol.flag_fraction = 0.90;
 	r.node_spread = 1, r.baseline_cv = 0.01, r.value = 89.5;
 	l = ng_admit_judge_metric(&r, &pol);
@@ -825,6 +825,48 @@ static void test_own_level(void **state)
 	assert_int_equal(ng_admit_judge_metric(&r, &pol).status, NG_MS_FAILED);
 }
 
+static void test_own_level_recent(void **state)
+{
+	(void)state;
+	ng_policy pol;
+	ng_policy_default(&pol); /* the newest three runs */
+	assert_int_equal(pol.own_level_recent, 3);
+	/* a node at 100 whose runs scatter by 3, twelve runs: one run's bar is
+	 * 4 x 3 x sqrt(1 + pi / 24), the mean of three's 4 x 3 x sqrt(1/3 + pi / 24) */
+	double one = ng_admit_own_bar(100, 3, 12, 0.01, 16, &pol);
+	double three = ng_admit_own_mean_bar(100, 3, 12, 3, 0.01, 16, &pol);
+	assert_true(fabs(one - (100 - 12 * sqrt(1 + M_PI / 24))) < 1e-9);
+	assert_true(fabs(three - (100 - 12 * sqrt(1.0 / 3 + M_PI / 24))) < 1e-9);
+	assert_true(ng_admit_own_mean_bar(100, 3, 12, 1, 0.01, 16, &pol) == one);
+	/* never closer than 3% of the level; none with too few runs */
+	assert_true(fabs(ng_admit_own_mean_bar(100, 0.5, 12, 3, 0.01, 16, &pol) - 97) < 1e-9);
+	assert_true(ng_admit_own_mean_bar(100, 3, 5, 3, 0.01, 16, &pol) == 0);
+
+	/* 9% under its level: this run alone is inside its own bar (about
+	 * 87.2) and its class's (90), but its newest three average 91, under
+	 * their bar (about 91.8) */
+	ng_admit_result r = {.domain = "storage", .metric = "storage.seqread.gbps", .value = 91,
+	                     .baseline_median = 100, .floor = NAN, .gate = NG_V_PASS,
+	                     .low_mode = NAN, .baseline_cv = 0.01, .node_spread = 1,
+	                     .run_samples = 16, .own_level = 100, .own_spread = 3, .own_runs = 12,
+	                     .own_recent = 91, .own_recent_runs = 3};
+	ng_admit_line l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_FAILED);
+	assert_true(l.own_decides && l.own_recent_decides);
+	assert_true(fabs(l.own_recent_bar - three) < 1e-9);
+	assert_true(r.value > l.own_bar);
+	/* the runs before it at its level: the mean is 97, within its noise */
+	r.own_recent = 97;
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_OK);
+	assert_false(l.own_decides || l.own_recent_decides);
+	/* no mean known (too few runs, or the rule off): this run alone */
+	r.own_recent = 91, r.own_recent_runs = 0;
+	l = ng_admit_judge_metric(&r, &pol);
+	assert_int_equal(l.status, NG_MS_OK);
+	assert_true(l.own_recent_bar == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -851,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_small_class_family_pool),
 		cmocka_unit_test(test_spread_bar),
 		cmocka_unit_test(test_own_level),
+		cmocka_unit_test(test_own_level_recent),
 	};
 	return cmocka_run_group_tests(tests, build_seed_baselines, NULL);
 }

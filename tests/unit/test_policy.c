@@ -169,6 +169,7 @@ static void test_param_names_and_values(void **state)
 		"admission.shared_paths",
 		"admission.drift_fraction", "admission.spread_sigmas",
 		"admission.own_level_runs", "admission.own_level_sigmas", "admission.own_level_drop",
+		"admission.own_level_recent",
 		"health.deadline_seconds", "health.retired_pages_per_day", "health.remapped_rows_per_day",
 		"health.pcie_replays_per_hour", "health.nvlink_errors_per_hour", "health.replays_absolute",
 		"health.clock_ratio_under_load", "health.rate_min_hours", "health.unresponsive_checks",
@@ -265,7 +266,7 @@ static void test_apply_overrides_and_sources(void **state)
 	                       "\"small_class_min_nodes\":4,\"small_class_tail\":0.01,\"drift_fraction\":0.08,"
 	                       "\"family_parts\":3,\"shared_paths\":[\"storage\",\"fabric\"],"
 	                       "\"spread_sigmas\":2.5,\"own_level_runs\":9,\"own_level_sigmas\":3.5,"
-	                       "\"own_level_drop\":0.05,"
+	                       "\"own_level_drop\":0.05,\"own_level_recent\":4,"
 	                       "\"prolog_min_nodes\":64,\"prolog_feature\":\"screen_me\","
 	                       "\"prolog_comment\":\"ng:check\"},"
 	                       "\"health\":{\"deadline_seconds\":20,\"retired_pages_per_day\":0.5,"
@@ -343,6 +344,7 @@ static void test_apply_overrides_and_sources(void **state)
 	assert_int_equal(p.own_level_runs, 9);
 	assert_true(p.own_level_sigmas == 3.5);
 	assert_true(p.own_level_drop == 0.05);
+	assert_int_equal(p.own_level_recent, 4);
 	assert_int_equal(p.breaker_clear_runs, 4);
 	assert_true(p.gpu_memory_share == 0.5);
 	assert_true(p.gpu_sibling_fraction == 0.8);
