@@ -294,20 +294,17 @@ ng_admit_line ng_admit_judge_metric(const ng_admit_result *r, const ng_policy *p
 		l.status = NG_MS_FAILED;
 	/* Inside its class's spread, a node can still have left where it has
 	 * always been: its own runs know its level to a fraction of the class's
-	 * spread. Not when the cohort moved with it (attributed, above). */
-	if ((l.status == NG_MS_OK || l.status == NG_MS_MARGINAL) && l.own_bar > 0 &&
-	    r->value < l.own_bar) {
+	 * spread. Not when the cohort moved with it (attributed, above). A drop
+	 * under one run's noise that stays is still the node's: the mean of its
+	 * newest runs strays less than one run does. The runs before this one
+	 * were accepted; the confirmation, a fresh run in this one's place, must
+	 * pull the mean under the bar again. */
+	bool one = l.own_bar > 0 && r->value < l.own_bar;
+	bool mean = l.own_recent_bar > 0 && r->own_recent < l.own_recent_bar;
+	if ((l.status == NG_MS_OK || l.status == NG_MS_MARGINAL) && (one || mean)) {
 		l.status = NG_MS_FAILED;
 		l.own_decides = true;
-	}
-	/* A drop under one run's noise that stays is still the node's: the
-	 * mean of its newest runs strays less than one run does. The runs before
-	 * this one were accepted; the confirmation, a fresh run in this one's
-	 * place, must pull the mean under the bar again. */
-	if ((l.status == NG_MS_OK || l.status == NG_MS_MARGINAL) && l.own_recent_bar > 0 &&
-	    r->own_recent < l.own_recent_bar) {
-		l.status = NG_MS_FAILED;
-		l.own_decides = l.own_recent_decides = true;
+		l.own_recent_decides = !one;
 	}
 	return l;
 }

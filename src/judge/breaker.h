@@ -60,9 +60,9 @@ typedef struct {
 /* Whether an open fleet-regression event of the run's class and software
  * declines a quarantine for these causes: the event's metric is every
  * cause's metric (an event opened before events had a metric, "", stands
- * for every metric), and no cause is below its floor or wrong. An event is about
- * what moved: a fault in another metric of the class is a node's fault and
- * is quarantined as usual. */
+ * for every metric), and no cause is below its floor or wrong. An event is
+ * about what moved: a fault in another metric of the class is a node's fault
+ * and is quarantined as usual. */
 bool ng_event_declines(const char *event_metric, const ng_quarantine_cause *causes, size_t n);
 
 /* What the breaker weighs, all for one (class, software identity, metric):
