@@ -36,7 +36,8 @@ static const struct ng_opt admit_opts[] = {
 	 "flagged run ends `suspect` and names what to re-run"},
 	{"land", O_LAND, "slurm|none", "slurm: drain a quarantined node through scontrol\n"
 	 "(State=DRAIN, \"ng:quarantine DOMAIN METRIC case N: ...\"; never\n"
-	 "over an operator's drain; audited as land.drain);\n"
+	 "over an operator's drain; audited as land.drain), and resume\n"
+	 "the node of a case this run withdrew, from that drain alone;\n"
 	 "default none. NODEGATE_SCONTROL names scontrol"},
 	{"node", O_NODE, "NAME", "the Slurm node name (default: the scheduler name the\n"
 	 "records or the store give for the node, never its id)"},
@@ -77,7 +78,10 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"  admitted-warn  a marginal result, a flagged domain that recovered on its\n"
 	"                 confirmation, or a class still establishing its baseline;\n"
 	"                 the node is rechecked after admission.warn_recheck_hours\n"
-	"  held           something was not measured: fix the harness, screen again\n"
+	"  held           something was not measured (fix the harness, screen again),\n"
+	"                 or peers screened in the last minutes share the drop: the\n"
+	"                 node is rechecked, and a case opened minutes before for the\n"
+	"                 same drop of a peer is withdrawn (the incident's first node)\n"
 	"  quarantined    the same domain failed twice, or wrong results: a case is\n"
 	"                 opened with its evidence and release condition\n"
 	"\n"
@@ -86,9 +90,10 @@ const struct ng_cmd_entry ng_cmd_admit_entry = {
 	"admission.exclusive_max_runnable other runnable tasks) and its class and\n"
 	"software identity unchanged, and re-runs only the flagged domains, once.\n"
 	"Baselines are per (class, software identity, metric), from accepted runs of\n"
-	"idle nodes; a class with fewer than admission.min_baseline_nodes nodes is\n"
-	"establishing one, and only the floor can fail it. Floors come from the\n"
-	"policy's \"floors\" section.\n",
+	"idle nodes; a class of admission.small_class_min_nodes to\n"
+	"admission.min_baseline_nodes nodes gets a bar widened for its few nodes; a\n"
+	"smaller one is establishing one, and only the floor can fail it. Floors come\n"
+	"from the policy's \"floors\" section. docs/admission.md has every rule.\n",
 	.opts = admit_opts,
 	.help_tail =
 	"Exit status: 0 admitted or admitted-warn; 1 held, suspect or quarantined;\n"

@@ -67,6 +67,7 @@ struct ng_admit_run {
 	int64_t fleet_event;   /* the class's open fleet-regression event, 0 if none */
 	cJSON *notes;          /* sentences for the operator, in order */
 	cJSON *records[2];     /* the first stage's and the confirmation's records (owned) */
+	cJSON *withdrawn;      /* cases this run withdrew: [{case, node, node_name}], or NULL */
 };
 
 /* The judged record a decision's named result came from. */

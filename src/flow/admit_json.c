@@ -40,6 +40,9 @@ cJSON *ng_admit_json(const struct ng_admit_run *r)
 		cJSON_AddNullToObject(o, "case");
 	if (r->fleet_event)
 		cJSON_AddNumberToObject(o, "fleet_event", (double)r->fleet_event);
+	/* Cases this run withdrew: the first node of a drop it shares. */
+	cJSON_AddItemToObject(o, "withdrawn", r->withdrawn ? cJSON_Duplicate(r->withdrawn, true)
+	                                                   : cJSON_CreateArray());
 	cJSON *confirm = cJSON_AddArrayToObject(o, "confirm");
 	for (size_t i = 0; r->d.outcome == NG_ADMIT_SUSPECT && i < r->d.n_confirm; i++)
 		cJSON_AddItemToArray(confirm, cJSON_CreateString(r->d.confirm[i]));

@@ -9,6 +9,7 @@
 
 #include "flow/admit.h"
 #include "flow/attribution.h"
+#include "flow/release.h"
 #include "core/clock.h"
 #include "core/json.h"
 #include "flow/admit_shared.h"
@@ -63,10 +64,11 @@ static int64_t cases_of_event_nodes(ng_store *st, const struct ng_admit_run *r, 
 	return count;
 }
 
-static cJSON *evidence_json(const struct ng_admit_run *r)
+static cJSON *evidence_json(const struct ng_admit_run *r, bool below_floor)
 {
 	cJSON *ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "run", r->run_id);
+	cJSON_AddBoolToObject(ev, "below_floor", below_floor);
 	cJSON *failed = cJSON_AddArrayToObject(ev, "failed");
 	for (size_t i = 0; i < r->d.n_named; i++) {
 		const struct ng_admit_judged *j = ng_admit_judged_of(r, r->d.named[i]);
@@ -201,6 +203,10 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	ng_breaker br = ng_breaker_check(&f, pol);
 	if (shared && !br.trips) {
 		const struct ng_admit_judged *mj = ng_admit_latest_of(r, metric);
+		if (ng_admit_withdraw_first_of_incident(st, pol, r, metric, peers, err) < 0) {
+			cJSON_Delete(peers);
+			return -1;
+		}
 		ng_admit_note(r,
 		              "recheck: %zu of the class's %zu nodes screened in the last %ld minutes "
 		              "share this drop in %s (%.0f%% under the baseline): not confirmed as this "
@@ -367,7 +373,7 @@ static int quarantine(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
 	         "%ld passing runs of %.32s %.96s after the quarantine began (a reboot alone never "
 	         "releases), or an administrator-led diagnostic (`nodegate release --manual`)",
 	         pol->release_passes, c.domain, c.metric);
-	cJSON *ev = evidence_json(r);
+	cJSON *ev = evidence_json(r, below_floor);
 	c.evidence = cJSON_PrintUnformatted(ev);
 	cJSON_Delete(ev);
 	int rc = c.evidence ? ng_store_open_case(st, &c, r->actor, err) : ng_fail(err, "out of memory");
@@ -568,13 +574,31 @@ int ng_admit_land(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r, ng_er
 		              (long long)e->id);
 		if (!declining && ng_event_declines(e->metric, causes, n_causes)) {
 			bool shared = true;
-			rc = e->metric[0] ? ng_admit_event_explains(st, pol, r, e, &shared, err) : 0;
-			if (rc == 0 && !shared)
+			double depth = NAN;
+			bool shape = false;
+			rc = e->metric[0] ? ng_admit_event_explains(st, pol, r, e, &shared, &depth, &shape, err)
+			                  : 0;
+			const struct ng_admit_judged *ej = ng_admit_latest_of(r, e->metric);
+			if (rc == 0 && shape && ej)
+				ng_admit_note(r,
+				              "the gate called this node's %s %s, and none of the runs of the "
+				              "nodes event %lld names within %ld h: the event moved a level, "
+				              "not the shape of the samples, and it is judged as the node's own",
+				              e->metric, ng_verdict_name(ej->raw), (long long)e->id,
+				              pol->breaker_window_hours);
+			else if (rc == 0 && !shared && isnan(depth))
 				ng_admit_note(r,
 				              "none of the nodes event %lld names, screened within %ld h, shares "
 				              "this node's drop in %s: the event does not explain it, and it is "
 				              "judged as the node's own",
 				              (long long)e->id, pol->breaker_window_hours, e->metric);
+			else if (rc == 0 && !shared)
+				ng_admit_note(r,
+				              "the nodes event %lld names dropped %.0f%% in %s; this node, "
+				              "moved back up by that much, is still under the class's bar: the "
+				              "event does not explain all of its drop, and it is judged as the "
+				              "node's own",
+				              (long long)e->id, 100 * depth, e->metric);
 			if (shared)
 				declining = e;
 		}
@@ -715,9 +739,39 @@ static bool hook_drain_ours(const char *reason, long long stamp, void *arg)
 	return ng_slurm_hook_drain_is_ours(reason, stamp, last.mode, last.drain, last.at);
 }
 
+/* Resumes the nodes of the cases this run withdrew, each from that case's
+ * drain alone. */
+static void resume_withdrawn(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r)
+{
+	const cJSON *w;
+	cJSON_ArrayForEach(w, r->withdrawn) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(w, "case");
+		ng_store_case c = {0};
+		ng_err err;
+		if (!cJSON_IsNumber(id) || ng_store_get_case(st, (int64_t)id->valuedouble, &c, &err) != 1)
+			continue;
+		if (!c.node_name[0]) {
+			ng_admit_note(r, "slurm: case %lld's node %s has no scheduler name in the store: "
+			                 "not resumed (`scontrol update nodename=... state=resume` if it is "
+			                 "drained)",
+			              (long long)c.id, c.node);
+		} else {
+			bool unaudited = false;
+			cJSON *d = ng_release_resume_slurm(ctx, &c, c.node_name, r->actor, r->now, &unaudited);
+			const char *res = ng_admit_str(d, "result");
+			ng_admit_note(r, "slurm: %s resumed from withdrawn case %lld: %s", c.node_name,
+			              (long long)c.id, res ? res : "failed");
+			cJSON_Delete(d);
+		}
+		ng_store_case_free(&c);
+	}
+}
+
 int ng_admit_land_slurm(ng_store *st, const ng_ctx *ctx, struct ng_admit_run *r,
                         const char *node, ng_err *err)
 {
+	if (!ctx->no_land)
+		resume_withdrawn(st, ctx, r);
 	if (ctx->no_land || strcmp(r->outcome, "quarantined") != 0 || !r->case_id)
 		return 0;
 	ng_store_case c = {0};

@@ -316,6 +316,7 @@ void ng_admit_run_release(struct ng_admit_run *r)
 	cJSON_Delete(r->records[0]);
 	cJSON_Delete(r->records[1]);
 	cJSON_Delete(r->notes);
+	cJSON_Delete(r->withdrawn);
 	for (size_t i = 0; i < r->n; i++)
 		free(r->j[i].cohort);
 	free(r->j);

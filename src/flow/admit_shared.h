@@ -11,6 +11,7 @@
 typedef struct {
 	size_t peers;   /* the nodes looked at: screened since, other than this one */
 	size_t sharing; /* of those, the ones whose newest run shares the drop */
+	double depth;   /* the median drop of the sharing ones (NaN: none) */
 } ng_admit_sharing;
 
 typedef struct {
@@ -49,10 +50,30 @@ int ng_admit_first_drop_on_shared_path(ng_store *st, const ng_policy *pol,
 
 /* Whether an open event still explains this node's drop in its metric: a
  * node the event names, other than this one, screened within the breaker's
- * window, still shares the drop against the class baseline. *explains is
- * true for an event that names no node, or a metric this run has no
- * baseline for. */
+ * window, still shares the drop against the class baseline, and this
+ * node's run, with the class baseline lowered by the depth of those
+ * sharing nodes' drops (their median), would pass the class's bar. A node
+ * that drops much deeper than what moved (a sick node among a rollout's)
+ * is the node's own fault. *explains is true for an event that names no
+ * node, or a metric this run has no baseline for; *depth is that median
+ * (NaN when no node shares the drop). An event moves a level: a run the
+ * gate called bimodal or unstable is explained only when a node the event
+ * names had a run it called so within the window (*shape: it was not). */
 int ng_admit_event_explains(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                            const ng_store_fleet_event *e, bool *explains, ng_err *err);
+                            const ng_store_fleet_event *e, bool *explains, double *depth,
+                            bool *shape, ng_err *err);
+
+/* The first node an incident reached: when this node's drop is rechecked
+ * because peers share it, and is new (its previous screen of the metric was
+ * not flagged), a peer quarantined for that metric alone within the last
+ * admission.cohort_local_minutes, whose drop was new too and that the
+ * sharing names, was quarantined before anyone could share its drop: its
+ * case is withdrawn (closed by nodegate, the node screened again before
+ * use), noted in r and listed in r->withdrawn. Floor failures and wrong
+ * results are never withdrawn. sharing: the ids of the peers that share
+ * this node's drop. Returns how many were withdrawn, or -1. */
+int ng_admit_withdraw_first_of_incident(ng_store *st, const ng_policy *pol,
+                                        struct ng_admit_run *r, const char *metric,
+                                        const cJSON *sharing, ng_err *err);
 
 #endif

@@ -21,11 +21,8 @@ static int store_failed(ng_err *err)
 	return -1;
 }
 
-/* Slurm: resumes the node, only from this case's drain (land/slurm.h never
- * resumes an operator's). The case stays closed whatever happens; what
- * happened is audited (land.resume) and returned. */
-static cJSON *resume_node(const ng_ctx *ctx, const ng_store_case *c, const char *node,
-                          const char *by, int64_t now, bool *unaudited)
+cJSON *ng_release_resume_slurm(const ng_ctx *ctx, const ng_store_case *c, const char *node,
+                               const char *by, int64_t now, bool *unaudited)
 {
 	ng_slurm_opts o = {.node = node, .resume_case = c->id};
 	ng_slurm_result res;
@@ -161,7 +158,7 @@ int ng_release(const ng_ctx *ctx, const ng_release_request *req, ng_release_resu
 	                        : c->node_name[0] ? c->node_name
 	                                          : req->node;
 	if (req->land == NG_RELEASE_LAND_SLURM && !ctx->no_land)
-		out->landing = resume_node(ctx, c, land_node, by, now, &out->landing_unaudited);
+		out->landing = ng_release_resume_slurm(ctx, c, land_node, by, now, &out->landing_unaudited);
 	if (req->land == NG_RELEASE_LAND_KUBE && !ctx->no_land)
 		kube_probation(ctx, req, c, land_node);
 	if (out->landing_unaudited)

@@ -65,6 +65,14 @@ int ng_release(const ng_ctx *ctx, const ng_release_request *req, ng_release_resu
                ng_err *err);
 void ng_release_result_release(ng_release_result *r);
 
+/* Slurm: resumes node (the scheduler's name) from case c's drain alone
+ * (land/slurm.h never resumes an operator's), after the case closed, by
+ * whichever way it closed. Whatever happens is audited (land.resume) and
+ * returned: the resume's result with "case" and "result" (done, left-alone,
+ * failed); *unaudited when the audit entry could not be written. */
+cJSON *ng_release_resume_slurm(const ng_ctx *ctx, const ng_store_case *c, const char *node,
+                               const char *by, int64_t now, bool *unaudited);
+
 /* A release as `nodegate release --json` prints it: node, node_name, case,
  * manual, passes of passes_needed, retries, closed at, by and why, state
  * "probation", the canary job of ctx's policy, forced_lemon, and the

@@ -161,8 +161,11 @@ double ng_admit_small_bar(double median, double node_mad, double cv, double run_
 	                                     : isfinite(cv) && cv > 0 ? cv * median : 0;
 	double level = isfinite(node_mad) && node_mad > 0 ? node_mad : 0;
 	double spread = sqrt(level * level + noise * noise);
+	/* The baseline is the median of n nodes, which strays by sqrt(pi / 2n)
+	 * of their spread (the median's efficiency against the mean), not by
+	 * sqrt(1 / n). */
 	double t = ng_student_t_quantile(1 - pol->small_class_tail, df);
-	double bar = median - t * spread * sqrt(1 + 1 / n);
+	double bar = median - t * spread * sqrt(1 + M_PI / (2 * n));
 	return isfinite(bar) && bar > 0 ? bar : 0;
 }
 

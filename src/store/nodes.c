@@ -374,3 +374,35 @@ int64_t ng_store_count_node_verdicts(ng_store *st, const char *node, const char 
 	               ? -1
 	               : n;
 }
+
+int ng_store_last_node_status(ng_store *st, const char *node, const char *software,
+                              const char *metric, const char *stage, int64_t before, char *status,
+                              size_t cap, ng_err *err)
+{
+	status[0] = '\0';
+	ng_sql_stmt *q = ng_q(st, err,
+	                      "SELECT v.status FROM verdicts v JOIN records r ON r.id = v.record_id"
+	                      " WHERE v.node = ? AND v.at < ? AND v.metric = ? AND v.stage = ?"
+	                      " AND r.software = ? ORDER BY v.at DESC, v.id DESC LIMIT 1",
+	                      "tittt", node, before, metric, stage, software);
+	if (!q)
+		return -1;
+	int r = ng_sql_step(q, err);
+	if (r == 1)
+		ng_q_text(q, 0, status, cap);
+	ng_sql_finalize(q);
+	return r;
+}
+
+int64_t ng_store_count_gate_verdicts(ng_store *st, const char *node, const char *metric,
+                                     const char *gate_verdict, int64_t from, int64_t until,
+                                     ng_err *err)
+{
+	int64_t n = 0;
+	return ng_q_int64(st, err, &n,
+	                  "SELECT count(*) FROM verdicts WHERE node = ? AND at >= ? AND at < ?"
+	                  " AND metric = ? AND gate_verdict = ?",
+	                  "tiitt", node, from, until, metric, gate_verdict) < 0
+	               ? -1
+	               : n;
+}

@@ -292,6 +292,17 @@ int ng_store_close_case(ng_store *st, int64_t id, int64_t at, const char *by, co
 int64_t ng_store_count_node_verdicts(ng_store *st, const char *node, const char *metric,
                                      const char *stage, const char *status, int64_t from,
                                      int64_t until, ng_err *err);
+/* How many of a node's verdicts of one metric, at either stage, the gate
+ * called gate_verdict ("unstable"), made in [from, until). */
+int64_t ng_store_count_gate_verdicts(ng_store *st, const char *node, const char *metric,
+                                     const char *gate_verdict, int64_t from, int64_t until,
+                                     ng_err *err);
+/* The status of a node's newest verdict of one metric at one stage made
+ * before a time, of a record under one software identity, in status (cap
+ * bytes): 1 found, 0 none (status ""), -1. */
+int ng_store_last_node_status(ng_store *st, const char *node, const char *software,
+                              const char *metric, const char *stage, int64_t before, char *status,
+                              size_t cap, ng_err *err);
 /* Open cases of a class opened at or after since (distinct nodes). */
 /* Distinct nodes with a case of (class, software, metric) opened in [from, until). */
 int64_t ng_store_count_metric_cases(ng_store *st, const char *class_key, const char *software,

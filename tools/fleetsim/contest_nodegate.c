@@ -16,9 +16,10 @@
  *
  * Node i's screen in run r is taken at r x 86400 + i x step seconds (the
  * context's clock); its confirmation at the same time (admission stamps both
- * stages with the run's time). Nobody releases a case during the
- * simulation, and nobody clears a fleet-regression event unless the
- * simulation is told an operator does (fleet_clear_after). */
+ * stages with the run's time). No operator releases a case during the
+ * simulation (nodegate withdraws the first node of a shared drop itself:
+ * withdrawals(), below), and nobody clears a fleet-regression event unless
+ * the simulation is told an operator does (fleet_clear_after). */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -109,9 +110,31 @@ static cJSON *remeasure(void *arg, const char *const *domains, size_t n_domains)
 	return recs;
 }
 
-static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t run,
-                  ng_sim_decision *out)
+/* A case the run withdrew (the first node of a shared drop) was a drain of
+ * minutes: the node it named, drained earlier in this run, was held, not
+ * drained. One drained in an earlier run stays drained: the simulation has
+ * taken it out of service already. */
+static void withdrawals(const ng_sim_fleet *f, const cJSON *withdrawn, size_t node, size_t run,
+                        ng_sim_decision *all)
 {
+	const cJSON *w;
+	cJSON_ArrayForEach(w, withdrawn) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(w, "node");
+		size_t k;
+		if (!cJSON_IsString(id) || sscanf(id->valuestring, "node%zu", &k) != 1 || k >= node ||
+		    all[k].action != NG_SIM_DRAIN)
+			continue;
+		all[k].action = NG_SIM_HOLD;
+		if (f->trace)
+			fprintf(f->trace, "nodegate run %zu node %zu: case withdrawn by node %zu's recheck\n",
+			        run, k, node);
+	}
+}
+
+static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t run,
+                  ng_sim_decision *all)
+{
+	ng_sim_decision *out = &all[node];
 	const ng_fleet_spec *s = f->spec;
 	const ng_fleet_truth *t = &f->truth[node];
 	const ng_policy *pol = &st->pol[t->cls];
@@ -159,6 +182,7 @@ static int screen(struct state *st, const ng_sim_fleet *f, size_t node, size_t r
 		fprintf(f->trace, "\n");
 	}
 	out->action = drained ? NG_SIM_DRAIN : ng_admit_exit_status(&r) == 0 ? NG_SIM_ADMIT : NG_SIM_HOLD;
+	withdrawals(f, r.withdrawn, node, run, all);
 	ng_admit_run_release(&r);
 	return 0;
 }
@@ -303,7 +327,7 @@ static int run(void *state, const ng_sim_fleet *f, size_t r, const bool *in_serv
 	int rc = f->fleet_clear_after ? clear_events(st, f, r) : 0;
 	for (size_t node = 0; rc == 0 && node < f->spec->n_nodes; node++)
 		if (in_service[node])
-			rc = screen(st, f, node, r, &out[node]);
+			rc = screen(st, f, node, r, out);
 	if (ng_store_batch_end(st->store, &err) < 0) {
 		fprintf(stderr, "fleetsim: nodegate: store: %s\n", err.msg);
 		return -1;
