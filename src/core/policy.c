@@ -71,7 +71,7 @@ static const struct param params[NG_P_COUNT] = {
 	[NG_P_COHORT_WINDOW_HOURS] = {"admission", "cohort_window_hours", K_COUNT, OFF(cohort_window_hours), 0, 1, 8760, false, false,
 		"Other nodes' runs of the class from this many hours back are the gate's cohort."},
 	[NG_P_COHORT_LOCAL_MINUTES] = {"admission", "cohort_local_minutes", K_COUNT, OFF(cohort_local_minutes), 0, 0, 1440, false, false,
-		"A run the day's cohort does not explain is judged again against the class's runs of this many minutes back: what the nodes screened meanwhile share (an hour of slow shared storage) is the fleet's, not the node's (0: no second cohort)."},
+		"A run the day's cohort does not explain is judged again against the class's runs of this many minutes back: what the nodes screened meanwhile share (an hour of slow shared storage) is the fleet's, not the node's, and a case opened this recently for a drop a later node shares is withdrawn (0: no second cohort)."},
 	[NG_P_RELEASE_PASSES] = {"admission", "release_passes", K_COUNT, OFF(release_passes), 0, 1, 100, false, false,
 		"Passing runs of the failed test, after a quarantine began, that `nodegate release` needs."},
 	[NG_P_BREAKER_SHARE] = {"admission", "breaker_share", K_DOUBLE, OFF(breaker_share), 0, 0, 1, true, false,
