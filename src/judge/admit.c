@@ -2,6 +2,7 @@
 
 #include "core/stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,10 @@ double ng_admit_small_bar(double median, double node_mad, double cv, double run_
 	 * sqrt(1 / n). */
 	double t = ng_student_t_quantile(1 - pol->small_class_tail, df);
 	double bar = median - t * spread * sqrt(1 + M_PI / (2 * n));
-	return isfinite(bar) && bar > 0 ? bar : 0;
+	/* So few nodes, so far apart, that their peers can fail nobody: the
+	 * least positive bar, not 0 (which would say "not a small class" and
+	 * hand the node the ordinary, tighter bar). */
+	return isfinite(bar) && bar > 0 ? bar : DBL_MIN;
 }
 
 double ng_admit_spread_bar(double median, double node_mad, double cv, double run_samples,

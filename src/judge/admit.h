@@ -135,7 +135,10 @@ typedef struct {
  * samples strays from its node's level by noise = 1.2533 x cv x median /
  * sqrt(run_samples) (cv x median itself when run_samples is NaN). 0 when
  * the baseline is not a small class's: n_nodes at or over
- * min_baseline_nodes or under small_class_min_nodes, or no number.
+ * min_baseline_nodes or under small_class_min_nodes, or no number; the
+ * least positive double (DBL_MIN) when the bound falls to zero or under:
+ * the peers can fail nobody, and only the floor and the node's own level
+ * and siblings judge it.
  * With a pool whose degrees of freedom exceed the class's own n - 1 (its
  * family's parent classes in it), node_mad and cv are the pool's relative
  * spreads times median and t has the pool's degrees of freedom: the class's

@@ -642,6 +642,16 @@ static void test_small_class_bar(void **state)
 	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 3, NULL, &pol) < bar);
 	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 9, NULL, &pol) > bar);
 	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 10, NULL, &pol) == 0);
+	/* three nodes 30% apart: the bound is under zero, and the peers fail
+	 * nobody (not the ordinary 90% bar, which 0 would mean) */
+	double none = ng_admit_small_bar(100, 30.0, 0.01, NAN, 3, NULL, &pol);
+	assert_true(none > 0 && none < 1e-300);
+	ng_admit_result wide = {.domain = "storage", .metric = "storage.seqread.gbps", .value = 60,
+	                        .baseline_median = 100, .floor = NAN, .gate = NG_V_BLOCK,
+	                        .low_mode = NAN, .small_bar = none};
+	assert_int_equal(ng_admit_judge_metric(&wide, &pol).status, NG_MS_MARGINAL);
+	wide.floor = 70;
+	assert_int_equal(ng_admit_judge_metric(&wide, &pol).status, NG_MS_FAILED);
 	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 2, NULL, &pol) == 0);
 	pol.small_class_min_nodes = 0;
 	assert_true(ng_admit_small_bar(100, 1.0, 0.01, NAN, 5, NULL, &pol) == 0);
