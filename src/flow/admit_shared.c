@@ -174,34 +174,30 @@ static int event_shares_shape(ng_store *st, const struct ng_admit_run *r, const 
  * (a sick node among a rollout's), or whose samples scatter where theirs
  * did not, is the node's own fault. */
 int ng_admit_event_explains(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                            const ng_store_fleet_event *e, bool *explains, double *depth,
-                            bool *shape, ng_err *err)
+                            const ng_store_fleet_event *e, ng_event_explanation *why,
+                            double *depth, ng_err *err)
 {
-	*shape = false;
+	*why = NG_EVENT_EXPLAINS;
 	*depth = NAN;
 	const struct ng_admit_judged *mj = ng_admit_latest_of(r, e->metric);
 	cJSON *named = e->nodes ? cJSON_Parse(e->nodes) : NULL;
-	*explains = true;
 	int rc = 0;
 	if (mj && mj->have_base && mj->base.median > 0 && cJSON_GetArraySize(named) > 0) {
 		ng_admit_share_query q = {.since = r->now - (int64_t)pol->breaker_window_hours * 3600,
 		                          .among = named, .class_level = true};
 		ng_admit_sharing sh;
 		rc = ng_admit_sharing_peers(st, pol, r, mj, &q, &sh, err);
+		*depth = sh.depth;
 		/* moved back up by what the event's nodes moved, would it pass? */
 		double bar = mj->line.flag.bar, value = mj->res.value;
-		bool deeper = isfinite(bar) && isfinite(value) && sh.depth < 1 &&
-		              value / (1 - sh.depth) < bar;
-		*explains = rc == 0 && sh.sharing > 0 && !deeper;
-		*depth = sh.depth;
-		/* An event moves a level. A run whose samples the gate called
-		 * bimodal or unstable is explained only when the event's nodes
-		 * read that way too. */
-		if (rc == 0 && *explains && (mj->raw == NG_V_BIMODAL || mj->raw == NG_V_UNSTABLE)) {
+		if (rc < 0 || sh.sharing == 0)
+			*why = NG_EVENT_NOBODY_SHARES;
+		else if (isfinite(bar) && isfinite(value) && sh.depth < 1 && value / (1 - sh.depth) < bar)
+			*why = NG_EVENT_DEEPER;
+		else if (mj->raw == NG_V_BIMODAL || mj->raw == NG_V_UNSTABLE) {
 			int k = event_shares_shape(st, r, named, e->metric, mj->raw, q.since, err);
 			rc = k < 0 ? -1 : 0;
-			*shape = k == 0;
-			*explains = k == 1;
+			*why = k == 1 ? NG_EVENT_EXPLAINS : NG_EVENT_OTHER_SHAPE;
 		}
 	}
 	cJSON_Delete(named);

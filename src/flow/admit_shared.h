@@ -48,20 +48,28 @@ int ng_admit_first_drop_on_shared_path(ng_store *st, const ng_policy *pol,
                                        const struct ng_admit_run *r, int64_t lookback,
                                        ng_err *err);
 
+/* What an open event makes of this node's drop in its metric. */
+typedef enum {
+	NG_EVENT_EXPLAINS,      /* its nodes share it: the event's, not the node's */
+	NG_EVENT_NOBODY_SHARES, /* none of its nodes screened within the window does */
+	NG_EVENT_DEEPER,        /* moved back up by their drop, still under the bar */
+	NG_EVENT_OTHER_SHAPE,   /* bimodal or unstable where none of theirs were */
+} ng_event_explanation;
+
 /* Whether an open event still explains this node's drop in its metric: a
  * node the event names, other than this one, screened within the breaker's
  * window, still shares the drop against the class baseline, and this
  * node's run, with the class baseline lowered by the depth of those
- * sharing nodes' drops (their median), would pass the class's bar. A node
- * that drops much deeper than what moved (a sick node among a rollout's)
- * is the node's own fault. *explains is true for an event that names no
- * node, or a metric this run has no baseline for; *depth is that median
- * (NaN when no node shares the drop). An event moves a level: a run the
- * gate called bimodal or unstable is explained only when a node the event
- * names had a run it called so within the window (*shape: it was not). */
+ * sharing nodes' drops (their median, in *depth: NaN when none shares),
+ * would pass the class's bar. A node that drops much deeper than what
+ * moved (a sick node among a rollout's) is the node's own fault. An event
+ * moves a level: a run the gate called bimodal or unstable is explained
+ * only when a node the event names had a run it called so within the
+ * window. NG_EVENT_EXPLAINS for an event that names no node, or a metric
+ * this run has no baseline for. */
 int ng_admit_event_explains(ng_store *st, const ng_policy *pol, const struct ng_admit_run *r,
-                            const ng_store_fleet_event *e, bool *explains, double *depth,
-                            bool *shape, ng_err *err);
+                            const ng_store_fleet_event *e, ng_event_explanation *why,
+                            double *depth, ng_err *err);
 
 /* The first node an incident reached: when this node's drop is rechecked
  * because peers share it, and is new (its previous screen of the metric was

@@ -4,6 +4,7 @@ set(NG_FLOW_SOURCES
   admit_json.c
   admit_judge.c
   admit_land.c
+  admit_land_slurm.c
   admit_profile.c
   admit_queue.c
   admit_run.c
